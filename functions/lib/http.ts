@@ -1,0 +1,191 @@
+/**
+ * The one HTTP handler stack every API route uses:
+ *   JSON body parser → validation (zod) → handler → response, with the error handler last.
+ *
+ * A route handler is a single call into domain code; everything about events, status codes
+ * and error bodies lives here.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type {
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import { z } from 'zod';
+import type { Caller } from '../../shared/caller.js';
+import {
+  isServiceError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type FieldError,
+} from '../../shared/errors.js';
+import { noBody, noParams, noQuery } from '../../shared/validation.js';
+
+export type HttpEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+/** Request bodies larger than this are refused with 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+type ParsedRequest = {
+  /** The JSON body (undefined when the request has none). */
+  json?: unknown;
+};
+
+/** Validated input, handed from the validator to the route handler. */
+const validatedInput = new WeakMap<HttpEvent, { params: unknown; query: unknown; body: unknown }>();
+
+type Request = middy.Request<HttpEvent, HttpResult, Error, Context, ParsedRequest>;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export const jsonResponse = (statusCode: number, body: unknown): HttpResult => ({
+  statusCode,
+  headers: JSON_HEADERS,
+  body: JSON.stringify(body),
+});
+
+/** Zod issues as `{field, message}`; unknown keys become one entry each. */
+export function fieldErrors(error: z.ZodError, root: string): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const field = issue.path.length ? issue.path.join('.') : root;
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: issue.path.length ? `${field}.${key}` : key,
+        message: 'Unknown field',
+      }));
+    }
+    return [{ field, message: issue.message }];
+  });
+}
+
+const isJsonContentType = (value: string | undefined) =>
+  value !== undefined && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(value.trim());
+
+/** Decodes and parses the JSON body: 413 when too large, 415 when not JSON, 400 when malformed. */
+const jsonBodyParser = (): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
+  before: (request: Request) => {
+    const { body, isBase64Encoded, headers } = request.event;
+    if (body === undefined || body === '') return;
+    const raw = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+    if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    if (!isJsonContentType(headers?.['content-type'])) throw new UnsupportedMediaTypeError();
+    try {
+      request.internal.json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new ValidationError([{ field: 'body', message: 'Malformed JSON' }]);
+    }
+  },
+});
+
+interface Schemas<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** Validates path parameters, query string and body together; all problems are reported at once. */
+const validator = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  schemas: Schemas<P, Q, B>,
+): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
+  before: (request: Request) => {
+    const params = schemas.params.safeParse(request.event.pathParameters ?? {});
+    const query = schemas.query.safeParse(request.event.queryStringParameters ?? {});
+    const body = schemas.body.safeParse(request.internal.json);
+    const details = [
+      ...(params.success ? [] : fieldErrors(params.error, 'path')),
+      ...(query.success ? [] : fieldErrors(query.error, 'query')),
+      ...(body.success ? [] : fieldErrors(body.error, 'body')),
+    ];
+    if (details.length > 0) throw new ValidationError(details);
+    validatedInput.set(request.event, { params: params.data, query: query.data, body: body.data });
+  },
+});
+
+/**
+ * The last middleware: typed service errors become `{error, details?}` with their status;
+ * anything else is logged with its cause and answered with the route's generic 500 text.
+ */
+const errorHandler = (
+  failureMessage: string,
+): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
+  onError: (request: Request) => {
+    const { error } = request;
+    if (isServiceError(error)) {
+      request.response = jsonResponse(error.statusCode, {
+        error: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      });
+      return;
+    }
+    console.error(
+      JSON.stringify({
+        level: 'ERROR',
+        message: failureMessage,
+        requestId: request.context.awsRequestId,
+        routeKey: request.event.routeKey,
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      }),
+    );
+    request.response = jsonResponse(500, { error: failureMessage });
+  },
+});
+
+/** The caller from the JWT claims the API Gateway authorizer verified. */
+export function callerFrom(event: HttpEvent): Caller {
+  const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
+  const claim = (name: string) => {
+    const value = claims[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const userId = claim('sub');
+  if (!userId) throw new UnauthorizedError();
+  return { userId, email: claim('email'), name: claim('name') };
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  caller: Caller;
+}
+
+export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Status of a successful response (200 unless given). */
+  status?: number;
+  /** The error text of a 500 on this route, e.g. "Failed to fetch incident". */
+  failure: string;
+}
+
+/**
+ * Builds a Lambda handler for one API route: the handler receives validated input and the
+ * caller, makes one domain call and returns the response body.
+ */
+export function httpRoute<
+  P extends z.ZodType = typeof noParams,
+  Q extends z.ZodType = typeof noQuery,
+  B extends z.ZodType = typeof noBody,
+>(
+  options: RouteOptions<P, Q, B>,
+  handle: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>,
+) {
+  const schemas = {
+    params: options.params ?? noParams,
+    query: options.query ?? noQuery,
+    body: options.body ?? noBody,
+  } as Schemas<P, Q, B>;
+  return middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(jsonBodyParser())
+    .use(validator(schemas))
+    .use(errorHandler(options.failure))
+    .handler(async (event) => {
+      const input = validatedInput.get(event) as { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
+      const result = await handle({ ...input, caller: callerFrom(event) });
+      return jsonResponse(options.status ?? 200, result);
+    });
+}

@@ -1,0 +1,98 @@
+/**
+ * The local JWT issuer and the verifier that stands in for API Gateway's JWT authorizer.
+ * One RS256 key pair, generated once (kept under `.data/` unless in memory); the JWKS is
+ * served like an OIDC issuer's, and tokens are verified exactly as the authorizer does:
+ * signature against the JWKS, `iss`, `aud`, `exp`/`nbf`, RS256 only.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
+
+export const LOCAL_AUDIENCE = 'incident-service';
+export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
+
+export interface TokenSubject {
+  sub: string;
+  email: string;
+  name: string;
+}
+
+export class LocalIssuer {
+  private readonly verifyKeys: ReturnType<typeof createLocalJWKSet>;
+
+  private constructor(
+    readonly issuer: string,
+    readonly audience: string,
+    private readonly privateKey: Awaited<ReturnType<typeof importJWK>>,
+    private readonly publicJwk: JWK,
+  ) {
+    this.verifyKeys = createLocalJWKSet(this.jwks());
+  }
+
+  /** Loads the key pair from `keyFile`, generating it on first use; no file = in memory. */
+  static async create(options: { issuer: string; audience?: string; keyFile?: string }): Promise<LocalIssuer> {
+    let privateJwk: JWK;
+    if (options.keyFile && existsSync(options.keyFile)) {
+      privateJwk = JSON.parse(readFileSync(options.keyFile, 'utf8')) as JWK;
+    } else {
+      const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+      privateJwk = await exportJWK(privateKey);
+      privateJwk.kid = await calculateJwkThumbprint(privateJwk);
+      if (options.keyFile) {
+        mkdirSync(dirname(options.keyFile), { recursive: true });
+        writeFileSync(options.keyFile, JSON.stringify(privateJwk), { mode: 0o600 });
+      }
+    }
+    const { d, p, q, dp, dq, qi, ...publicJwk } = privateJwk;
+    void [d, p, q, dp, dq, qi];
+    const privateKey = await importJWK(privateJwk, 'RS256');
+    return new LocalIssuer(options.issuer, options.audience ?? LOCAL_AUDIENCE, privateKey, {
+      ...publicJwk,
+      alg: 'RS256',
+      use: 'sig',
+    });
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: [this.publicJwk] };
+  }
+
+  /** An access token for the subject, valid `lifetimeSeconds` (24 h by default). */
+  async sign(subject: TokenSubject, lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ email: subject.email, name: subject.name })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.publicJwk.kid })
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setSubject(subject.sub)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + lifetimeSeconds)
+      .sign(this.privateKey);
+  }
+
+  /** The verified claims, or undefined for a missing, malformed, forged or expired token. */
+  async verify(token: string): Promise<JWTPayload | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.verifyKeys, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: ['RS256'],
+        requiredClaims: ['exp'],
+      });
+      return payload;
+    } catch {
+      return undefined;
+    }
+  }
+}

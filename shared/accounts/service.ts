@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { clock } from '../clock.js';
+import { findAccountIdByEmail, getAccount, insertAccount } from './repository.js';
+import type { Account, SignUpInput } from './model.js';
+
+/**
+ * Signs a user up, or returns the existing account of that e-mail (case-insensitive).
+ * The e-mail is kept as first given; the lookup is by its lower-cased form.
+ */
+export async function signUp(input: SignUpInput): Promise<Account> {
+  const account: Account = {
+    id: randomUUID(),
+    email: input.email,
+    name: input.name,
+    created_at: clock.nowIso(),
+  };
+  if (await insertAccount(account)) return account;
+  const existingId = await findAccountIdByEmail(input.email);
+  const existing = existingId ? await getAccount(existingId) : undefined;
+  if (!existing) throw new Error(`Account e-mail claim without an account: ${input.email}`);
+  return existing;
+}
+
+export { getAccount } from './repository.js';

@@ -1,0 +1,25 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { requireEnv } from '../config.js';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/**
+ * The DynamoDB document client, created once per cold start. Region, credentials and
+ * endpoint come from the standard AWS SDK environment (the local runtime sets
+ * `AWS_ENDPOINT_URL_DYNAMODB` to DynamoDB Local), so handler code is identical everywhere.
+ */
+export function db(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return documentClient;
+}
+
+let name: string | undefined;
+
+export function tableName(): string {
+  name ??= requireEnv(TABLE_NAME_ENV);
+  return name;
+}

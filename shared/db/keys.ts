@@ -1,0 +1,69 @@
+/**
+ * Every key format of the single table, in one place. Attribute and index names come
+ * from the system description (`infra/system.ts`).
+ */
+import { table } from '../../infra/system.js';
+
+const [ownerIndexDescription] = table.globalIndexes;
+
+export type Key = Record<string, string>;
+
+export const attributes = {
+  pk: table.partitionKey.name,
+  sk: table.sortKey.name,
+  ttl: table.timeToLiveAttribute,
+} as const;
+
+const key = (pk: string, sk: string): Key => ({ [attributes.pk]: pk, [attributes.sk]: sk });
+
+/** Sort-key values inside an incident's item collection. */
+export const incidentItemSk = {
+  incident: 'INCIDENT',
+  acknowledgement: 'ACK',
+  escalationStepPrefix: 'ESC#',
+} as const;
+
+const incidentPartition = (incidentId: string) => `INCIDENT#${incidentId}`;
+
+export const keys = {
+  account: (userId: string) => key(`USER#${userId}`, 'PROFILE'),
+  /** Uniqueness claim of an e-mail address (lower-cased), pointing at the account. */
+  accountEmail: (email: string) => key(`EMAIL#${email.toLowerCase()}`, 'EMAIL'),
+  monitor: (monitorId: string) => key(`MONITOR#${monitorId}`, 'MONITOR'),
+  /** The incident's item collection: the incident, its acknowledgement, its escalation steps. */
+  incidentPartition,
+  incident: (incidentId: string) => key(incidentPartition(incidentId), incidentItemSk.incident),
+  incidentAcknowledgement: (incidentId: string) =>
+    key(incidentPartition(incidentId), incidentItemSk.acknowledgement),
+} as const;
+
+const ownerPartition = (ownerId: string) => `OWNER#${ownerId}`;
+const ownerKey = (ownerId: string, sk: string): Key => ({
+  [ownerIndexDescription.partitionKey.name]: ownerPartition(ownerId),
+  [ownerIndexDescription.sortKey.name]: sk,
+});
+
+/** Owner index: everything one user owns, by type prefix and time. */
+export const ownerIndex = {
+  name: ownerIndexDescription.name,
+  pk: ownerIndexDescription.partitionKey.name,
+  sk: ownerIndexDescription.sortKey.name,
+  partition: ownerPartition,
+  monitorPrefix: 'MONITOR#',
+  incidentPrefix: 'INCIDENT#',
+  monitor: (ownerId: string, createdAt: string, monitorId: string) =>
+    ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
+  incident: (ownerId: string, startedAt: string, incidentId: string) =>
+    ownerKey(ownerId, `INCIDENT#${startedAt}#${incidentId}`),
+} as const;
+
+/** Condition expressions on an item's existence. */
+export const itemAbsent = `attribute_not_exists(${attributes.pk})`;
+export const itemPresent = `attribute_exists(${attributes.pk})`;
+
+/** Condition: the item exists and belongs to `ownerId` (placeholders `#owner_id`, `:caller`). */
+export const ownedBy = (ownerId: string) => ({
+  expression: `${itemPresent} AND #owner_id = :caller`,
+  names: { '#owner_id': 'owner_id' },
+  values: { ':caller': ownerId },
+});

@@ -1,0 +1,143 @@
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { db, tableName } from './client.js';
+
+export type Item = Record<string, unknown>;
+
+/** One Query, following `LastEvaluatedKey` until the result is complete. */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+const unmarshallItem = (item: Record<string, AttributeValue> | undefined): Item | undefined =>
+  item ? unmarshall(item) : undefined;
+
+/**
+ * A failed condition of a single write. With `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`
+ * the item as it was is returned (undefined when it did not exist).
+ */
+export function conditionFailure(error: unknown): { item: Item | undefined } | undefined {
+  if (error instanceof ConditionalCheckFailedException) {
+    return { item: unmarshallItem(error.Item) };
+  }
+  return undefined;
+}
+
+export interface CancellationReason {
+  code: string;
+  item: Item | undefined;
+}
+
+/** A transaction that DynamoDB cancelled; `reasons` has one entry per action, in order. */
+export class TransactionCancelled extends Error {
+  constructor(readonly reasons: CancellationReason[]) {
+    super(`Transaction cancelled: ${reasons.map((r) => r.code).join(', ')}`);
+    this.name = 'TransactionCancelled';
+  }
+}
+
+const MAX_CONFLICT_ATTEMPTS = 8;
+
+/**
+ * Runs a write transaction. Conflicts with a concurrent transaction on the same items are
+ * retried with jittered backoff (the competing write decides the outcome on the next try);
+ * failed conditions surface as `TransactionCancelled` with the per-action reasons.
+ */
+export async function transactWrite(
+  transactItems: NonNullable<TransactWriteCommandInput['TransactItems']>,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: transactItems }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = (error.CancellationReasons ?? []).map((reason) => ({
+        code: reason.Code ?? 'None',
+        item: unmarshallItem(reason.Item),
+      }));
+      const conflict = reasons.some((reason) => reason.code === 'TransactionConflict');
+      const conditionFailed = reasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+      if (conflict && !conditionFailed && attempt < MAX_CONFLICT_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        continue;
+      }
+      throw new TransactionCancelled(reasons);
+    }
+  }
+}
+
+export interface UpdateSpec {
+  /** Attributes to set; `undefined` values are skipped. */
+  set?: Record<string, unknown>;
+  /** `SET name = if_not_exists(name, value)`: keeps an existing value. */
+  setIfAbsent?: Record<string, unknown>;
+  remove?: string[];
+  /** Condition expression using `#name` / `:name` placeholders given in `names` / `values`. */
+  condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+/** Builds an UpdateItem expression with placeholders for every attribute name and value. */
+export function updateExpression(spec: UpdateSpec) {
+  const names: Record<string, string> = { ...spec.condition?.names };
+  const values: Record<string, unknown> = { ...spec.condition?.values };
+  const sets: string[] = [];
+  for (const [attribute, value] of Object.entries(spec.set ?? {})) {
+    if (value === undefined) continue;
+    names[`#${attribute}`] = attribute;
+    values[`:${attribute}`] = value;
+    sets.push(`#${attribute} = :${attribute}`);
+  }
+  for (const [attribute, value] of Object.entries(spec.setIfAbsent ?? {})) {
+    names[`#${attribute}`] = attribute;
+    values[`:${attribute}`] = value;
+    sets.push(`#${attribute} = if_not_exists(#${attribute}, :${attribute})`);
+  }
+  const removes = (spec.remove ?? []).map((attribute) => {
+    names[`#${attribute}`] = attribute;
+    return `#${attribute}`;
+  });
+  const clauses = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+  return {
+    UpdateExpression: clauses.filter(Boolean).join(' '),
+    ConditionExpression: spec.condition?.expression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+  };
+}
+
+/** Strongly consistent BatchGetItem of up to 100 keys, retrying unprocessed keys. */
+export async function batchGet(keys: Record<string, unknown>[]): Promise<Item[]> {
+  const found: Item[] = [];
+  let pending = keys;
+  while (pending.length > 0) {
+    const { Responses, UnprocessedKeys } = await db().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    found.push(...(Responses?.[tableName()] ?? []));
+    pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
+  }
+  return found;
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
+export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+export const ACKNOWLEDGEMENT_METHODS = ['web', 'api', 'slack', 'email', 'sms'] as const;
+
+export const Status = z.enum(STATUSES);
+export const Severity = z.enum(SEVERITIES);
+export const AcknowledgementMethod = z.enum(ACKNOWLEDGEMENT_METHODS);
+export type Status = z.output<typeof Status>;
+export type Severity = z.output<typeof Severity>;
+export type AcknowledgementMethod = z.output<typeof AcknowledgementMethod>;
+
+/** Titles are trimmed; 1-200 characters remain. */
+export const IncidentTitle = z.string().trim().min(1).max(200);
+/** Additional context of a manual incident (kept with it, sent in the "New incident" notification). */
+export const IncidentMessage = z.string().trim().max(10_000);
+
+export const createIncidentInput = z.strictObject({
+  monitorId: z.uuid(),
+  title: IncidentTitle,
+  message: IncidentMessage.nullish(),
+  severity: Severity.default('MEDIUM'),
+});
+export type CreateIncidentInput = z.output<typeof createIncidentInput>;
+
+/** Every field optional; an absent body is an empty update ("No updates provided"). */
+export const updateIncidentInput = z
+  .strictObject({ status: Status, severity: Severity, title: IncidentTitle })
+  .partial()
+  .prefault({});
+export type UpdateIncidentInput = z.output<typeof updateIncidentInput>;
+
+/** The acknowledge body is optional; `method` defaults to `web`. */
+export const acknowledgeIncidentInput = z
+  .strictObject({ method: AcknowledgementMethod.default('web') })
+  .prefault({});
+export type AcknowledgeIncidentInput = z.output<typeof acknowledgeIncidentInput>;
+
+export const listIncidentsQuery = z.object({ severity: Severity.optional() });
+export type ListIncidentsQuery = z.output<typeof listIncidentsQuery>;
+
+const nullable = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? null);
+
+/** An incident as stored (item attributes beyond the keys). */
+export const incidentItem = z.object({
+  id: z.string(),
+  monitor_id: z.string(),
+  monitor_name: z.string(),
+  owner_id: z.string(),
+  title: z.string(),
+  message: nullable,
+  status: Status,
+  severity: Severity,
+  acknowledged: z.boolean(),
+  /** True for incidents opened by a monitor check; manual incidents never escalate. */
+  automatic: z.boolean(),
+  started_at: z.string(),
+  resolved_at: nullable,
+  escalation_policy_id: nullable,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Incident = z.output<typeof incidentItem>;
+
+export const acknowledgementItem = z.object({
+  id: z.string(),
+  incident_id: z.string(),
+  user_id: z.string(),
+  user_name: z.string(),
+  user_email: z.string(),
+  method: AcknowledgementMethod,
+  acknowledged_at: z.string(),
+});
+export type Acknowledgement = z.output<typeof acknowledgementItem>;
+
+export const escalationStepItem = z.object({
+  step_order: z.number(),
+  delay_minutes: z.number(),
+});
+export type EscalationStep = z.output<typeof escalationStepItem>;
+
+/** Create, update and acknowledge responses. */
+export const incidentView = (incident: Incident) => ({
+  id: incident.id,
+  monitor_id: incident.monitor_id,
+  title: incident.title,
+  status: incident.status,
+  severity: incident.severity,
+  acknowledged: incident.acknowledged,
+  started_at: incident.started_at,
+  resolved_at: incident.resolved_at,
+  created_at: incident.created_at,
+});
+export type IncidentView = ReturnType<typeof incidentView>;
+
+/** List responses: adds `monitor_name` and `escalation_policy_id`. */
+export const incidentListView = (incident: Incident) => ({
+  ...incidentView(incident),
+  monitor_name: incident.monitor_name,
+  escalation_policy_id: incident.escalation_policy_id,
+});
+export type IncidentListView = ReturnType<typeof incidentListView>;
+
+export const acknowledgementView = (acknowledgement: Acknowledgement) => ({
+  id: acknowledgement.id,
+  incident_id: acknowledgement.incident_id,
+  user_id: acknowledgement.user_id,
+  user_name: acknowledgement.user_name,
+  user_email: acknowledgement.user_email,
+  method: acknowledgement.method,
+  acknowledged_at: acknowledgement.acknowledged_at,
+});
+
+/** Get response: adds `acknowledgement` once acknowledged, `escalation_steps` when there is a policy. */
+export const incidentDetailView = (
+  incident: Incident,
+  acknowledgement: Acknowledgement | undefined,
+  steps: EscalationStep[],
+) => ({
+  ...incidentListView(incident),
+  ...(acknowledgement ? { acknowledgement: acknowledgementView(acknowledgement) } : {}),
+  ...(incident.escalation_policy_id
+    ? { escalation_steps: steps.map(({ step_order, delay_minutes }) => ({ step_order, delay_minutes })) }
+    : {}),
+});
+export type IncidentDetailView = ReturnType<typeof incidentDetailView>;

@@ -1,0 +1,186 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accountItem, type Account } from '../accounts/model.js';
+import { db, tableName } from '../db/client.js';
+import { attributes, incidentItemSk, itemAbsent, keys, ownedBy, ownerIndex, type Key } from '../db/keys.js';
+import { batchGet, conditionFailure, queryAll, TransactionCancelled, transactWrite, updateExpression } from '../db/ops.js';
+import {
+  acknowledgementItem,
+  escalationStepItem,
+  incidentItem,
+  type Acknowledgement,
+  type EscalationStep,
+  type Incident,
+  type Severity,
+  type UpdateIncidentInput,
+} from './model.js';
+
+const incidentAttributes = (incident: Incident) => ({
+  ...keys.incident(incident.id),
+  ...ownerIndex.incident(incident.owner_id, incident.started_at, incident.id),
+  type: 'incident',
+  ...incident,
+  // null is stored as an absent attribute so that `if_not_exists` can set it once.
+  resolved_at: incident.resolved_at ?? undefined,
+  message: incident.message ?? undefined,
+});
+
+export async function insertIncident(incident: Incident): Promise<void> {
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent }),
+  );
+}
+
+export interface IncidentCollection {
+  incident: Incident;
+  acknowledgement: Acknowledgement | undefined;
+  escalationSteps: EscalationStep[];
+}
+
+/** The incident with its acknowledgement and escalation steps: one Query of its item collection. */
+export async function getIncidentCollection(incidentId: string): Promise<IncidentCollection | undefined> {
+  const items = await queryAll({
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': attributes.pk },
+    ExpressionAttributeValues: { ':pk': keys.incidentPartition(incidentId) },
+    ConsistentRead: true,
+  });
+  let incident: Incident | undefined;
+  let acknowledgement: Acknowledgement | undefined;
+  const escalationSteps: EscalationStep[] = [];
+  for (const item of items) {
+    const sk = String(item[attributes.sk]);
+    if (sk === incidentItemSk.incident) incident = incidentItem.parse(item);
+    else if (sk === incidentItemSk.acknowledgement) acknowledgement = acknowledgementItem.parse(item);
+    else if (sk.startsWith(incidentItemSk.escalationStepPrefix)) escalationSteps.push(escalationStepItem.parse(item));
+  }
+  if (!incident) return undefined;
+  escalationSteps.sort((a, b) => a.step_order - b.step_order);
+  return { incident, acknowledgement, escalationSteps };
+}
+
+/** The owner's incidents, newest `started_at` first: one Query on the owner index. */
+export async function listIncidents(ownerId: string, severity: Severity | undefined): Promise<Incident[]> {
+  const items = await queryAll({
+    IndexName: ownerIndex.name,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ...(severity
+      ? {
+          FilterExpression: '#severity = :severity',
+          ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk, '#severity': 'severity' },
+          ExpressionAttributeValues: {
+            ':pk': ownerIndex.partition(ownerId),
+            ':prefix': ownerIndex.incidentPrefix,
+            ':severity': severity,
+          },
+        }
+      : {
+          ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk },
+          ExpressionAttributeValues: { ':pk': ownerIndex.partition(ownerId), ':prefix': ownerIndex.incidentPrefix },
+        }),
+    ScanIndexForward: false,
+  });
+  return items.map((item) => incidentItem.parse(item));
+}
+
+/**
+ * Applies `changes` to the owner's incident in one conditional UpdateItem. RESOLVED sets
+ * `resolved_at` (keeping an earlier one); any other status clears it. Undefined when the
+ * incident does not exist or is not the owner's.
+ */
+export async function updateIncident(
+  ownerId: string,
+  incidentId: string,
+  changes: UpdateIncidentInput,
+  now: string,
+): Promise<Incident | undefined> {
+  const resolving = changes.status === 'RESOLVED';
+  const reopening = changes.status !== undefined && !resolving;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.incident(incidentId),
+        ...updateExpression({
+          set: { ...changes, updated_at: now },
+          setIfAbsent: resolving ? { resolved_at: now } : undefined,
+          remove: reopening ? ['resolved_at'] : undefined,
+          condition: ownedBy(ownerId),
+        }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return incidentItem.parse(Attributes);
+  } catch (error) {
+    if (conditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The caller's account and the incident, in one BatchGetItem (strongly consistent). */
+export async function getAccountAndIncident(
+  userId: string,
+  incidentId: string,
+): Promise<{ account: Account | undefined; incident: Incident | undefined }> {
+  const accountKey = keys.account(userId);
+  const incidentKey = keys.incident(incidentId);
+  const found = await batchGet([accountKey, incidentKey]);
+  const byKey = (key: Key) => found.find((item) => item[attributes.pk] === key[attributes.pk]);
+  const accountRecord = byKey(accountKey);
+  const incidentRecord = byKey(incidentKey);
+  return {
+    account: accountRecord ? accountItem.parse(accountRecord) : undefined,
+    incident: incidentRecord ? incidentItem.parse(incidentRecord) : undefined,
+  };
+}
+
+export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_found';
+
+/**
+ * Sets `acknowledged` and stores the acknowledgement record in one transaction, on the
+ * condition that the incident is the owner's and not yet acknowledged. Of N concurrent
+ * calls exactly one succeeds.
+ */
+export async function acknowledgeIncident(
+  ownerId: string,
+  acknowledgement: Acknowledgement,
+  now: string,
+): Promise<AcknowledgeOutcome> {
+  const owned = ownedBy(ownerId);
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.incident(acknowledgement.incident_id),
+          ...updateExpression({
+            set: { acknowledged: true, updated_at: now },
+            condition: {
+              expression: `${owned.expression} AND #acknowledged = :false`,
+              names: { ...owned.names, '#acknowledged': 'acknowledged' },
+              values: { ...owned.values, ':false': false },
+            },
+          }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.incidentAcknowledgement(acknowledgement.incident_id), type: 'acknowledgement', ...acknowledgement },
+          ConditionExpression: itemAbsent,
+        },
+      },
+    ]);
+    return 'acknowledged';
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    const [incidentReason, acknowledgementReason] = error.reasons;
+    if (incidentReason?.code === 'ConditionalCheckFailed') {
+      const old = incidentReason.item;
+      if (!old || old.owner_id !== ownerId) return 'not_found';
+      return 'already_acknowledged';
+    }
+    if (acknowledgementReason?.code === 'ConditionalCheckFailed') return 'already_acknowledged';
+    throw error;
+  }
+}

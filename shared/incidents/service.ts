@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../caller.js';
+import { clock } from '../clock.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { requireOwnedMonitor } from '../monitors/service.js';
+import * as repository from './repository.js';
+import {
+  incidentDetailView,
+  incidentListView,
+  incidentView,
+  type AcknowledgeIncidentInput,
+  type CreateIncidentInput,
+  type Incident,
+  type IncidentDetailView,
+  type IncidentListView,
+  type IncidentView,
+  type ListIncidentsQuery,
+  type UpdateIncidentInput,
+} from './model.js';
+
+export const incidentNotFound = () => new NotFoundError('Incident not found');
+
+/** Incidents of the caller's monitors, newest first, optionally of one severity. */
+export async function listIncidents(caller: Caller, query: ListIncidentsQuery): Promise<IncidentListView[]> {
+  return (await repository.listIncidents(caller.userId, query.severity)).map(incidentListView);
+}
+
+export async function getIncident(caller: Caller, incidentId: string): Promise<IncidentDetailView> {
+  const collection = await repository.getIncidentCollection(incidentId);
+  if (!collection || collection.incident.owner_id !== caller.userId) throw incidentNotFound();
+  return incidentDetailView(collection.incident, collection.acknowledgement, collection.escalationSteps);
+}
+
+/** A manual incident on one of the caller's monitors. Manual incidents never escalate. */
+export async function createIncident(caller: Caller, input: CreateIncidentInput): Promise<IncidentView> {
+  const monitor = await requireOwnedMonitor(caller, input.monitorId);
+  const now = clock.nowIso();
+  const incident: Incident = {
+    id: randomUUID(),
+    monitor_id: monitor.id,
+    monitor_name: monitor.name,
+    owner_id: monitor.owner_id,
+    title: input.title,
+    message: input.message ?? null,
+    status: 'INVESTIGATING',
+    severity: input.severity,
+    acknowledged: false,
+    automatic: false,
+    started_at: now,
+    resolved_at: null,
+    escalation_policy_id: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repository.insertIncident(incident);
+  return incidentView(incident);
+}
+
+export async function updateIncident(
+  caller: Caller,
+  incidentId: string,
+  changes: UpdateIncidentInput,
+): Promise<IncidentView> {
+  if (Object.values(changes).every((value) => value === undefined)) {
+    throw new BadRequestError('No updates provided');
+  }
+  const incident = await repository.updateIncident(caller.userId, incidentId, changes, clock.nowIso());
+  if (!incident) throw incidentNotFound();
+  return incidentView(incident);
+}
+
+/** DELETE resolves: status RESOLVED, `resolved_at` now (an earlier resolution time is kept). */
+export async function resolveIncident(caller: Caller, incidentId: string): Promise<void> {
+  const resolved = await repository.updateIncident(caller.userId, incidentId, { status: 'RESOLVED' }, clock.nowIso());
+  if (!resolved) throw incidentNotFound();
+}
+
+/**
+ * Acknowledges the incident once. The acknowledgement names the user from their account
+ * record (falling back to the token's claims for users without one).
+ */
+export async function acknowledgeIncident(
+  caller: Caller,
+  incidentId: string,
+  input: AcknowledgeIncidentInput,
+): Promise<IncidentView> {
+  const { account, incident } = await repository.getAccountAndIncident(caller.userId, incidentId);
+  if (!incident || incident.owner_id !== caller.userId) throw incidentNotFound();
+  if (incident.acknowledged) throw new BadRequestError('Incident already acknowledged');
+  const now = clock.nowIso();
+  const outcome = await repository.acknowledgeIncident(
+    caller.userId,
+    {
+      id: randomUUID(),
+      incident_id: incident.id,
+      user_id: caller.userId,
+      user_name: account?.name ?? caller.name ?? caller.email ?? caller.userId,
+      user_email: account?.email ?? caller.email ?? '',
+      method: input.method,
+      acknowledged_at: now,
+    },
+    now,
+  );
+  if (outcome === 'not_found') throw incidentNotFound();
+  if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');
+  return incidentView({ ...incident, acknowledged: true, updated_at: now });
+}

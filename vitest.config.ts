@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+const withDynamoDb = {
+  globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/table-per-file.ts'],
+};
+
+export default defineConfig({
+  test: {
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
+      { test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
+    ],
+  },
+});
