@@ -7,6 +7,7 @@ const withDynamoDb = {
 
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [

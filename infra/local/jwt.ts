@@ -4,6 +4,7 @@
  * served like an OIDC issuer's, and tokens are verified exactly as the authorizer does:
  * signature against the JWKS, `iss`, `aud`, `exp`/`nbf`, RS256 only.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -70,15 +71,22 @@ export class LocalIssuer {
   /** An access token for the subject, valid `lifetimeSeconds` (24 h by default). */
   async sign(subject: TokenSubject, lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ email: subject.email, name: subject.name })
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.publicJwk.kid })
-      .setIssuer(this.issuer)
-      .setAudience(this.audience)
-      .setSubject(subject.sub)
-      .setIssuedAt(now)
-      .setNotBefore(now)
-      .setExpirationTime(now + lifetimeSeconds)
-      .sign(this.privateKey);
+    return this.signPayload({
+      email: subject.email,
+      name: subject.name,
+      iss: this.issuer,
+      aud: this.audience,
+      sub: subject.sub,
+      iat: now,
+      nbf: now,
+      exp: now + lifetimeSeconds,
+      jti: randomUUID(),
+    });
+  }
+
+  /** Signs exactly `payload` with the issuer's key (tests use it to forge bad claims). */
+  signPayload(payload: JWTPayload): Promise<string> {
+    return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.publicJwk.kid }).sign(this.privateKey);
   }
 
   /** The verified claims, or undefined for a missing, malformed, forged or expired token. */

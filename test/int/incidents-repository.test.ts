@@ -1,0 +1,119 @@
+/** The incident repository against DynamoDB Local: conditional writes, item collection, owner index. */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ownerIndex } from '../../shared/db/keys.js';
+import { queryAll } from '../../shared/db/ops.js';
+import * as repository from '../../shared/incidents/repository.js';
+import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
+import { dynamoCalls } from '../support/ddb-calls.js';
+
+const calls = dynamoCalls();
+
+function newIncident(ownerId: string, overrides: Partial<Incident> = {}): Incident {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    monitor_id: randomUUID(),
+    monitor_name: 'M',
+    owner_id: ownerId,
+    title: 'T',
+    message: null,
+    status: 'INVESTIGATING',
+    severity: 'MEDIUM',
+    acknowledged: false,
+    automatic: false,
+    started_at: now,
+    resolved_at: null,
+    escalation_policy_id: null,
+    created_at: now,
+    updated_at: now,
+    ...overrides,
+  };
+}
+
+const acknowledgement = (incident: Incident, userId: string): Acknowledgement => ({
+  id: randomUUID(),
+  incident_id: incident.id,
+  user_id: userId,
+  user_name: 'U',
+  user_email: 'u@example.com',
+  method: 'api',
+  acknowledged_at: new Date().toISOString(),
+});
+
+describe('incident repository', () => {
+  it('round-trips an incident, storing null resolved_at as absent', async () => {
+    const owner = randomUUID();
+    const incident = newIncident(owner, { message: 'context' });
+    await repository.insertIncident(incident);
+    const collection = await repository.getIncidentCollection(incident.id);
+    expect(collection).toEqual({ incident, acknowledgement: undefined, escalationSteps: [] });
+  });
+
+  it('refuses to overwrite an existing incident id', async () => {
+    const incident = newIncident(randomUUID());
+    await repository.insertIncident(incident);
+    await expect(repository.insertIncident({ ...incident, title: 'other' })).rejects.toThrow(/conditional/i);
+  });
+
+  it('acknowledges exactly once under concurrency, with one acknowledgement record', async () => {
+    const owner = randomUUID();
+    const incident = newIncident(owner);
+    await repository.insertIncident(incident);
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => repository.acknowledgeIncident(owner, acknowledgement(incident, owner), new Date().toISOString())),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'acknowledged')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'already_acknowledged')).toHaveLength(9);
+    const items = await queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `INCIDENT#${incident.id}` },
+    });
+    expect(items.map((item) => item.sk).sort()).toEqual(['ACK', 'INCIDENT']);
+  });
+
+  it('reports not_found for a missing or foreign incident, writing nothing', async () => {
+    const owner = randomUUID();
+    const incident = newIncident(owner);
+    await repository.insertIncident(incident);
+    const other = randomUUID();
+    expect(await repository.acknowledgeIncident(other, acknowledgement(incident, other), new Date().toISOString())).toBe('not_found');
+    const ghost = newIncident(owner);
+    expect(await repository.acknowledgeIncident(owner, acknowledgement(ghost, owner), new Date().toISOString())).toBe('not_found');
+    const collection = await repository.getIncidentCollection(incident.id);
+    expect(collection?.acknowledgement).toBeUndefined();
+    expect(collection?.incident.acknowledged).toBe(false);
+    expect(await repository.getIncidentCollection(ghost.id)).toBeUndefined();
+  });
+
+  it('updates only the owner\'s incident', async () => {
+    const owner = randomUUID();
+    const incident = newIncident(owner);
+    await repository.insertIncident(incident);
+    expect(await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString())).toBeUndefined();
+    const updated = await repository.updateIncident(owner, incident.id, { status: 'RESOLVED' }, '2026-02-02T00:00:00.000Z');
+    expect(updated).toMatchObject({ status: 'RESOLVED', resolved_at: '2026-02-02T00:00:00.000Z' });
+  });
+
+  it('lists newest first on the owner index, following pages until complete', async () => {
+    const owner = randomUUID();
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const incident = newIncident(owner, { started_at: `2026-03-0${index + 1}T00:00:00.000Z` });
+      ids.push(incident.id);
+      await repository.insertIncident(incident);
+    }
+    calls.reset();
+    const paged = await queryAll({
+      IndexName: ownerIndex.name,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': ownerIndex.partition(owner) },
+      ScanIndexForward: false,
+      Limit: 2,
+    });
+    expect(paged.map((item) => item.id)).toEqual([...ids].reverse());
+    expect(calls.commands).toEqual(['QueryCommand', 'QueryCommand', 'QueryCommand']);
+    const listed = await repository.listIncidents(owner, undefined);
+    expect(listed.map((incident) => incident.id)).toEqual([...ids].reverse());
+  });
+});
