@@ -95,6 +95,23 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite'),
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite'),
   route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite'),
+
+  route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read'),
+  route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite'),
+  route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read'),
+  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite'),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite'),
+  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite'),
+  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite'),
+  route(
+    'teams-invite-accept',
+    'POST',
+    '/api/teams/invites/{token}/accept',
+    'functions/teams/accept-invite.ts',
+    'readwrite',
+  ),
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite'),
+  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite'),
 ];
 
 /** Environment variable through which every function learns the table name. */

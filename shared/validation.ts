@@ -7,4 +7,5 @@ export const idParams = z.strictObject({ id: z.uuid() });
 export const noParams = z.strictObject({});
 /** Unknown query parameters are ignored (clients add cache-busters and tracking parameters). */
 export const noQuery = z.object({});
-export const noBody = z.undefined({ error: 'This endpoint takes no request body' });
+/** Routes without a body accept none, or an empty JSON object (some clients always send `{}`). */
+export const noBody = z.union([z.undefined(), z.strictObject({})], { error: 'This endpoint takes no request body' });

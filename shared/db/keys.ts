@@ -24,6 +24,16 @@ export const incidentItemSk = {
 } as const;
 
 const incidentPartition = (incidentId: string) => `INCIDENT#${incidentId}`;
+const teamPartition = (teamId: string) => `TEAM#${teamId}`;
+
+/** Sort-key values inside a team's item collection. */
+export const teamItemSk = {
+  team: 'TEAM',
+  memberPrefix: 'MEMBER#',
+  membershipPrefix: 'USER#',
+  invitePrefix: 'INVITE#',
+  pendingInvitePrefix: 'INVITEEMAIL#',
+} as const;
 
 export const keys = {
   account: (userId: string) => key(`USER#${userId}`, 'PROFILE'),
@@ -35,6 +45,22 @@ export const keys = {
   incident: (incidentId: string) => key(incidentPartition(incidentId), incidentItemSk.incident),
   incidentAcknowledgement: (incidentId: string) =>
     key(incidentPartition(incidentId), incidentItemSk.acknowledgement),
+  /** The team's item collection: team, members, memberships, invites, pending-invite claims. */
+  teamPartition,
+  team: (teamId: string) => key(teamPartition(teamId), teamItemSk.team),
+  /** Uniqueness claim of a team slug, pointing at the team. */
+  teamSlug: (slug: string) => key(`SLUG#${slug}`, 'SLUG'),
+  /** A member, addressed by member id (member paths). */
+  teamMember: (teamId: string, memberId: string) => key(teamPartition(teamId), `${teamItemSk.memberPrefix}${memberId}`),
+  /** A user's membership, addressed by user id (authorization, the user's team list). */
+  teamMembership: (teamId: string, userId: string) =>
+    key(teamPartition(teamId), `${teamItemSk.membershipPrefix}${userId}`),
+  teamInvite: (teamId: string, inviteId: string) => key(teamPartition(teamId), `${teamItemSk.invitePrefix}${inviteId}`),
+  /** One pending invite per (team, lower-cased e-mail). */
+  teamPendingInvite: (teamId: string, email: string) =>
+    key(teamPartition(teamId), `${teamItemSk.pendingInvitePrefix}${email.toLowerCase()}`),
+  /** Finds an invite by its token. */
+  inviteToken: (token: string) => key(`INVITETOKEN#${token}`, 'INVITETOKEN'),
 } as const;
 
 const ownerPartition = (ownerId: string) => `OWNER#${ownerId}`;
@@ -51,10 +77,14 @@ export const ownerIndex = {
   partition: ownerPartition,
   monitorPrefix: 'MONITOR#',
   incidentPrefix: 'INCIDENT#',
+  membershipPrefix: 'MEMBERSHIP#',
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
   incident: (ownerId: string, startedAt: string, incidentId: string) =>
     ownerKey(ownerId, `INCIDENT#${startedAt}#${incidentId}`),
+  /** A user's team membership (the user's teams, newest joined first). */
+  membership: (userId: string, joinedAt: string, teamId: string) =>
+    ownerKey(userId, `MEMBERSHIP#${joinedAt}#${teamId}`),
 } as const;
 
 /** Condition expressions on an item's existence. */

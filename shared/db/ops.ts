@@ -5,6 +5,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   QueryCommand,
   TransactWriteCommand,
   type QueryCommandInput,
@@ -128,11 +129,23 @@ export function updateExpression(spec: UpdateSpec) {
   };
 }
 
-/** Strongly consistent BatchGetItem of up to 100 keys, retrying unprocessed keys. */
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
+
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt) * Math.random()));
+
+/** Strongly consistent BatchGetItem, 100 keys a call, retrying unprocessed keys. */
 export async function batchGet(keys: Record<string, unknown>[]): Promise<Item[]> {
   const found: Item[] = [];
+  for (const chunk of chunks(keys, 100)) found.push(...(await batchGetChunk(chunk)));
+  return found;
+}
+
+async function batchGetChunk(keys: Record<string, unknown>[]): Promise<Item[]> {
+  const found: Item[] = [];
   let pending = keys;
-  while (pending.length > 0) {
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await backoff(attempt);
     const { Responses, UnprocessedKeys } = await db().send(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
     );
@@ -141,3 +154,28 @@ export async function batchGet(keys: Record<string, unknown>[]): Promise<Item[]>
   }
   return found;
 }
+
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } };
+
+/**
+ * BatchWriteItem, 25 requests a call and a few calls at once, retrying unprocessed requests
+ * with backoff until every one is done.
+ */
+export async function batchWrite(requests: WriteRequest[], concurrency = 4): Promise<void> {
+  const queue = chunks(requests, 25);
+  const worker = async () => {
+    for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
+      let pending = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const { UnprocessedItems } = await db().send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+        );
+        pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+export const batchDelete = (keys: Item[]) => batchWrite(keys.map((key) => ({ DeleteRequest: { Key: key } })));

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { Email } from '../accounts/model.js';
+
+export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
+/** Roles an invite or a role change may give: never OWNER. */
+export const ASSIGNABLE_ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
+export const Role = z.enum(ROLES);
+export const AssignableRole = z.enum(ASSIGNABLE_ROLES);
+export type Role = z.output<typeof Role>;
+
+/** Invites live 7 days. */
+export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const TeamName = z.string().trim().min(1).max(100);
+export const TeamSlug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only');
+
+export const createTeamInput = z.strictObject({ name: TeamName, slug: TeamSlug });
+export type CreateTeamInput = z.output<typeof createTeamInput>;
+
+/** `name` is the only updatable field; an absent body is an empty update ("No updates provided"). */
+export const updateTeamInput = z.strictObject({ name: TeamName }).partial().prefault({});
+export type UpdateTeamInput = z.output<typeof updateTeamInput>;
+
+export const inviteInput = z.strictObject({ email: Email, role: AssignableRole });
+export type InviteInput = z.output<typeof inviteInput>;
+
+export const changeRoleInput = z.strictObject({ role: AssignableRole });
+export type ChangeRoleInput = z.output<typeof changeRoleInput>;
+
+export const teamParams = z.strictObject({ id: z.uuid() });
+export const inviteParams = z.strictObject({ id: z.uuid(), inviteId: z.uuid() });
+export const memberParams = z.strictObject({ id: z.uuid(), memberId: z.uuid() });
+/** Any token string is looked up; an unknown one is "Invalid or expired invite". */
+export const tokenParams = z.strictObject({ token: z.string().min(1).max(512) });
+
+export const teamItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  owner_id: z.string(),
+  member_count: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Team = z.output<typeof teamItem>;
+
+/** A member as shown in the team (addressed by member id). */
+export const memberItem = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  user_id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: Role,
+  joined_at: z.string(),
+});
+export type Member = z.output<typeof memberItem>;
+
+/** A user's membership (addressed by user id): what authorization and the user's team list read. */
+export const membershipItem = z.object({
+  member_id: z.string(),
+  team_id: z.string(),
+  user_id: z.string(),
+  role: Role,
+  joined_at: z.string(),
+});
+export type Membership = z.output<typeof membershipItem>;
+
+export const inviteItem = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  email: z.string(),
+  role: AssignableRole,
+  token: z.string(),
+  invited_by: z.string(),
+  expires_at: z.string(),
+  created_at: z.string(),
+});
+export type Invite = z.output<typeof inviteItem>;
+
+/** The token-lookup item: finds an invite by its token with one GetItem. */
+export const inviteTokenItem = z.object({
+  token: z.string(),
+  invite_id: z.string(),
+  team_id: z.string(),
+  email: z.string(),
+  role: AssignableRole,
+  expires_at: z.string(),
+});
+export type InviteToken = z.output<typeof inviteTokenItem>;
+
+export const teamView = (team: Team) => ({
+  id: team.id,
+  name: team.name,
+  slug: team.slug,
+  owner_id: team.owner_id,
+  created_at: team.created_at,
+  updated_at: team.updated_at,
+});
+
+export const teamListView = (team: Team, role: Role) => ({
+  ...teamView(team),
+  member_count: team.member_count,
+  user_role: role,
+});
+
+export const memberView = (member: Member) => ({
+  id: member.id,
+  team_id: member.team_id,
+  user_id: member.user_id,
+  role: member.role,
+  joined_at: member.joined_at,
+});
+
+export const memberDetailView = (member: Member) => ({
+  id: member.id,
+  team_id: member.team_id,
+  user_id: member.user_id,
+  name: member.name,
+  email: member.email,
+  role: member.role,
+  joined_at: member.joined_at,
+});
+
+export const inviteView = (invite: Invite) => ({
+  id: invite.id,
+  team_id: invite.team_id,
+  email: invite.email,
+  role: invite.role,
+  token: invite.token,
+  invited_by: invite.invited_by,
+  expires_at: invite.expires_at,
+  created_at: invite.created_at,
+});

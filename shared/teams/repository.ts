@@ -1,0 +1,374 @@
+/**
+ * Teams in the single table. Every invariant is a condition of the write that could break it:
+ * slug and pending-invite uniqueness, single-use tokens, one membership per user, the caller's
+ * role at the moment of the write, `member_count` changed with the membership.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../db/client.js';
+import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
+import { batchDelete, batchGet, queryAll, TransactionCancelled, transactWrite, type Item } from '../db/ops.js';
+import {
+  inviteItem,
+  inviteTokenItem,
+  memberItem,
+  membershipItem,
+  teamItem,
+  type Invite,
+  type InviteToken,
+  type Member,
+  type Membership,
+  type Role,
+  type Team,
+} from './model.js';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Epoch seconds for the table's TTL attribute. */
+export const ttlOf = (iso: string) => Math.floor(new Date(iso).getTime() / 1000);
+
+const unexpired = (item: { expires_at: string }, now: string) => item.expires_at > now;
+
+export interface TeamCollection {
+  team: Team;
+  members: Member[];
+  memberships: Membership[];
+  /** Unexpired invites only. */
+  invites: Invite[];
+}
+
+/** The team with all its members and pending invites: one Query of its item collection. */
+export async function getTeamCollection(teamId: string, now: string): Promise<TeamCollection | undefined> {
+  const items = await queryAll({
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': attributes.pk },
+    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
+    ConsistentRead: true,
+  });
+  let team: Team | undefined;
+  const members: Member[] = [];
+  const memberships: Membership[] = [];
+  const invites: Invite[] = [];
+  for (const item of items) {
+    const sk = String(item[attributes.sk]);
+    if (sk === teamItemSk.team) team = teamItem.parse(item);
+    else if (sk.startsWith(teamItemSk.memberPrefix)) members.push(memberItem.parse(item));
+    else if (sk.startsWith(teamItemSk.membershipPrefix)) memberships.push(membershipItem.parse(item));
+    else if (sk.startsWith(teamItemSk.invitePrefix)) {
+      const invite = inviteItem.parse(item);
+      if (unexpired(invite, now)) invites.push(invite);
+    }
+  }
+  return team && { team, members, memberships, invites };
+}
+
+/** Strongly consistent reads of several items by key, in one BatchGetItem. */
+export async function getByKeys<const K extends Record<string, Key>>(
+  wanted: K,
+): Promise<{ [name in keyof K]: Item | undefined }> {
+  const found = await batchGet(Object.values(wanted));
+  const same = (item: Item, key: Key) => item[attributes.pk] === key[attributes.pk] && item[attributes.sk] === key[attributes.sk];
+  return Object.fromEntries(
+    Object.entries(wanted).map(([name, key]) => [name, found.find((item) => same(item, key))]),
+  ) as { [name in keyof K]: Item | undefined };
+}
+
+export const parseTeam = (item: Item | undefined) => (item ? teamItem.parse(item) : undefined);
+export const parseMember = (item: Item | undefined) => (item ? memberItem.parse(item) : undefined);
+export const parseMembership = (item: Item | undefined) => (item ? membershipItem.parse(item) : undefined);
+export const parseInvite = (item: Item | undefined, now: string) => {
+  const invite = item ? inviteItem.parse(item) : undefined;
+  return invite && unexpired(invite, now) ? invite : undefined;
+};
+export const parseInviteToken = (item: Item | undefined, now: string) => {
+  const token = item ? inviteTokenItem.parse(item) : undefined;
+  return token && unexpired(token, now) ? token : undefined;
+};
+
+/** The user's memberships, newest first: one Query on the owner index. */
+export async function listMemberships(userId: string): Promise<Membership[]> {
+  const items = await queryAll({
+    IndexName: ownerIndex.name,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk },
+    ExpressionAttributeValues: { ':pk': ownerIndex.partition(userId), ':prefix': ownerIndex.membershipPrefix },
+    ScanIndexForward: false,
+  });
+  return items.map((item) => membershipItem.parse(item));
+}
+
+export async function getTeams(teamIds: string[]): Promise<Team[]> {
+  if (teamIds.length === 0) return [];
+  return (await batchGet(teamIds.map(keys.team))).map((item) => teamItem.parse(item));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transaction items
+
+const put = (item: Item, condition = itemAbsent, values?: Item): TransactItem => ({
+  Put: { TableName: tableName(), Item: item, ConditionExpression: condition, ExpressionAttributeValues: values },
+});
+
+const memberPut = (member: Member) =>
+  put({ ...keys.teamMember(member.team_id, member.id), type: 'team_member', ...member });
+
+const membershipPut = (membership: Membership) =>
+  put({
+    ...keys.teamMembership(membership.team_id, membership.user_id),
+    ...ownerIndex.membership(membership.user_id, membership.joined_at, membership.team_id),
+    type: 'team_membership',
+    ...membership,
+  });
+
+const teamExists = (teamId: string): TransactItem => ({
+  ConditionCheck: { TableName: tableName(), Key: keys.team(teamId), ConditionExpression: itemPresent },
+});
+
+const countChange = (teamId: string, delta: 1 | -1): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.team(teamId),
+    UpdateExpression: 'ADD member_count :delta',
+    ConditionExpression: itemPresent,
+    ExpressionAttributeValues: { ':delta': delta },
+  },
+});
+
+const roleCondition = (roles: readonly Role[]) => ({
+  ConditionExpression: `${itemPresent} AND #role IN (${roles.map((_, index) => `:role${index}`).join(', ')})`,
+  ExpressionAttributeNames: { '#role': 'role' },
+  ExpressionAttributeValues: Object.fromEntries(roles.map((role, index) => [`:role${index}`, role])),
+});
+
+/** The caller, as a member of the team with one of `roles`, at the moment of the write. */
+export interface RoleGuard {
+  teamId: string;
+  userId: string;
+  roles: readonly Role[];
+}
+
+const guardCheck = (guard: RoleGuard): TransactItem => ({
+  ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, guard.userId), ...roleCondition(guard.roles) },
+});
+
+/** Runs a transaction; on a failed condition, answers the name of the first failed action. */
+async function transact<N extends string>(actions: (readonly [N, TransactItem])[]): Promise<N | 'ok'> {
+  try {
+    await transactWrite(actions.map(([, item]) => item));
+    return 'ok';
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
+    if (failed < 0) throw error;
+    return actions[failed]![0];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+/** Slug claim, team and the creator's OWNER membership, all or nothing. */
+export async function createTeam(team: Team, owner: Member, ownership: Membership) {
+  return transact([
+    ['slug_taken', put({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id })],
+    ['conflict', put({ ...keys.team(team.id), type: 'team', ...team })],
+    ['conflict', memberPut(owner)],
+    ['conflict', membershipPut(ownership)],
+  ]);
+}
+
+export async function renameTeam(guard: RoleGuard, name: string, now: string) {
+  return transact([
+    ['forbidden', guardCheck(guard)],
+    [
+      'not_found',
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.team(guard.teamId),
+          UpdateExpression: 'SET #name = :name, updated_at = :now',
+          ConditionExpression: itemPresent,
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': name, ':now': now },
+        },
+      },
+    ],
+  ]);
+}
+
+/**
+ * Writes the invite, its token lookup and the (team, e-mail) pending claim — the claim may
+ * replace only an expired one — on the conditions that the team exists, the caller may invite
+ * and the invitee (if they have an account) is not a member. `extra` carries the hook's items.
+ */
+export async function insertInvite(
+  guard: RoleGuard,
+  invite: Invite,
+  inviteeUserId: string | undefined,
+  now: string,
+  extra: TransactItem[],
+) {
+  const ttl = ttlOf(invite.expires_at);
+  const tokenItem: InviteToken = {
+    token: invite.token,
+    invite_id: invite.id,
+    team_id: invite.team_id,
+    email: invite.email,
+    role: invite.role,
+    expires_at: invite.expires_at,
+  };
+  const notMember: TransactItem[] = inviteeUserId
+    ? [{ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, inviteeUserId), ConditionExpression: itemAbsent } }]
+    : [];
+  return transact<'not_found' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
+    ['not_found', teamExists(guard.teamId)],
+    ['forbidden', guardCheck(guard)],
+    ...notMember.map((item) => ['member', item] as const),
+    [
+      'pending',
+      put(
+        {
+          ...keys.teamPendingInvite(invite.team_id, invite.email),
+          type: 'team_pending_invite',
+          invite_id: invite.id,
+          expires_at: invite.expires_at,
+          [attributes.ttl]: ttl,
+        },
+        `${itemAbsent} OR expires_at <= :now`,
+        { ':now': now },
+      ),
+    ],
+    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite, [attributes.ttl]: ttl })],
+    ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
+    ...extra.map((item) => ['conflict', item] as const),
+  ]);
+}
+
+const deleteInviteItems = (invite: { id: string; team_id: string; email: string; token: string }, now: string) => {
+  const byThisInvite = {
+    ConditionExpression: `${itemPresent} AND invite_id = :invite AND expires_at > :now`,
+    ExpressionAttributeValues: { ':invite': invite.id, ':now': now },
+  };
+  return {
+    token: { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token), ...byThisInvite } },
+    invite: {
+      Delete: { TableName: tableName(), Key: keys.teamInvite(invite.team_id, invite.id), ConditionExpression: itemPresent },
+    },
+    pending: { Delete: { TableName: tableName(), Key: keys.teamPendingInvite(invite.team_id, invite.email), ...byThisInvite } },
+  } satisfies Record<string, TransactItem>;
+};
+
+/** Cancels a pending (unexpired) invite: invite, token and pending claim go together. */
+export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string) {
+  const items = deleteInviteItems(invite, now);
+  return transact([
+    ['forbidden', guardCheck(guard)],
+    ['gone', items.token],
+    ['gone', items.invite],
+    ['gone', items.pending],
+  ]);
+}
+
+/**
+ * Accepting, all or nothing: the single-use token is consumed (only while unexpired), the
+ * membership created (only if the user is not a member), the invite removed, the count bumped.
+ */
+export async function acceptInvite(token: InviteToken, member: Member, membership: Membership, now: string) {
+  const items = deleteInviteItems(
+    { id: token.invite_id, team_id: token.team_id, email: token.email, token: token.token },
+    now,
+  );
+  return transact([
+    ['invalid', items.token],
+    ['member', membershipPut(membership)],
+    ['invalid', countChange(token.team_id, 1)],
+    ['invalid', items.invite],
+    ['invalid', items.pending],
+    ['conflict', memberPut(member)],
+  ]);
+}
+
+/**
+ * Removes a non-owner member while the caller may. When callers remove themselves, the role
+ * condition sits on their own membership's delete (one action per item in a transaction).
+ */
+export async function removeMember(guard: RoleGuard, target: Member) {
+  const self = target.user_id === guard.userId;
+  const notOwner = {
+    ConditionExpression: `${itemPresent} AND #role <> :owner`,
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':owner': 'OWNER' },
+  };
+  return transact<'forbidden' | 'gone'>([
+    ...(self ? [] : [['forbidden', guardCheck(guard)] as const]),
+    ['gone', { Delete: { TableName: tableName(), Key: keys.teamMember(target.team_id, target.id), ...notOwner } }],
+    [
+      self ? 'forbidden' : 'gone',
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.teamMembership(target.team_id, target.user_id),
+          ...(self ? roleCondition(guard.roles) : { ConditionExpression: itemPresent }),
+        },
+      },
+    ],
+    ['gone', countChange(target.team_id, -1)],
+  ]);
+}
+
+/** Gives a non-owner member another role (member and membership items together). */
+export async function changeRole(guard: RoleGuard, target: Member, role: Role) {
+  const setRole = (key: Key, condition: string) => ({
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #role = :role',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':role': role, ...(condition.includes(':owner') ? { ':owner': 'OWNER' } : {}) },
+    },
+  });
+  return transact([
+    ['forbidden', guardCheck(guard)],
+    ['gone', setRole(keys.teamMember(target.team_id, target.id), `${itemPresent} AND #role <> :owner`)],
+    ['gone', setRole(keys.teamMembership(target.team_id, target.user_id), itemPresent)],
+  ]);
+}
+
+/** Removes the team and its slug claim first, so the team is gone before its items are swept. */
+export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
+  return transact([
+    ['forbidden', guardCheck(guard)],
+    ['not_found', { Delete: { TableName: tableName(), Key: keys.team(team.id), ConditionExpression: itemPresent } }],
+    [
+      'not_found',
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.teamSlug(team.slug),
+          ConditionExpression: 'team_id = :team',
+          ExpressionAttributeValues: { ':team': team.id },
+        },
+      },
+    ],
+  ]);
+}
+
+/** Deletes every remaining item of a deleted team, and the token lookups of its invites. */
+export async function purgeTeamItems(teamId: string): Promise<number> {
+  const items = await queryAll({
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk, '#token': 'token' },
+    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
+    ProjectionExpression: '#pk, #sk, #token',
+    ConsistentRead: true,
+  });
+  const doomed: Key[] = [];
+  for (const item of items) {
+    doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
+    if (String(item[attributes.sk]).startsWith(teamItemSk.invitePrefix) && typeof item.token === 'string') {
+      doomed.push(keys.inviteToken(item.token));
+    }
+  }
+  await batchDelete(doomed);
+  return doomed.length;
+}

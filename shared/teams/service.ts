@@ -1,0 +1,259 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { accountItem, type Account } from '../accounts/model.js';
+import { findAccountIdByEmail } from '../accounts/repository.js';
+import { getAccount } from '../accounts/service.js';
+import type { Caller } from '../caller.js';
+import { clock } from '../clock.js';
+import { keys } from '../db/keys.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import { inviteCreated } from '../notifications/hooks.js';
+import * as repository from './repository.js';
+import {
+  INVITE_LIFETIME_MS,
+  inviteView,
+  memberDetailView,
+  memberView,
+  teamListView,
+  teamView,
+  type ChangeRoleInput,
+  type CreateTeamInput,
+  type Invite,
+  type InviteInput,
+  type Member,
+  type Membership,
+  type Role,
+  type Team,
+  type UpdateTeamInput,
+} from './model.js';
+
+const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
+const OWNER: readonly Role[] = ['OWNER'];
+
+const teamNotFound = () => new NotFoundError('Team not found');
+const memberNotFound = () => new NotFoundError('Member not found');
+const invalidInvite = () => new NotFoundError('Invalid or expired invite');
+
+/** Raised when a transaction fails on a condition that fresh ids make impossible. */
+const unexpected = (what: string) => new Error(`Unexpected conflict: ${what}`);
+
+/** Who the caller is, for member records: the account, else the token's claims. */
+async function identityOf(caller: Caller): Promise<{ name: string; email: string }> {
+  const account = await getAccount(caller.userId);
+  return {
+    name: account?.name ?? caller.name ?? caller.email ?? caller.userId,
+    email: account?.email ?? caller.email ?? '',
+  };
+}
+
+/**
+ * Reads the team and the caller's membership (plus `extra` keys) in one call, and checks that
+ * the team exists (404) and that the caller holds one of `roles` (403 `denied`).
+ */
+async function authorize<const K extends Record<string, Record<string, string>>>(
+  caller: Caller,
+  teamId: string,
+  roles: readonly Role[],
+  denied: string,
+  extra: K = {} as K,
+) {
+  const read = await repository.getByKeys({
+    ...extra,
+    team: keys.team(teamId),
+    membership: keys.teamMembership(teamId, caller.userId),
+  });
+  const team = repository.parseTeam(read.team);
+  if (!team) throw teamNotFound();
+  const membership = repository.parseMembership(read.membership);
+  if (!membership || !roles.includes(membership.role)) throw new ForbiddenError(denied);
+  return { team, membership, read, guard: { teamId, userId: caller.userId, roles } };
+}
+
+const fail = (outcome: string, errors: Record<string, () => Error>) => {
+  if (outcome === 'ok') return;
+  throw (errors[outcome] ?? (() => unexpected(outcome)))();
+};
+
+/** The caller's teams with member count and the caller's role, newest membership first. */
+export async function listTeams(caller: Caller) {
+  const memberships = await repository.listMemberships(caller.userId);
+  const teams = new Map((await repository.getTeams(memberships.map((m) => m.team_id))).map((team) => [team.id, team]));
+  return memberships.flatMap((membership) => {
+    const team = teams.get(membership.team_id);
+    return team ? [teamListView(team, membership.role)] : [];
+  });
+}
+
+/** Claims the slug, writes the team and makes the creator its OWNER and first member. */
+export async function createTeam(caller: Caller, input: CreateTeamInput) {
+  const identity = await identityOf(caller);
+  const now = clock.nowIso();
+  const team: Team = {
+    id: randomUUID(),
+    name: input.name,
+    slug: input.slug,
+    owner_id: caller.userId,
+    member_count: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  const owner: Member = {
+    id: randomUUID(),
+    team_id: team.id,
+    user_id: caller.userId,
+    name: identity.name,
+    email: identity.email,
+    role: 'OWNER',
+    joined_at: now,
+  };
+  const outcome = await repository.createTeam(team, owner, membershipOf(owner));
+  fail(outcome, { slug_taken: () => new BadRequestError('Team slug already taken') });
+  return teamView(team);
+}
+
+const membershipOf = (member: Member): Membership => ({
+  member_id: member.id,
+  team_id: member.team_id,
+  user_id: member.user_id,
+  role: member.role,
+  joined_at: member.joined_at,
+});
+
+/** The team, its members (oldest first), its unexpired invites (newest first) and the caller's role. */
+export async function getTeam(caller: Caller, teamId: string) {
+  const collection = await repository.getTeamCollection(teamId, clock.nowIso());
+  if (!collection) throw teamNotFound();
+  const membership = collection.memberships.find((candidate) => candidate.user_id === caller.userId);
+  if (!membership) throw new ForbiddenError('Not a team member');
+  const members = [...collection.members].sort((a, b) => a.joined_at.localeCompare(b.joined_at) || a.id.localeCompare(b.id));
+  const invites = [...collection.invites].sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+  return {
+    team: teamView(collection.team),
+    members: members.map(memberDetailView),
+    pendingInvites: invites.map(inviteView),
+    userRole: membership.role,
+  };
+}
+
+export async function updateTeam(caller: Caller, teamId: string, input: UpdateTeamInput) {
+  if (input.name === undefined) throw new BadRequestError('No updates provided');
+  const { team, guard } = await authorize(caller, teamId, MANAGERS, 'Not authorized');
+  const now = clock.nowIso();
+  fail(await repository.renameTeam(guard, input.name, now), {
+    forbidden: () => new ForbiddenError('Not authorized'),
+    not_found: teamNotFound,
+  });
+  return teamView({ ...team, name: input.name, updated_at: now });
+}
+
+/** Deletes the team (gone at once), then every membership, invite and lookup item. */
+export async function deleteTeam(caller: Caller, teamId: string) {
+  const { team, guard } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
+  fail(await repository.deleteTeamRecord(guard, team), {
+    forbidden: () => new ForbiddenError('Only owner can delete team'),
+    not_found: teamNotFound,
+  });
+  await repository.purgeTeamItems(teamId);
+}
+
+/**
+ * A new invite with a 256-bit URL-safe token, valid 7 days; its e-mail is requested in the same
+ * write. The inviter's name for that e-mail comes from the token's claims (no extra read).
+ */
+export async function inviteMember(caller: Caller, teamId: string, input: InviteInput) {
+  const { team, guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized to invite', {
+    invitee: keys.accountEmail(input.email),
+  });
+  const now = clock.now();
+  const invite: Invite = {
+    id: randomUUID(),
+    team_id: teamId,
+    email: input.email,
+    role: input.role,
+    token: randomBytes(32).toString('base64url'),
+    invited_by: caller.userId,
+    expires_at: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
+    created_at: now.toISOString(),
+  };
+  const inviteeUserId = typeof read.invitee?.user_id === 'string' ? read.invitee.user_id : undefined;
+  const invitedBy = { id: caller.userId, name: caller.name ?? caller.email ?? caller.userId, email: caller.email ?? '' };
+  const hookItems = inviteCreated({ invite, team, invitedBy });
+  const outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+  fail(outcome, {
+    not_found: teamNotFound,
+    forbidden: () => new ForbiddenError('Not authorized to invite'),
+    member: () => new BadRequestError('User is already a team member'),
+    pending: () => new BadRequestError('Invite already sent to this email'),
+  });
+  return inviteView(invite);
+}
+
+export async function cancelInvite(caller: Caller, teamId: string, inviteId: string) {
+  const now = clock.nowIso();
+  const { guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+    invite: keys.teamInvite(teamId, inviteId),
+  });
+  const invite = repository.parseInvite(read.invite, now);
+  if (!invite) throw invalidInvite();
+  fail(await repository.deleteInvite(guard, invite, now), {
+    forbidden: () => new ForbiddenError('Not authorized'),
+    gone: invalidInvite,
+  });
+}
+
+/**
+ * Joins the team the token invites to. Checks, in order: the token (404), an account for the
+ * invited e-mail (400), that it is the caller's (403, the invite stays pending), membership (400).
+ */
+export async function acceptInvite(caller: Caller, token: string) {
+  const now = clock.nowIso();
+  const read = await repository.getByKeys({ token: keys.inviteToken(token), account: keys.account(caller.userId) });
+  const invite = repository.parseInviteToken(read.token, now);
+  if (!invite) throw invalidInvite();
+  const account: Account | undefined = read.account ? accountItem.parse(read.account) : undefined;
+  if (!account || account.email.toLowerCase() !== invite.email.toLowerCase()) {
+    if (!(await findAccountIdByEmail(invite.email))) {
+      throw new BadRequestError('No account found with this email. Please sign up first.');
+    }
+    throw new ForbiddenError('Invite was sent to a different email address');
+  }
+  const member: Member = {
+    id: randomUUID(),
+    team_id: invite.team_id,
+    user_id: caller.userId,
+    name: account.name,
+    email: account.email,
+    role: invite.role,
+    joined_at: now,
+  };
+  fail(await repository.acceptInvite(invite, member, membershipOf(member), now), {
+    invalid: invalidInvite,
+    member: () => new BadRequestError('Already a team member'),
+  });
+}
+
+export async function removeMember(caller: Caller, teamId: string, memberId: string) {
+  const { guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+    target: keys.teamMember(teamId, memberId),
+  });
+  const target = repository.parseMember(read.target);
+  if (!target) throw memberNotFound();
+  if (target.role === 'OWNER') throw new BadRequestError('Cannot remove owner');
+  fail(await repository.removeMember(guard, target), {
+    forbidden: () => new ForbiddenError('Not authorized'),
+    gone: memberNotFound,
+  });
+}
+
+export async function changeMemberRole(caller: Caller, teamId: string, memberId: string, input: ChangeRoleInput) {
+  const { guard, read } = await authorize(caller, teamId, OWNER, 'Only owner can change roles', {
+    target: keys.teamMember(teamId, memberId),
+  });
+  const target = repository.parseMember(read.target);
+  if (!target) throw memberNotFound();
+  if (target.role === 'OWNER') throw new BadRequestError('Cannot change owner role');
+  fail(await repository.changeRole(guard, target, input.role), {
+    forbidden: () => new ForbiddenError('Only owner can change roles'),
+    gone: memberNotFound,
+  });
+  return memberView({ ...target, role: input.role });
+}

@@ -1,0 +1,52 @@
+/** Team fixtures built through the HTTP API, as users would build them. */
+import { expect } from 'vitest';
+import { uniqueEmail, type Api, type User } from './api.js';
+
+let slugs = 0;
+export const uniqueSlug = (prefix = 'team') => `${prefix}-${process.pid}-${Date.now()}-${slugs++}`;
+
+export async function createTeam(api: Api, owner: User, name = 'Platform') {
+  const response = await api.request('POST', '/api/teams', { token: owner.token, body: { name, slug: uniqueSlug() } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.team as { id: string; name: string; slug: string; owner_id: string; created_at: string; updated_at: string };
+}
+
+export async function invite(api: Api, by: User, teamId: string, email: string, role: string) {
+  const response = await api.request('POST', `/api/teams/${teamId}/invite`, { token: by.token, body: { email, role } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.invite as { id: string; token: string; email: string; role: string; expires_at: string; created_at: string };
+}
+
+/** Invites `user` as `role` and accepts as them; returns their member id. */
+export async function join(api: Api, inviter: User, teamId: string, user: User, role: string) {
+  const { token } = await invite(api, inviter, teamId, user.email, role);
+  const accepted = await api.request('POST', `/api/teams/invites/${token}/accept`, { token: user.token });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  const team = await api.request('GET', `/api/teams/${teamId}`, { token: inviter.token });
+  return (team.body.members as { id: string; user_id: string }[]).find((member) => member.user_id === user.id)!.id;
+}
+
+export interface TeamWithRoles {
+  team: Awaited<ReturnType<typeof createTeam>>;
+  users: Record<'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | 'NON_MEMBER', User>;
+  memberIds: Record<'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER', string>;
+}
+
+/** A team with one user in each role, and an outsider. */
+export async function teamWithRoles(api: Api): Promise<TeamWithRoles> {
+  const [owner, admin, member, viewer, outsider] = await Promise.all(
+    ['owner', 'admin', 'member', 'viewer', 'outsider'].map((name) => api.signUp(uniqueEmail(name), name)),
+  ) as [User, User, User, User, User];
+  const team = await createTeam(api, owner);
+  const ownerView = await api.request('GET', `/api/teams/${team.id}`, { token: owner.token });
+  return {
+    team,
+    users: { OWNER: owner, ADMIN: admin, MEMBER: member, VIEWER: viewer, NON_MEMBER: outsider },
+    memberIds: {
+      OWNER: ownerView.body.members[0].id,
+      ADMIN: await join(api, owner, team.id, admin, 'ADMIN'),
+      MEMBER: await join(api, owner, team.id, member, 'MEMBER'),
+      VIEWER: await join(api, owner, team.id, viewer, 'VIEWER'),
+    },
+  };
+}
