@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, tableName } from './client.js';
+import { attributes, ownerIndex } from './keys.js';
 
 export type Item = Record<string, unknown>;
 
@@ -30,6 +31,42 @@ export async function queryAll(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** Every item of one item collection (strongly consistent), optionally only some attributes. */
+export function queryCollection(partition: string, projection?: string[]): Promise<Item[]> {
+  const names = Object.fromEntries((projection ?? []).map((name, index) => [`#p${index}`, name]));
+  return queryAll({
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': attributes.pk, ...names },
+    ExpressionAttributeValues: { ':pk': partition },
+    ProjectionExpression: projection ? Object.keys(names).join(', ') : undefined,
+    ConsistentRead: true,
+  });
+}
+
+/**
+ * One owner's items of one kind on the owner index, newest first, optionally filtered by
+ * attribute equality (e.g. `{ severity: 'HIGH' }`).
+ */
+export function queryOwnerIndex(ownerId: string, prefix: string, filter: Record<string, unknown> = {}): Promise<Item[]> {
+  const filters = Object.entries(filter).filter(([, value]) => value !== undefined);
+  return queryAll({
+    IndexName: ownerIndex.name,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    FilterExpression: filters.length ? filters.map((_, index) => `#f${index} = :f${index}`).join(' AND ') : undefined,
+    ExpressionAttributeNames: {
+      '#pk': ownerIndex.pk,
+      '#sk': ownerIndex.sk,
+      ...Object.fromEntries(filters.map(([name], index) => [`#f${index}`, name])),
+    },
+    ExpressionAttributeValues: {
+      ':pk': ownerIndex.partition(ownerId),
+      ':prefix': prefix,
+      ...Object.fromEntries(filters.map(([, value], index) => [`:f${index}`, value])),
+    },
+    ScanIndexForward: false,
+  });
 }
 
 const unmarshallItem = (item: Record<string, AttributeValue> | undefined): Item | undefined =>

@@ -2,7 +2,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { db, tableName } from '../db/client.js';
 import { attributes, incidentItemSk, itemAbsent, keys, ownedBy, ownerIndex, type Key } from '../db/keys.js';
-import { batchGet, conditionFailure, queryAll, TransactionCancelled, transactWrite, updateExpression } from '../db/ops.js';
+import { batchGet, conditionFailure, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, updateExpression } from '../db/ops.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -38,12 +38,7 @@ export interface IncidentCollection {
 
 /** The incident with its acknowledgement and escalation steps: one Query of its item collection. */
 export async function getIncidentCollection(incidentId: string): Promise<IncidentCollection | undefined> {
-  const items = await queryAll({
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': attributes.pk },
-    ExpressionAttributeValues: { ':pk': keys.incidentPartition(incidentId) },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(keys.incidentPartition(incidentId));
   let incident: Incident | undefined;
   let acknowledgement: Acknowledgement | undefined;
   const escalationSteps: EscalationStep[] = [];
@@ -60,25 +55,7 @@ export async function getIncidentCollection(incidentId: string): Promise<Inciden
 
 /** The owner's incidents, newest `started_at` first: one Query on the owner index. */
 export async function listIncidents(ownerId: string, severity: Severity | undefined): Promise<Incident[]> {
-  const items = await queryAll({
-    IndexName: ownerIndex.name,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ...(severity
-      ? {
-          FilterExpression: '#severity = :severity',
-          ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk, '#severity': 'severity' },
-          ExpressionAttributeValues: {
-            ':pk': ownerIndex.partition(ownerId),
-            ':prefix': ownerIndex.incidentPrefix,
-            ':severity': severity,
-          },
-        }
-      : {
-          ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk },
-          ExpressionAttributeValues: { ':pk': ownerIndex.partition(ownerId), ':prefix': ownerIndex.incidentPrefix },
-        }),
-    ScanIndexForward: false,
-  });
+  const items = await queryOwnerIndex(ownerId, ownerIndex.incidentPrefix, { severity });
   return items.map((item) => incidentItem.parse(item));
 }
 

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { itemAbsent, keys, ownedBy, ownerIndex } from '../db/keys.js';
-import { conditionFailure, queryAll, updateExpression } from '../db/ops.js';
+import { conditionFailure, queryOwnerIndex, updateExpression } from '../db/ops.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';
 
 export async function insertMonitor(monitor: Monitor): Promise<void> {
@@ -28,13 +28,7 @@ export async function getMonitor(monitorId: string): Promise<Monitor | undefined
 
 /** The owner's monitors, newest first: one Query on the owner index. */
 export async function listMonitors(ownerId: string): Promise<Monitor[]> {
-  const items = await queryAll({
-    IndexName: ownerIndex.name,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk },
-    ExpressionAttributeValues: { ':pk': ownerIndex.partition(ownerId), ':prefix': ownerIndex.monitorPrefix },
-    ScanIndexForward: false,
-  });
+  const items = await queryOwnerIndex(ownerId, ownerIndex.monitorPrefix);
   return items.map((item) => monitorItem.parse(item));
 }
 

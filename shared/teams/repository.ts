@@ -6,7 +6,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
-import { batchDelete, batchGet, queryAll, TransactionCancelled, transactWrite, type Item } from '../db/ops.js';
+import { batchDelete, batchGet, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, type Item } from '../db/ops.js';
 import {
   inviteItem,
   inviteTokenItem,
@@ -38,12 +38,7 @@ export interface TeamCollection {
 
 /** The team with all its members and pending invites: one Query of its item collection. */
 export async function getTeamCollection(teamId: string, now: string): Promise<TeamCollection | undefined> {
-  const items = await queryAll({
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': attributes.pk },
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(keys.teamPartition(teamId));
   let team: Team | undefined;
   const members: Member[] = [];
   const memberships: Membership[] = [];
@@ -86,13 +81,7 @@ export const parseInviteToken = (item: Item | undefined, now: string) => {
 
 /** The user's memberships, newest first: one Query on the owner index. */
 export async function listMemberships(userId: string): Promise<Membership[]> {
-  const items = await queryAll({
-    IndexName: ownerIndex.name,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ExpressionAttributeNames: { '#pk': ownerIndex.pk, '#sk': ownerIndex.sk },
-    ExpressionAttributeValues: { ':pk': ownerIndex.partition(userId), ':prefix': ownerIndex.membershipPrefix },
-    ScanIndexForward: false,
-  });
+  const items = await queryOwnerIndex(userId, ownerIndex.membershipPrefix);
   return items.map((item) => membershipItem.parse(item));
 }
 
@@ -355,13 +344,7 @@ export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
 
 /** Deletes every remaining item of a deleted team, and the token lookups of its invites. */
 export async function purgeTeamItems(teamId: string): Promise<number> {
-  const items = await queryAll({
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk, '#token': 'token' },
-    ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
-    ProjectionExpression: '#pk, #sk, #token',
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(keys.teamPartition(teamId), [attributes.pk, attributes.sk, 'token']);
   const doomed: Key[] = [];
   for (const item of items) {
     doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
