@@ -54,17 +54,32 @@ export const table = {
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** What a function may do to the table: exactly this is granted on AWS. */
-export type TableAccess = 'read' | 'readwrite';
+export type TableAccess = 'none' | 'read' | 'readwrite';
 
-export interface RouteDescription {
-  /** Stable function name (also the Lambda's logical id). */
+/** What else a function may do; each is granted on AWS, scoped to the one resource it names. */
+export type Capability =
+  /** events:PutEvents on the service's bus. */
+  | 'publish-events'
+  /** ses:SendEmail from the sender identity. */
+  | 'send-email'
+  /** scheduler:CreateSchedule/DeleteSchedule in the escalation group, iam:PassRole of its role. */
+  | 'manage-schedules';
+
+export interface FunctionDescription {
+  /** Stable function name (also the Lambda's logical id and the local invoke name). */
   readonly name: string;
-  readonly method: HttpMethod;
-  /** API Gateway route path, with `{param}` placeholders. */
-  readonly path: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly handler: string;
   readonly table: TableAccess;
+  readonly capabilities?: readonly Capability[];
+}
+
+export interface RouteDescription extends FunctionDescription {
+  readonly method: HttpMethod;
+  /** API Gateway route path, with `{param}` placeholders. */
+  readonly path: string;
+  /** `jwt` (the default): the JWT authorizer guards it. `none`: public (unsubscribe links). */
+  readonly auth: 'jwt' | 'none';
 }
 
 const route = (
@@ -73,9 +88,10 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-): RouteDescription => ({ name, method, path, handler, table: tableAccess });
+  auth: RouteDescription['auth'] = 'jwt',
+): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth });
 
-/** Every route is protected by the JWT authorizer. */
+/** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
 export const routes: readonly RouteDescription[] = [
   route('incidents-list', 'GET', '/api/incidents', 'functions/incidents/list.ts', 'read'),
   route('incidents-get', 'GET', '/api/incidents/{id}', 'functions/incidents/get.ts', 'read'),
@@ -112,13 +128,105 @@ export const routes: readonly RouteDescription[] = [
   ),
   route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite'),
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite'),
+
+  route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read'),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite'),
+  route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read'),
+  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite'),
+
+  route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read'),
+  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite'),
+  route(
+    'subscribers-delete',
+    'DELETE',
+    '/api/monitors/{id}/subscribers/{subscriberId}',
+    'functions/subscribers/delete.ts',
+    'readwrite',
+  ),
+  route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'readwrite', 'none'),
 ];
 
+/** Functions that are not behind the HTTP API. */
+export const workers = {
+  /** Invoked directly by the monitoring system with a check result. */
+  monitorCheck: {
+    name: 'monitor-check',
+    handler: 'functions/monitors/check.ts',
+    table: 'readwrite',
+  },
+  /** Reads the table's stream and publishes outbox records to the event bus. */
+  publisher: {
+    name: 'outbox-publisher',
+    handler: 'functions/events/publisher.ts',
+    table: 'none',
+    capabilities: ['publish-events'],
+  },
+  /** Turns events into e-mails (subscribers, invitees, escalation targets). */
+  notifier: {
+    name: 'notifier',
+    handler: 'functions/notifier/handler.ts',
+    table: 'readwrite',
+    capabilities: ['send-email'],
+  },
+  /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
+  escalationScheduler: {
+    name: 'escalation-scheduler',
+    handler: 'functions/escalation/schedule.ts',
+    table: 'readwrite',
+    capabilities: ['manage-schedules'],
+  },
+  /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
+  escalationStep: {
+    name: 'escalation-step',
+    handler: 'functions/escalation/step.ts',
+    table: 'readwrite',
+  },
+} as const satisfies Record<string, FunctionDescription>;
+
+export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
+
+/** The custom event bus and the source of every event the service publishes. */
+export const eventBus = { name: 'incident-service', source: 'incident-service' } as const;
+
+export interface EventRule {
+  readonly name: string;
+  readonly detailTypes: readonly string[];
+  readonly target: WorkerName;
+}
+
+/** Which events go where: the local bus and the CDK rules are both built from this. */
+export const eventRules: readonly EventRule[] = [
+  {
+    name: 'notify',
+    detailTypes: ['incident.created', 'incident.status_changed', 'incident.resolved', 'incident.escalation_step', 'team.invite_created'],
+    target: workers.notifier.name,
+  },
+  { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+];
+
+/** Environment variables the functions read (set by the CDK stack and by the local runtime). */
+export const env = {
+  tableName: 'TABLE_NAME',
+  eventBusName: 'EVENT_BUS_NAME',
+  senderEmail: 'SENDER_EMAIL',
+  /** Base URL of the API, for links in e-mails (unsubscribe, accepting an invite). */
+  publicApiUrl: 'PUBLIC_API_URL',
+  schedulerGroup: 'SCHEDULER_GROUP_NAME',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
+} as const;
+
 /** Environment variable through which every function learns the table name. */
-export const TABLE_NAME_ENV = 'TABLE_NAME';
+export const TABLE_NAME_ENV = env.tableName;
 
 /** Defaults every function shares (the CDK function construct and the local runtime read these). */
 export const functionDefaults = {
   timeoutSeconds: 10,
   memoryMb: 512,
 } as const;
+
+/** Every function of the system: the API routes and the workers. */
+export const allFunctions: readonly FunctionDescription[] = [...routes, ...Object.values(workers)];
+
+/** The escalation schedules' group (EventBridge Scheduler). */
+export const scheduleGroup = 'incident-service-escalation';

@@ -189,3 +189,38 @@ export function httpRoute<
       return jsonResponse(options.status ?? 200, result);
     });
 }
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** A small self-contained HTML page (public links opened in a browser, e.g. unsubscribe). */
+export function htmlPage(statusCode: number, title: string, message: string): HttpResult {
+  return {
+    statusCode,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2937}h1{font-size:1.4rem}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`,
+  };
+}
+
+/**
+ * A public route (no JWT) answering an HTML page: validated path parameters in, one domain
+ * call, a page out. Failures are pages too; causes are logged, never shown.
+ */
+export function publicHtmlRoute<P extends z.ZodType>(
+  options: { params: P; failure: string },
+  handle: (params: z.output<P>) => Promise<HttpResult>,
+) {
+  return middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(validator({ params: options.params, query: noQuery, body: z.unknown() }))
+    .use({
+      onError: (request: Request) => {
+        if (isServiceError(request.error)) {
+          request.response = htmlPage(request.error.statusCode, 'This link is not valid', 'Check that you copied the whole link.');
+          return;
+        }
+        console.error(JSON.stringify({ level: 'ERROR', message: options.failure, requestId: request.context.awsRequestId, error: String(request.error) }));
+        request.response = htmlPage(500, options.failure, 'Please try again in a moment.');
+      },
+    })
+    .handler(async (event) => handle((validatedInput.get(event) as { params: z.output<P> }).params));
+}

@@ -3,6 +3,7 @@
  * matched against the route table, authorized, turned into the event API Gateway would send,
  * and handed to the very handler module Lambda runs.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
@@ -13,9 +14,19 @@ import type {
 import type { JWTPayload } from 'jose';
 import { functionDefaults, type RouteDescription } from '../system.js';
 import type { LocalIssuer } from './jwt.js';
+import type { AwsApis } from './aws-apis.js';
 import { matchRoute } from './routing.js';
 
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
+
+/** Which function invocation the current async work belongs to (for per-invocation measurements). */
+export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
+
+/** Runs `handler` as one invocation of `functionName`. */
+export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
+  const context = lambdaContext(functionName, requestId, functionDefaults.timeoutSeconds);
+  return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
+}
 
 /** A local-only endpoint (never deployed): plain JSON in and out, no authorizer. */
 export interface LocalEndpoint {
@@ -29,6 +40,8 @@ export interface GatewayOptions {
   issuer: LocalIssuer;
   loadHandler(route: RouteDescription): Promise<LambdaHandler>;
   localEndpoints?: readonly LocalEndpoint[];
+  /** Local stand-ins for AWS APIs (PutEvents, Scheduler, Lambda Invoke), tried first. */
+  awsApis?: AwsApis;
 }
 
 /** API Gateway's own payload limit. */
@@ -171,9 +184,14 @@ export function createGateway(options: GatewayOptions): Server {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const method = request.method ?? 'GET';
       try {
+        const raw = await readBody(request);
+        const aws = await options.awsApis?.(request, url, raw);
+        if (aws) {
+          response.writeHead(aws.status, aws.headers ?? {});
+          return response.end(aws.body);
+        }
         const local = options.localEndpoints && matchRoute(options.localEndpoints, method, url.pathname);
         if (local) {
-          const raw = await readBody(request);
           let body: unknown;
           try {
             body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
@@ -187,21 +205,20 @@ export function createGateway(options: GatewayOptions): Server {
         const match = matchRoute(options.routes, method, url.pathname);
         if (!match) return send(response, 404, JSON.stringify({ message: 'Not Found' }));
 
-        const authorization = request.headers.authorization ?? '';
-        const token = /^Bearer (.+)$/i.exec(authorization)?.[1]?.trim();
-        const claims = token ? await options.issuer.verify(token) : undefined;
-        if (!claims) {
-          request.resume();
-          return send(response, 401, JSON.stringify({ message: 'Unauthorized' }), { 'www-authenticate': 'Bearer' });
+        let claims: JWTPayload = {};
+        if (match.route.auth !== 'none') {
+          const authorization = request.headers.authorization ?? '';
+          const token = /^Bearer (.+)$/i.exec(authorization)?.[1]?.trim();
+          const verified = token ? await options.issuer.verify(token) : undefined;
+          if (!verified) return send(response, 401, JSON.stringify({ message: 'Unauthorized' }), { 'www-authenticate': 'Bearer' });
+          claims = verified;
         }
 
-        const body = await readBody(request);
-        const event = buildEvent(request, url, body, match.route, match.params, claimStrings(claims), requestId);
+        const event = buildEvent(request, url, raw, match.route, match.params, claimStrings(claims), requestId);
         const handler = await handlerFor(match.route);
-        const context = lambdaContext(match.route.name, requestId, functionDefaults.timeoutSeconds);
         let result: unknown;
         try {
-          result = await handler(event as never, context);
+          result = await invoke(handler, match.route.name, event, requestId);
         } catch (error) {
           console.error(`[${match.route.name}] invocation failed`, error);
           return send(response, 500, JSON.stringify({ message: 'Internal Server Error' }));

@@ -1,22 +1,28 @@
 /**
- * The local runtime: the route table served by the local API Gateway, against DynamoDB Local,
- * with a local JWT issuer and local-only account sign-up. Used by `npm start` and by the tests.
+ * The local runtime, built from the system description: the local API Gateway (routes, JWT
+ * authorizer, Lambda Invoke API), DynamoDB Local's stream read into the outbox publisher, the
+ * local event bus delivering to the rules' targets, the local scheduler, and a local SES
+ * mailbox — all running the very handler modules Lambda runs. Used by `npm start` and the tests.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { signUpInput } from '../../shared/accounts/model.js';
+import { accountView, signUpInput } from '../../shared/accounts/model.js';
 import { signUp } from '../../shared/accounts/service.js';
-import { accountView } from '../../shared/accounts/model.js';
-import { routes, table, TABLE_NAME_ENV, type RouteDescription } from '../system.js';
 import { fieldErrors } from '../../functions/lib/http.js';
+import { env, eventBus, routes, scheduleGroup, table, TABLE_NAME_ENV, workers } from '../system.js';
+import { awsApis } from './aws-apis.js';
+import { LocalEventBus } from './bus.js';
 import { LocalStartError } from './errors.js';
-import { createGateway, type LambdaHandler, type LocalEndpoint } from './gateway.js';
+import { functionArn, invokeFunction, loadHandler } from './functions.js';
+import { createGateway, type LocalEndpoint } from './gateway.js';
 import { LocalIssuer } from './jwt.js';
+import { LocalScheduler } from './scheduler.js';
+import { StreamPoller } from './stream.js';
 import { ensureTable } from './table.js';
 
-export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+export { repositoryRoot } from './paths.js';
 
 /** The issuer of local tokens (independent of the port, so tokens survive a port change). */
 export const LOCAL_ISSUER = 'http://localhost/incident-service';
@@ -28,6 +34,22 @@ export interface RuntimeOptions {
   tableName?: string;
   /** Where the signing key is kept; omitted = in memory. */
   keyFile?: string;
+  /** Where schedules and stream checkpoints are kept; omitted = in memory. */
+  stateDir?: string;
+  /** Port of the local SES mailbox; 0 picks a free one. */
+  sesPort: number;
+  /** How often the stream and the scheduler look for work. */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface MailboxEmail {
+  messageId: string;
+  from: string;
+  destination: { to: string[] };
+  subject: string;
+  body: { text?: string; html?: string };
+  at: number;
 }
 
 export interface Runtime {
@@ -35,15 +57,20 @@ export interface Runtime {
   port: number;
   issuer: LocalIssuer;
   tableName: string;
+  bus: LocalEventBus;
+  scheduler: LocalScheduler;
+  stream: StreamPoller;
+  mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
   close(): Promise<void>;
 }
 
 /**
- * Points the AWS SDK of this process at the local services. The credentials are fixed local
- * ones so that a developer's real AWS credentials are never used by the local runtime.
+ * Points the AWS SDK of this process at DynamoDB Local. The credentials are fixed local ones so
+ * that a developer's real AWS credentials are never used by the local runtime.
  */
 export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodbEndpoint;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS = dynamodbEndpoint;
   process.env.AWS_REGION = 'local';
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
@@ -53,10 +80,18 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   process.env[TABLE_NAME_ENV] = tableName;
 }
 
-export async function loadHandler(route: { handler: string }): Promise<LambdaHandler> {
-  const module = (await import(pathToFileURL(join(repositoryRoot, route.handler)).href)) as { handler?: LambdaHandler };
-  if (typeof module.handler !== 'function') throw new Error(`${route.handler} does not export a handler`);
-  return module.handler;
+/** The other AWS services: this runtime (events, scheduler, lambda) and the local SES mailbox. */
+function useLocalServices(runtimeUrl: string, sesUrl: string) {
+  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_SES = sesUrl;
+  process.env[env.eventBusName] = eventBus.name;
+  process.env[env.senderEmail] ??= 'incidents@example.com';
+  process.env[env.publicApiUrl] = runtimeUrl;
+  process.env[env.schedulerGroup] = scheduleGroup;
+  process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
+  process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
 }
 
 function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
@@ -86,40 +121,99 @@ function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
   ];
 }
 
+const listen = (server: NetServer, port: number, what: string, variable: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new LocalStartError(`Port ${port} for ${what} is already in use; stop what uses it or set ${variable}.`)
+          : error,
+      ),
+    );
+    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+  });
+
+async function startMailbox(port: number): Promise<Server> {
+  const probe = createNetServer();
+  await listen(probe, port, 'the local SES mailbox', 'LOCAL_SES_PORT');
+  const free = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const module = (await import('aws-ses-v2-local')) as unknown as { default: ((config: object) => Promise<Server>) | { default: (config: object) => Promise<Server> } };
+  const start = typeof module.default === 'function' ? module.default : module.default.default;
+  return start({ host: '127.0.0.1', port: free });
+}
+
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const tableName = options.tableName ?? table.name;
+  const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
   useLocalAws(options.dynamodbEndpoint, tableName);
   const admin = new DynamoDBClient({});
   await ensureTable(admin, tableName, table);
   admin.destroy();
 
+  const mailboxServer = await startMailbox(options.sesPort);
+  const mailboxUrl = `http://127.0.0.1:${(mailboxServer.address() as AddressInfo).port}`;
+
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
+  const bus = new LocalEventBus({ invoke: invokeFunction, log });
+  const scheduler = new LocalScheduler({
+    invoke: invokeFunction,
+    file: options.stateDir && join(options.stateDir, 'schedules.json'),
+    pollMs: options.pollMs ?? 1000,
+    log,
+  });
   const server = createGateway({
-    routes: routes as readonly RouteDescription[],
+    routes,
     issuer,
     loadHandler,
     localEndpoints: localEndpoints(issuer),
+    awsApis: awsApis({ bus, scheduler, log }),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new LocalStartError(`Port ${options.port} is already in use; stop what uses it or set PORT.`)
-          : error,
-      ),
-    );
-    server.listen(options.port, () => resolve());
+  let port: number;
+  try {
+    port = await listen(server, options.port, 'the local API', 'PORT');
+  } catch (error) {
+    mailboxServer.close();
+    throw error;
+  }
+  const url = `http://localhost:${port}`;
+  useLocalServices(`http://127.0.0.1:${port}`, mailboxUrl);
+  process.env[env.publicApiUrl] = url;
+
+  const stream = new StreamPoller({
+    tableName,
+    handle: (event) => invokeFunction(workers.publisher.name, event),
+    pollMs: options.pollMs ?? 250,
+    checkpointFile: options.stateDir && join(options.stateDir, `stream-checkpoints-${tableName}.json`),
+    log,
   });
-  const { port } = server.address() as AddressInfo;
+  await stream.start();
+  scheduler.start();
+
   return {
-    url: `http://localhost:${port}`,
+    url,
     port,
     issuer,
     tableName,
-    close: () =>
-      new Promise<void>((resolve) => {
+    bus,
+    scheduler,
+    stream,
+    mailbox: {
+      url: mailboxUrl,
+      emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
+    },
+    close: async () => {
+      await stream.stop();
+      await scheduler.stop();
+      await bus.idle();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await new Promise<void>((resolve) => {
+        mailboxServer.closeAllConnections();
+        mailboxServer.close(() => resolve());
+      });
+    },
   };
 }

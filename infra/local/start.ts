@@ -14,6 +14,7 @@ import { signUp } from '../../shared/accounts/service.js';
 const inMemory = process.argv.includes('--in-memory');
 const port = Number(process.env.PORT ?? 3000);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? 8000);
+const sesPort = Number(process.env.LOCAL_SES_PORT ?? 8005);
 const dataDir = join(repositoryRoot, '.data');
 
 function requireJava() {
@@ -40,6 +41,8 @@ async function main() {
     port,
     dynamodbEndpoint: database.endpoint,
     keyFile: inMemory ? undefined : join(dataDir, 'jwt-signing-key.json'),
+    stateDir: inMemory ? undefined : dataDir,
+    sesPort,
   });
   const demo = await signUp({ email: 'demo@example.com', name: 'Demo User' });
   const token = await runtime.issuer.sign({ sub: demo.id, email: demo.email, name: demo.name });
@@ -49,6 +52,9 @@ Incident service running at ${runtime.url}
   DynamoDB Local     ${database.endpoint}  (table ${runtime.tableName})
   Data               ${where}
   JWT issuer         ${runtime.issuer.issuer}  (JWKS at ${runtime.url}/.well-known/jwks.json)
+  E-mail (local SES) ${runtime.mailbox.url}  (web mailbox; JSON at ${runtime.mailbox.url}/store)
+  Monitor checks     npm run invoke -- monitor-check payload.json
+                     (or aws lambda invoke --endpoint-url ${runtime.url} --function-name monitor-check …)
 
 A token for demo@example.com (valid 24 h):
   export TOKEN=${token}

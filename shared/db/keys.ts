@@ -35,6 +35,12 @@ export const teamItemSk = {
   pendingInvitePrefix: 'INVITEEMAIL#',
 } as const;
 
+/** Sort-key values inside a monitor's item collection. */
+export const monitorItemSk = {
+  monitor: 'MONITOR',
+  subscriberPrefix: 'SUB#',
+} as const;
+
 export const keys = {
   account: (userId: string) => key(`USER#${userId}`, 'PROFILE'),
   /** Uniqueness claim of an e-mail address (lower-cased), pointing at the account. */
@@ -61,6 +67,23 @@ export const keys = {
     key(teamPartition(teamId), `${teamItemSk.pendingInvitePrefix}${email.toLowerCase()}`),
   /** Finds an invite by its token. */
   inviteToken: (token: string) => key(`INVITETOKEN#${token}`, 'INVITETOKEN'),
+  /** An event waiting in the outbox (published from the table's stream). */
+  outbox: (eventId: string) => key(`OUTBOX#${eventId}`, 'OUTBOX'),
+  /** The monitor's open automatic incident: at most one, held by a conditional write. */
+  monitorOpenIncident: (monitorId: string) => key(`MONITOR#${monitorId}`, 'OPEN_INCIDENT'),
+  monitorPartition: (monitorId: string) => `MONITOR#${monitorId}`,
+  /** A status-page subscriber of a monitor. */
+  subscriber: (monitorId: string, subscriberId: string) => key(`MONITOR#${monitorId}`, `SUB#${subscriberId}`),
+  /** One subscription per (monitor, lower-cased e-mail). */
+  subscriberEmail: (monitorId: string, email: string) => key(`MONITOR#${monitorId}`, `SUBEMAIL#${email.toLowerCase()}`),
+  /** Finds a subscription by its unsubscribe token. */
+  unsubscribeToken: (token: string) => key(`UNSUB#${token}`, 'UNSUB'),
+  escalationPolicy: (policyId: string) => key(`POLICY#${policyId}`, 'POLICY'),
+  /** An incident's escalation step: plan, due time and whether it was sent. */
+  escalationStep: (incidentId: string, stepOrder: number) =>
+    key(incidentPartition(incidentId), `${incidentItemSk.escalationStepPrefix}${String(stepOrder).padStart(2, '0')}`),
+  /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
+  delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;
 
 const ownerPartition = (ownerId: string) => `OWNER#${ownerId}`;
@@ -78,10 +101,12 @@ export const ownerIndex = {
   monitorPrefix: 'MONITOR#',
   incidentPrefix: 'INCIDENT#',
   membershipPrefix: 'MEMBERSHIP#',
+  policyPrefix: 'POLICY#',
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
   incident: (ownerId: string, startedAt: string, incidentId: string) =>
     ownerKey(ownerId, `INCIDENT#${startedAt}#${incidentId}`),
+  policy: (ownerId: string, createdAt: string, policyId: string) => ownerKey(ownerId, `POLICY#${createdAt}#${policyId}`),
   /** A user's team membership (the user's teams, newest joined first). */
   membership: (userId: string, joinedAt: string, teamId: string) =>
     ownerKey(userId, `MEMBERSHIP#${joinedAt}#${teamId}`),

@@ -16,6 +16,7 @@ import { db, tableName } from './client.js';
 import { attributes, ownerIndex } from './keys.js';
 
 export type Item = Record<string, unknown>;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** One Query, following `LastEvaluatedKey` until the result is complete. */
 export async function queryAll(
@@ -216,3 +217,15 @@ export async function batchWrite(requests: WriteRequest[], concurrency = 4): Pro
 }
 
 export const batchDelete = (keys: Item[]) => batchWrite(keys.map((key) => ({ DeleteRequest: { Key: key } })));
+
+/** Strongly consistent reads of several items by key, in one BatchGetItem. */
+export async function getByKeys<const K extends Record<string, Record<string, string>>>(
+  wanted: K,
+): Promise<{ [name in keyof K]: Item | undefined }> {
+  const found = await batchGet(Object.values(wanted));
+  const same = (item: Item, key: Record<string, string>) => item[attributes.pk] === key[attributes.pk] && item[attributes.sk] === key[attributes.sk];
+  return Object.fromEntries(
+    Object.entries(wanted).map(([name, key]) => [name, found.find((item) => same(item, key))]),
+  ) as { [name in keyof K]: Item | undefined };
+}
+

@@ -77,9 +77,14 @@ export const acknowledgementItem = z.object({
 });
 export type Acknowledgement = z.output<typeof acknowledgementItem>;
 
+/** An escalation step of an incident: its plan, when it is due, and what became of it. */
 export const escalationStepItem = z.object({
   step_order: z.number(),
   delay_minutes: z.number(),
+  emails: z.array(z.string()).default([]),
+  due_at: z.string().optional(),
+  sent_at: z.string().optional(),
+  cancelled_at: z.string().optional(),
 });
 export type EscalationStep = z.output<typeof escalationStepItem>;
 

@@ -1,8 +1,8 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, incidentItemSk, itemAbsent, keys, ownedBy, ownerIndex, type Key } from '../db/keys.js';
-import { batchGet, conditionFailure, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, updateExpression } from '../db/ops.js';
+import { attributes, incidentItemSk, itemAbsent, itemPresent, keys, ownedBy, ownerIndex, type Key } from '../db/keys.js';
+import { batchGet, conditionFailure, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, updateExpression, type TransactItem } from '../db/ops.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -24,10 +24,57 @@ const incidentAttributes = (incident: Incident) => ({
   message: incident.message ?? undefined,
 });
 
-export async function insertIncident(incident: Incident): Promise<void> {
-  await db().send(
-    new PutCommand({ TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent }),
+/** Writes a new incident together with `extra` items (outbox record, lock, escalation steps). */
+export async function insertIncident(incident: Incident, extra: TransactItem[]): Promise<void> {
+  await transactWrite([
+    { Put: { TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent } },
+    ...extra,
+  ]);
+}
+
+export async function getIncident(incidentId: string): Promise<Incident | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.incident(incidentId), ConsistentRead: true }),
   );
+  return Item ? incidentItem.parse(Item) : undefined;
+}
+
+/**
+ * Replaces `current` by `next` (status, severity, title, resolved_at) with `extra` items in one
+ * transaction, on the condition that the incident is still `current` (same status, title,
+ * severity and `updated_at`), so two writers never both see the same status change.
+ * False when it changed meanwhile: the caller reads again and retries.
+ */
+export async function writeIncidentChange(current: Incident, next: Incident, extra: TransactItem[]): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.incident(current.id),
+          ...updateExpression({
+            set: { title: next.title, severity: next.severity, status: next.status, updated_at: next.updated_at, resolved_at: next.resolved_at ?? undefined },
+            remove: next.resolved_at === null ? ['resolved_at'] : undefined,
+            condition: {
+              expression: `${itemPresent} AND #updated_at = :was_updated_at AND #status = :was_status AND #title = :was_title AND #severity = :was_severity`,
+              names: { '#updated_at': 'updated_at', '#status': 'status', '#title': 'title', '#severity': 'severity' },
+              values: {
+                ':was_updated_at': current.updated_at,
+                ':was_status': current.status,
+                ':was_title': current.title,
+                ':was_severity': current.severity,
+              },
+            },
+          }),
+        },
+      },
+      ...extra,
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 }
 
 export interface IncidentCollection {
@@ -121,6 +168,7 @@ export async function acknowledgeIncident(
   ownerId: string,
   acknowledgement: Acknowledgement,
   now: string,
+  extra: TransactItem[],
 ): Promise<AcknowledgeOutcome> {
   const owned = ownedBy(ownerId);
   try {
@@ -147,6 +195,7 @@ export async function acknowledgeIncident(
           ConditionExpression: itemAbsent,
         },
       },
+      ...extra,
     ]);
     return 'acknowledged';
   } catch (error) {
@@ -159,5 +208,14 @@ export async function acknowledgeIncident(
     }
     if (acknowledgementReason?.code === 'ConditionalCheckFailed') return 'already_acknowledged';
     throw error;
+  }
+}
+
+/** Deletes a stale open-incident marker; a marker that already moved on is left alone. */
+export async function releaseMarker(deletion: TransactItem): Promise<void> {
+  try {
+    await db().send(new DeleteCommand(deletion.Delete!));
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
   }
 }

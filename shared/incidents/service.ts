@@ -3,6 +3,8 @@ import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { requireOwnedMonitor } from '../monitors/service.js';
+import { outboxPut } from '../events/outbox.js';
+import { incidentSnapshot } from '../events/snapshots.js';
 import * as repository from './repository.js';
 import {
   incidentDetailView,
@@ -52,8 +54,49 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
     created_at: now,
     updated_at: now,
   };
-  await repository.insertIncident(incident);
+  await repository.insertIncident(incident, [
+    outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now),
+  ]);
   return incidentView(incident);
+}
+
+/** The incident after `changes`: RESOLVED sets `resolved_at` (keeping an earlier one), other statuses clear it. */
+export function applyChanges(current: Incident, changes: UpdateIncidentInput, now: string): Incident {
+  const status = changes.status ?? current.status;
+  return {
+    ...current,
+    title: changes.title ?? current.title,
+    severity: changes.severity ?? current.severity,
+    status,
+    resolved_at: status === 'RESOLVED' ? (current.resolved_at ?? now) : null,
+    updated_at: now,
+  };
+}
+
+/** The notification a status change asks for: resolved, changed, or none. */
+export function statusEvents(current: Incident, next: Incident, now: string) {
+  if (next.status === current.status) return [];
+  const payload = { incident: incidentSnapshot(next), previous_status: current.status };
+  return [
+    next.status === 'RESOLVED' ? outboxPut('incident.resolved', payload, now) : outboxPut('incident.status_changed', payload, now),
+  ];
+}
+
+const MAX_CHANGE_ATTEMPTS = 5;
+
+/**
+ * Changes an incident and records the status-change event in the same transaction. Optimistic:
+ * read, then write on the condition that nothing changed since; retried if something did.
+ */
+async function changeIncident(caller: Caller, incidentId: string, changes: UpdateIncidentInput): Promise<Incident> {
+  for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+    const current = await repository.getIncident(incidentId);
+    if (!current || current.owner_id !== caller.userId) throw incidentNotFound();
+    const now = clock.nowIso();
+    const next = applyChanges(current, changes, now);
+    if (await repository.writeIncidentChange(current, next, statusEvents(current, next, now))) return next;
+  }
+  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_CHANGE_ATTEMPTS} attempts`);
 }
 
 export async function updateIncident(
@@ -64,15 +107,18 @@ export async function updateIncident(
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
-  const incident = await repository.updateIncident(caller.userId, incidentId, changes, clock.nowIso());
-  if (!incident) throw incidentNotFound();
-  return incidentView(incident);
+  if (changes.status === undefined) {
+    // No status change, nothing to notify: one conditional UpdateItem.
+    const incident = await repository.updateIncident(caller.userId, incidentId, changes, clock.nowIso());
+    if (!incident) throw incidentNotFound();
+    return incidentView(incident);
+  }
+  return incidentView(await changeIncident(caller, incidentId, changes));
 }
 
 /** DELETE resolves: status RESOLVED, `resolved_at` now (an earlier resolution time is kept). */
 export async function resolveIncident(caller: Caller, incidentId: string): Promise<void> {
-  const resolved = await repository.updateIncident(caller.userId, incidentId, { status: 'RESOLVED' }, clock.nowIso());
-  if (!resolved) throw incidentNotFound();
+  await changeIncident(caller, incidentId, { status: 'RESOLVED' });
 }
 
 /**
@@ -88,18 +134,29 @@ export async function acknowledgeIncident(
   if (!incident || incident.owner_id !== caller.userId) throw incidentNotFound();
   if (incident.acknowledged) throw new BadRequestError('Incident already acknowledged');
   const now = clock.nowIso();
+  const userName = account?.name ?? caller.name ?? caller.email ?? caller.userId;
   const outcome = await repository.acknowledgeIncident(
     caller.userId,
     {
       id: randomUUID(),
       incident_id: incident.id,
       user_id: caller.userId,
-      user_name: account?.name ?? caller.name ?? caller.email ?? caller.userId,
+      user_name: userName,
       user_email: account?.email ?? caller.email ?? '',
       method: input.method,
       acknowledged_at: now,
     },
     now,
+    [
+      outboxPut(
+        'incident.acknowledged',
+        {
+          incident: incidentSnapshot({ ...incident, acknowledged: true }),
+          acknowledgement: { user_id: caller.userId, user_name: userName, method: input.method, acknowledged_at: now },
+        },
+        now,
+      ),
+    ],
   );
   if (outcome === 'not_found') throw incidentNotFound();
   if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../caller.js';
 import * as repository from './repository.js';
 import {
@@ -31,7 +32,7 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     created_at: now,
     updated_at: now,
   };
-  await repository.insertMonitor(monitor);
+  if ((await repository.insertMonitor(monitor)) === 'policy_not_found') throw policyNotFound();
   return monitorView(monitor);
 }
 
@@ -43,6 +44,8 @@ export async function listMonitors(caller: Caller): Promise<MonitorView[]> {
   return (await repository.listMonitors(caller.userId)).map(monitorView);
 }
 
+const MAX_ATTEMPTS = 5;
+
 export async function updateMonitor(
   caller: Caller,
   monitorId: string,
@@ -51,11 +54,36 @@ export async function updateMonitor(
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
-  const monitor = await repository.updateMonitor(caller.userId, monitorId, changes, clock.nowIso());
-  if (!monitor) throw monitorNotFound();
-  return monitorView(monitor);
+  const { escalation_policy_id: policyId, ...others } = changes;
+  if (policyId === undefined) {
+    // The policy stays: one conditional UpdateItem.
+    const monitor = await repository.updateMonitor(caller.userId, monitorId, others, clock.nowIso());
+    if (!monitor) throw monitorNotFound();
+    return monitorView(monitor);
+  }
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await requireOwnedMonitor(caller, monitorId);
+    const next: Monitor = { ...current, ...others, escalation_policy_id: policyId, updated_at: clock.nowIso() };
+    if (current.escalation_policy_id === policyId) {
+      const monitor = await repository.updateMonitor(caller.userId, monitorId, others, next.updated_at);
+      if (!monitor) throw monitorNotFound();
+      return monitorView(monitor);
+    }
+    const outcome = await repository.replaceMonitor(current, next);
+    if (outcome === 'policy_not_found') throw policyNotFound();
+    if (outcome === 'ok') return monitorView(next);
+  }
+  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
+/** Deletes the monitor with its subscribers; its incidents stay, as history. */
 export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
-  if (!(await repository.deleteMonitor(caller.userId, monitorId))) throw monitorNotFound();
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await requireOwnedMonitor(caller, monitorId);
+    if (await repository.deleteMonitor(current)) {
+      await repository.purgeMonitorItems(monitorId);
+      return;
+    }
+  }
+  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }

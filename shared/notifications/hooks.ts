@@ -1,10 +1,10 @@
 /**
- * Hooks through which state changes ask for notifications. Each returns the extra items to
- * write in the same transaction as the change, so a notification can never be lost between
- * the write and its sending. Until the notifications issue adds the outbox, they write nothing
- * and nothing is sent.
+ * Hooks through which state changes ask for notifications. Each returns the items to write in
+ * the same transaction as the change (an outbox record), so a notification can never be lost
+ * between the write and its sending.
  */
-import type { TransactItem } from '../teams/repository.js';
+import type { TransactItem } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
 import type { Invite, Team } from '../teams/model.js';
 
 export interface InviteCreated {
@@ -13,6 +13,23 @@ export interface InviteCreated {
   invitedBy: { id: string; name: string; email: string };
 }
 
-export function inviteCreated(_event: InviteCreated): TransactItem[] {
-  return [];
+export function inviteCreated({ invite, team, invitedBy }: InviteCreated): TransactItem[] {
+  return [
+    outboxPut(
+      'team.invite_created',
+      {
+        invite: {
+          id: invite.id,
+          team_id: team.id,
+          team_name: team.name,
+          email: invite.email,
+          role: invite.role,
+          token: invite.token,
+          expires_at: invite.expires_at,
+        },
+        invited_by: invitedBy,
+      },
+      invite.created_at,
+    ),
+  ];
 }

@@ -3,10 +3,9 @@
  * slug and pending-invite uniqueness, single-use tokens, one membership per user, the caller's
  * role at the moment of the write, `member_count` changed with the membership.
  */
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
-import { batchDelete, batchGet, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, type Item } from '../db/ops.js';
+import { batchDelete, batchGet, getByKeys, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, type Item, type TransactItem } from '../db/ops.js';
 import {
   inviteItem,
   inviteTokenItem,
@@ -21,7 +20,8 @@ import {
   type Team,
 } from './model.js';
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem };
+export { getByKeys };
 
 /** Epoch seconds for the table's TTL attribute. */
 export const ttlOf = (iso: string) => Math.floor(new Date(iso).getTime() / 1000);
@@ -54,17 +54,6 @@ export async function getTeamCollection(teamId: string, now: string): Promise<Te
     }
   }
   return team && { team, members, memberships, invites };
-}
-
-/** Strongly consistent reads of several items by key, in one BatchGetItem. */
-export async function getByKeys<const K extends Record<string, Key>>(
-  wanted: K,
-): Promise<{ [name in keyof K]: Item | undefined }> {
-  const found = await batchGet(Object.values(wanted));
-  const same = (item: Item, key: Key) => item[attributes.pk] === key[attributes.pk] && item[attributes.sk] === key[attributes.sk];
-  return Object.fromEntries(
-    Object.entries(wanted).map(([name, key]) => [name, found.find((item) => same(item, key))]),
-  ) as { [name in keyof K]: Item | undefined };
 }
 
 export const parseTeam = (item: Item | undefined) => (item ? teamItem.parse(item) : undefined);

@@ -49,7 +49,12 @@ describe('monitors', () => {
   it('updates name, threshold and policy; refreshes updated_at', async () => {
     const created = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Old' } })).body.monitor;
     advanceClock(1000);
-    const policy = randomUUID();
+    const policy = (
+      await api.request('POST', '/api/escalation-policies', {
+        token: owner.token,
+        body: { name: 'On call', steps: [{ delay_minutes: 0, emails: ['oncall@example.com'] }] },
+      })
+    ).body.escalation_policy.id;
     const updated = await api.request('PUT', `/api/monitors/${created.id}`, {
       token: owner.token,
       body: { name: 'New', failure_threshold: 5, escalation_policy_id: policy },

@@ -45,23 +45,23 @@ describe('incident repository', () => {
   it('round-trips an incident, storing null resolved_at as absent', async () => {
     const owner = randomUUID();
     const incident = newIncident(owner, { message: 'context' });
-    await repository.insertIncident(incident);
+    await repository.insertIncident(incident, []);
     const collection = await repository.getIncidentCollection(incident.id);
     expect(collection).toEqual({ incident, acknowledgement: undefined, escalationSteps: [] });
   });
 
   it('refuses to overwrite an existing incident id', async () => {
     const incident = newIncident(randomUUID());
-    await repository.insertIncident(incident);
-    await expect(repository.insertIncident({ ...incident, title: 'other' })).rejects.toThrow(/conditional/i);
+    await repository.insertIncident(incident, []);
+    await expect(repository.insertIncident({ ...incident, title: 'other' }, [])).rejects.toThrow(/conditional/i);
   });
 
   it('acknowledges exactly once under concurrency, with one acknowledgement record', async () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
-    await repository.insertIncident(incident);
+    await repository.insertIncident(incident, []);
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => repository.acknowledgeIncident(owner, acknowledgement(incident, owner), new Date().toISOString())),
+      Array.from({ length: 10 }, () => repository.acknowledgeIncident(owner, acknowledgement(incident, owner), new Date().toISOString(), [])),
     );
     expect(outcomes.filter((outcome) => outcome === 'acknowledged')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'already_acknowledged')).toHaveLength(9);
@@ -75,11 +75,11 @@ describe('incident repository', () => {
   it('reports not_found for a missing or foreign incident, writing nothing', async () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
-    await repository.insertIncident(incident);
+    await repository.insertIncident(incident, []);
     const other = randomUUID();
-    expect(await repository.acknowledgeIncident(other, acknowledgement(incident, other), new Date().toISOString())).toBe('not_found');
+    expect(await repository.acknowledgeIncident(other, acknowledgement(incident, other), new Date().toISOString(), [])).toBe('not_found');
     const ghost = newIncident(owner);
-    expect(await repository.acknowledgeIncident(owner, acknowledgement(ghost, owner), new Date().toISOString())).toBe('not_found');
+    expect(await repository.acknowledgeIncident(owner, acknowledgement(ghost, owner), new Date().toISOString(), [])).toBe('not_found');
     const collection = await repository.getIncidentCollection(incident.id);
     expect(collection?.acknowledgement).toBeUndefined();
     expect(collection?.incident.acknowledged).toBe(false);
@@ -89,7 +89,7 @@ describe('incident repository', () => {
   it('updates only the owner\'s incident', async () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
-    await repository.insertIncident(incident);
+    await repository.insertIncident(incident, []);
     expect(await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString())).toBeUndefined();
     const updated = await repository.updateIncident(owner, incident.id, { status: 'RESOLVED' }, '2026-02-02T00:00:00.000Z');
     expect(updated).toMatchObject({ status: 'RESOLVED', resolved_at: '2026-02-02T00:00:00.000Z' });
@@ -101,7 +101,7 @@ describe('incident repository', () => {
     for (let index = 0; index < 5; index++) {
       const incident = newIncident(owner, { started_at: `2026-03-0${index + 1}T00:00:00.000Z` });
       ids.push(incident.id);
-      await repository.insertIncident(incident);
+      await repository.insertIncident(incident, []);
     }
     calls.reset();
     const paged = await queryAll({

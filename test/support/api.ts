@@ -32,6 +32,9 @@ export class Api {
       port: 0,
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       tableName: process.env[TABLE_NAME_ENV],
+      sesPort: 0,
+      pollMs: 50,
+      log: () => undefined,
     });
     return new Api(runtime);
   }

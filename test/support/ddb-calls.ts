@@ -2,10 +2,16 @@
  * Observes the service's DynamoDB client through the SDK middleware stack: counts the calls
  * each request makes (the per-endpoint budget) and injects failures (the 500 paths).
  */
+import { invocationScope } from '../../infra/local/gateway.js';
 import { db } from '../../shared/db/client.js';
 
 export interface CallLog {
-  commands: string[];
+  /** Every call, with the function invocation it belonged to (none for test code itself). */
+  calls: { command: string; functionName?: string }[];
+  /** The commands one function's invocations sent. */
+  commandsOf(functionName: string): string[];
+  /** The commands sent outside any function invocation (test code calling domain code). */
+  readonly commands: string[];
   reset(): void;
 }
 
@@ -15,14 +21,19 @@ let failuresPending = 0;
 export function dynamoCalls(): CallLog {
   if (installed) return installed;
   const log: CallLog = {
-    commands: [],
+    calls: [],
+    commandsOf: (functionName) =>
+      log.calls.filter((call) => call.functionName === functionName).map((call) => call.command),
+    get commands() {
+      return log.calls.filter((call) => call.functionName === undefined).map((call) => call.command);
+    },
     reset() {
-      log.commands.length = 0;
+      log.calls.length = 0;
     },
   };
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      log.commands.push(String(context.commandName));
+      log.calls.push({ command: String(context.commandName), functionName: invocationScope.getStore()?.functionName });
       if (failuresPending > 0) {
         failuresPending -= 1;
         throw Object.assign(new Error('Injected failure: DynamoDB unavailable (secret-internal-detail)'), {

@@ -61,8 +61,8 @@ describe('incident views', () => {
     expect(incidentDetailView(incident, undefined, [])).not.toHaveProperty('escalation_steps');
     expect(incidentDetailView(incident, undefined, [])).not.toHaveProperty('acknowledgement');
     const withPolicy = incidentDetailView({ ...incident, escalation_policy_id: 'p' }, undefined, [
-      { step_order: 1, delay_minutes: 0 },
-      { step_order: 2, delay_minutes: 15 },
+      { step_order: 1, delay_minutes: 0, emails: ['a@example.com'], sent_at: '2026-01-01T00:00:00.000Z' },
+      { step_order: 2, delay_minutes: 15, emails: ['b@example.com'] },
     ]);
     expect(withPolicy.escalation_steps).toEqual([
       { step_order: 1, delay_minutes: 0 },

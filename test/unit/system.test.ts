@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routes, table } from '../../infra/system.js';
+import { eventRules, routes, table, workers } from '../../infra/system.js';
+import { EVENT_TYPES } from '../../shared/events/model.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -18,8 +19,25 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('puts every API route under /api', () => {
-    for (const route of routes) expect(route.path.startsWith('/api/')).toBe(true);
+  it('protects every /api route with the JWT authorizer; only the unsubscribe link is public', () => {
+    for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
+    expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual(['unsubscribe']);
+  });
+
+  it.each(Object.values(workers).map((worker) => [worker.name, worker] as const))(
+    'worker %s names a handler module that exports handler',
+    async (_, worker) => {
+      const module = await import(join(root, worker.handler));
+      expect(typeof module.handler).toBe('function');
+    },
+  );
+
+  it('sends every event rule to a worker, for event types that exist', () => {
+    const names = Object.values(workers).map((worker) => worker.name) as string[];
+    for (const rule of eventRules) {
+      expect(names).toContain(rule.target);
+      for (const type of rule.detailTypes) expect(EVENT_TYPES).toContain(type);
+    }
   });
 
   it('declares the table keys, owner index, TTL attribute and stream', () => {

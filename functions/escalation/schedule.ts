@@ -1,0 +1,8 @@
+/** `escalation-scheduler`: one one-time schedule per escalation step of a new automatic incident. */
+import { eventDetails } from '../../shared/events/model.js';
+import { scheduleEscalation } from '../../shared/escalation/scheduling.js';
+import type { BusEvent } from '../lib/events.js';
+
+export const handler = async (event: BusEvent) => ({
+  steps: await scheduleEscalation(eventDetails['incident.created'].parse(event.detail)),
+});

@@ -1,0 +1,19 @@
+/**
+ * `monitor-check`: invoked directly by the monitoring system with one check result.
+ * Answers `{ok: true, outcome, incident_id?}`, or `{ok: false, error, details?}` for a payload it
+ * cannot take (nothing is written). Unexpected failures throw, so the invoker's retry applies.
+ */
+import { fieldErrors } from '../lib/http.js';
+import { isServiceError } from '../../shared/errors.js';
+import { monitorCheckInput, processMonitorCheck } from '../../shared/monitors/check.js';
+
+export const handler = async (event: unknown) => {
+  const input = monitorCheckInput.safeParse(event);
+  if (!input.success) return { ok: false, error: 'Validation errors', details: fieldErrors(input.error, 'payload') };
+  try {
+    return await processMonitorCheck(input.data);
+  } catch (error) {
+    if (isServiceError(error)) return { ok: false, error: error.message };
+    throw error;
+  }
+};

@@ -1,0 +1,13 @@
+import { unsubscribeParams } from '../../shared/subscribers/model.js';
+import { unsubscribe } from '../../shared/subscribers/service.js';
+import { htmlPage, publicHtmlRoute } from '../lib/http.js';
+
+export const handler = publicHtmlRoute(
+  { params: unsubscribeParams, failure: 'Unsubscribing failed' },
+  async ({ token }) => {
+    const done = await unsubscribe(token);
+    return done
+      ? htmlPage(200, 'You are unsubscribed', `${done.email} will no longer receive incident notifications for ${done.monitorName}.`)
+      : htmlPage(404, 'This link is not valid', 'The subscription was already removed, or the link is incomplete.');
+  },
+);

@@ -1,0 +1,79 @@
+/**
+ * The AWS APIs the functions call, served locally on the runtime's port so the AWS SDK talks to
+ * them unchanged (through AWS_ENDPOINT_URL_*): EventBridge PutEvents, EventBridge Scheduler
+ * CreateSchedule/DeleteSchedule, and the Lambda Invoke API (for `aws lambda invoke
+ * --endpoint-url` and @aws-sdk/client-lambda).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { LocalEventBus, PutEventsEntry } from './bus.js';
+import { findFunction, invokeFunction } from './functions.js';
+import type { LocalScheduler, ScheduleRequest } from './scheduler.js';
+
+export interface AwsApiResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined>;
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): AwsApiResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+const restError = (status: number, type: string, message: string) =>
+  json(status, { Message: message, message }, { 'x-amzn-errortype': type });
+
+const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
+
+export function awsApis(services: { bus: LocalEventBus; scheduler: LocalScheduler; log?: (line: string) => void }): AwsApis {
+  return async (request, url, body) => {
+    const target = request.headers['x-amz-target'];
+    if (typeof target === 'string' && target.startsWith('AWSEvents.')) {
+      if (target !== 'AWSEvents.PutEvents') return json(400, { __type: 'UnknownOperationException', message: target });
+      try {
+        const { Entries } = parse(body) as { Entries?: PutEventsEntry[] };
+        return json(200, services.bus.putEvents(Entries ?? []), { 'content-type': 'application/x-amz-json-1.1' });
+      } catch (error) {
+        return json(500, { __type: 'InternalException', message: (error as Error).message });
+      }
+    }
+
+    const schedule = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+    if (schedule && (request.method === 'POST' || request.method === 'DELETE')) {
+      const name = decodeURIComponent(schedule[1]!);
+      try {
+        if (request.method === 'DELETE') {
+          services.scheduler.delete(name);
+          return json(200, {});
+        }
+        return json(200, services.scheduler.create(name, parse(body) as ScheduleRequest));
+      } catch (error) {
+        const type = (error as Error).name;
+        const status = type === 'ConflictException' ? 409 : type === 'ResourceNotFoundException' ? 404 : 400;
+        return restError(status, type, (error as Error).message);
+      }
+    }
+
+    const invocation = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
+    if (invocation && request.method === 'POST') {
+      const name = decodeURIComponent(invocation[1]!);
+      if (!findFunction(name)) return restError(404, 'ResourceNotFoundException', `Function not found: ${name}`);
+      const payload = parse(body);
+      if (request.headers['x-amz-invocation-type'] === 'Event') {
+        void invokeFunction(name, payload).catch((error: unknown) => services.log?.(`async invoke of ${name} failed: ${String(error)}`));
+        return { status: 202, body: '' };
+      }
+      try {
+        const result = await invokeFunction(name, payload);
+        return json(200, result ?? null, { 'x-amz-executed-version': '$LATEST' });
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        return json(200, { errorType: failure.name, errorMessage: failure.message }, { 'x-amz-function-error': 'Unhandled' });
+      }
+    }
+    return undefined;
+  };
+}

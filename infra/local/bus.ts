@@ -1,0 +1,111 @@
+/**
+ * The local EventBridge: answers PutEvents for the service's bus and delivers each event to the
+ * targets of the matching rules of the system description, asynchronously, with retries — as
+ * EventBridge does (there, exhausted deliveries land in a dead-letter queue; here they are kept
+ * in `deadLetters` and logged).
+ */
+import { randomUUID } from 'node:crypto';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { eventBus, eventRules, type EventRule } from '../system.js';
+
+export interface PutEventsEntry {
+  EventBusName?: string;
+  Source?: string;
+  DetailType?: string;
+  Detail?: string;
+  Time?: number | string;
+}
+
+export interface Delivery {
+  rule: string;
+  target: string;
+  event: EventBridgeEvent<string, unknown>;
+}
+
+export interface LocalBusOptions {
+  invoke(target: string, event: unknown): Promise<unknown>;
+  rules?: readonly EventRule[];
+  /** Delivery attempts before an event is dead-lettered (EventBridge's default is 185 over 24 h). */
+  maxAttempts?: number;
+  retryDelayMs?: (attempt: number) => number;
+  log?: (line: string) => void;
+}
+
+export class LocalEventBus {
+  readonly published: EventBridgeEvent<string, unknown>[] = [];
+  readonly delivered: Delivery[] = [];
+  readonly deadLetters: (Delivery & { error: string })[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private failuresToInject = 0;
+
+  constructor(private readonly options: LocalBusOptions) {}
+
+  /** Test control: the next `count` PutEvents calls fail as if EventBridge were unavailable. */
+  failPutEvents(count: number) {
+    this.failuresToInject = count;
+  }
+
+  /** The PutEvents API. Throws (a 500 to the SDK) while failures are injected. */
+  putEvents(entries: PutEventsEntry[]): { FailedEntryCount: number; Entries: { EventId?: string; ErrorCode?: string }[] } {
+    if (this.failuresToInject > 0) {
+      this.failuresToInject -= 1;
+      throw new Error('InternalException: the local event bus is failing on purpose');
+    }
+    const results = entries.map((entry) => {
+      if (entry.EventBusName && entry.EventBusName !== eventBus.name) {
+        return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${entry.EventBusName} does not exist.` };
+      }
+      const event: EventBridgeEvent<string, unknown> = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': entry.DetailType ?? '',
+        source: entry.Source ?? '',
+        account: '000000000000',
+        time: new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : (entry.Time ?? Date.now())).toISOString(),
+        region: 'local',
+        resources: [],
+        detail: JSON.parse(entry.Detail ?? '{}'),
+      };
+      this.published.push(event);
+      this.route(event);
+      return { EventId: event.id };
+    });
+    return { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results };
+  }
+
+  /** Resolves when every delivery under way has finished (delivered or dead-lettered). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private route(event: EventBridgeEvent<string, unknown>) {
+    const rules = this.options.rules ?? eventRules;
+    for (const rule of rules) {
+      if (event.source !== eventBus.source || !rule.detailTypes.includes(event['detail-type'])) continue;
+      const delivery = this.deliver({ rule: rule.name, target: rule.target, event });
+      this.inFlight.add(delivery);
+      void delivery.finally(() => this.inFlight.delete(delivery));
+    }
+  }
+
+  private async deliver(delivery: Delivery): Promise<void> {
+    const maxAttempts = this.options.maxAttempts ?? 8;
+    const delay = this.options.retryDelayMs ?? ((attempt: number) => Math.min(5_000, 100 * 2 ** attempt));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.options.invoke(delivery.target, delivery.event);
+        this.delivered.push(delivery);
+        return;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (attempt >= maxAttempts) {
+          this.deadLetters.push({ ...delivery, error: message });
+          this.options.log?.(`event ${delivery.event['detail-type']} → ${delivery.target}: dead-lettered after ${attempt} attempts: ${message}`);
+          return;
+        }
+        this.options.log?.(`event ${delivery.event['detail-type']} → ${delivery.target}: attempt ${attempt} failed (${message}); retrying`);
+        await new Promise((resolve) => setTimeout(resolve, delay(attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Reads the table's stream from DynamoDB Local's real Streams API and hands each batch to a
+ * function (the outbox publisher), as a Lambda stream event source mapping does: in order per
+ * shard, and a failed batch is retried (from the last checkpoint) until it succeeds.
+ */
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface StreamPollerOptions {
+  tableName: string;
+  handle(event: DynamoDBStreamEvent): Promise<unknown>;
+  pollMs?: number;
+  /** Where the last processed sequence number per shard is kept; omitted = in memory. */
+  checkpointFile?: string;
+  log?: (line: string) => void;
+}
+
+const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord =>
+  ({
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: record.eventSource,
+    awsRegion: record.awsRegion,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...record.dynamodb,
+      ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+        ? Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
+        : undefined,
+    },
+  }) as DynamoDBRecord;
+
+export class StreamPoller {
+  private readonly streams = new DynamoDBStreamsClient({});
+  private streamArn: string | undefined;
+  private shards: Shard[] = [];
+  private readonly closedShards = new Set<string>();
+  private readonly iterators = new Map<string, string>();
+  private checkpoints: Record<string, string> = {};
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private polls = 0;
+  failures = 0;
+
+  constructor(private readonly options: StreamPollerOptions) {
+    if (options.checkpointFile && existsSync(options.checkpointFile)) {
+      this.checkpoints = JSON.parse(readFileSync(options.checkpointFile, 'utf8')) as Record<string, string>;
+    }
+  }
+
+  async start() {
+    const dynamodb = new DynamoDBClient({});
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: this.options.tableName }));
+    dynamodb.destroy();
+    if (!Table?.LatestStreamArn) throw new Error(`Table ${this.options.tableName} has no stream`);
+    this.streamArn = Table.LatestStreamArn;
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        const found = await this.pollOnce().catch((error: unknown) => {
+          this.options.log?.(`stream: ${error instanceof Error ? error.message : String(error)}`);
+          return 0;
+        });
+        if (found === 0) await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 250));
+      }
+    })();
+  }
+
+  async stop() {
+    this.running = false;
+    await this.loop;
+    this.streams.destroy();
+  }
+
+  /** Reads each open shard once; answers how many records were handled. */
+  async pollOnce(): Promise<number> {
+    if (!this.streamArn) return 0;
+    if (this.polls++ % 20 === 0 || this.shards.length === 0) await this.refreshShards();
+    let handled = 0;
+    for (const shard of this.shards) {
+      const shardId = shard.ShardId!;
+      if (this.closedShards.has(shardId)) continue;
+      handled += await this.readShard(shardId);
+    }
+    return handled;
+  }
+
+  private async refreshShards() {
+    const shards: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const { StreamDescription } = await this.streams.send(
+        new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: start }),
+      );
+      shards.push(...(StreamDescription?.Shards ?? []));
+      start = StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    // Parents before children, so records stay in order across a shard split.
+    const order = (shard: Shard): number => {
+      const parent = shards.find((candidate) => candidate.ShardId === shard.ParentShardId);
+      return parent ? order(parent) + 1 : 0;
+    };
+    this.shards = shards.sort((a, b) => order(a) - order(b));
+  }
+
+  private async iterator(shardId: string): Promise<string | undefined> {
+    const known = this.iterators.get(shardId);
+    if (known) return known;
+    const checkpoint = this.checkpoints[shardId];
+    const { ShardIterator } = await this.streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: checkpoint ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
+        SequenceNumber: checkpoint,
+      }),
+    );
+    return ShardIterator;
+  }
+
+  private async readShard(shardId: string): Promise<number> {
+    const iterator = await this.iterator(shardId);
+    if (!iterator) {
+      this.closedShards.add(shardId);
+      return 0;
+    }
+    let result;
+    try {
+      result = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+    } catch (error) {
+      this.iterators.delete(shardId);
+      if (error instanceof ExpiredIteratorException) return 0;
+      throw error;
+    }
+    const records = result.Records ?? [];
+    if (records.length > 0) {
+      try {
+        await this.options.handle({ Records: records.map((record) => toLambdaRecord(record, this.streamArn!)) });
+      } catch (error) {
+        // Retry this batch from the checkpoint on the next poll.
+        this.failures += 1;
+        this.iterators.delete(shardId);
+        this.options.log?.(`stream batch of ${records.length} failed (${error instanceof Error ? error.message : String(error)}); will retry`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * this.failures)));
+        return 0;
+      }
+      this.failures = 0;
+      this.checkpoints[shardId] = records[records.length - 1]!.dynamodb!.SequenceNumber!;
+      this.saveCheckpoints();
+    }
+    if (result.NextShardIterator) this.iterators.set(shardId, result.NextShardIterator);
+    else {
+      this.iterators.delete(shardId);
+      this.closedShards.add(shardId);
+    }
+    return records.length;
+  }
+
+  private saveCheckpoints() {
+    const file = this.options.checkpointFile;
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(this.checkpoints));
+  }
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { Email } from '../accounts/model.js';
+
+export const MAX_STEP_DELAY_MINUTES = 1440;
+
+export const policyStepInput = z.strictObject({
+  delay_minutes: z.int().min(0).max(MAX_STEP_DELAY_MINUTES),
+  emails: z.array(Email).min(1).max(10),
+});
+
+/** 1-10 steps; the first at delay 0, delays strictly increasing, at most 1,440 minutes. */
+export const createPolicyInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    steps: z.array(policyStepInput).min(1).max(10),
+  })
+  .superRefine((policy, context) => {
+    policy.steps.forEach((step, index) => {
+      if (index === 0 && step.delay_minutes !== 0) {
+        context.addIssue({ code: 'custom', path: ['steps', 0, 'delay_minutes'], message: 'The first step must have delay_minutes 0' });
+      }
+      const previous = policy.steps[index - 1];
+      if (previous && step.delay_minutes <= previous.delay_minutes) {
+        context.addIssue({
+          code: 'custom',
+          path: ['steps', index, 'delay_minutes'],
+          message: 'Step delays must be strictly increasing',
+        });
+      }
+    });
+  });
+export type CreatePolicyInput = z.output<typeof createPolicyInput>;
+
+export const policyStep = z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) });
+export type PolicyStep = z.output<typeof policyStep>;
+
+export const policyItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  owner_id: z.string(),
+  steps: z.array(policyStep),
+  created_at: z.string(),
+  /** How many monitors use the policy; deletion requires 0. */
+  monitor_count: z.number().default(0),
+});
+export type Policy = z.output<typeof policyItem>;
+
+export const policyView = (policy: Policy) => ({
+  id: policy.id,
+  name: policy.name,
+  owner_id: policy.owner_id,
+  steps: policy.steps.map(({ step_order, delay_minutes, emails }) => ({ step_order, delay_minutes, emails })),
+  created_at: policy.created_at,
+});

@@ -1,0 +1,57 @@
+/**
+ * Turns a new automatic incident's escalation plan into one one-time EventBridge Scheduler
+ * schedule per step (deterministic names, deleted after they fire), each invoking the
+ * escalation-step function. Steps already due are paged at once.
+ */
+import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { env } from '../../infra/system.js';
+import { clock } from '../clock.js';
+import { requireEnv } from '../config.js';
+import type { EventDetail } from '../events/model.js';
+import { sendEscalationStep } from './steps.js';
+
+let client: SchedulerClient | undefined;
+const scheduler = () => (client ??= new SchedulerClient({}));
+
+/** Steps due within this window are sent now rather than scheduled. */
+const SEND_NOW_WINDOW_MS = 30_000;
+
+export const scheduleName = (incidentId: string, stepOrder: number) => `esc-${incidentId}-${stepOrder}`;
+
+/** `at(yyyy-mm-ddThh:mm:ss)` in UTC. */
+export const atExpression = (iso: string) => `at(${iso.slice(0, 19)})`;
+
+export async function scheduleEscalation(event: EventDetail<'incident.created'>) {
+  const outcomes: { step_order: number; outcome: string }[] = [];
+  if (!event.escalation) return outcomes;
+  for (const step of event.escalation.steps) {
+    const input = { incident_id: event.incident.id, step_order: step.step_order };
+    if (Date.parse(step.due_at) - clock.now().getTime() <= SEND_NOW_WINDOW_MS) {
+      outcomes.push({ step_order: step.step_order, outcome: await sendEscalationStep(input) });
+      continue;
+    }
+    try {
+      await scheduler().send(
+        new CreateScheduleCommand({
+          Name: scheduleName(event.incident.id, step.step_order),
+          GroupName: requireEnv(env.schedulerGroup),
+          ScheduleExpression: atExpression(step.due_at),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: requireEnv(env.escalationStepArn),
+            RoleArn: requireEnv(env.schedulerRoleArn),
+            Input: JSON.stringify(input),
+          },
+        }),
+      );
+      outcomes.push({ step_order: step.step_order, outcome: 'scheduled' });
+    } catch (error) {
+      // A redelivered event: the schedule exists already.
+      if (!(error instanceof ConflictException)) throw error;
+      outcomes.push({ step_order: step.step_order, outcome: 'already_scheduled' });
+    }
+  }
+  return outcomes;
+}

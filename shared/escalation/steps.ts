@@ -1,0 +1,89 @@
+/**
+ * Escalation at send time. Each step of an automatic incident is paged at most once, and only
+ * while the incident is neither acknowledged nor resolved — checked in the same transaction
+ * that marks the step sent and records the `incident.escalation_step` event.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { clock } from '../clock.js';
+import { db, tableName } from '../db/client.js';
+import { itemPresent, keys } from '../db/keys.js';
+import { conditionFailure, TransactionCancelled, transactWrite } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
+import { incidentSnapshot } from '../events/snapshots.js';
+import { getIncidentCollection } from '../incidents/repository.js';
+
+export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().min(1).max(10) });
+export type EscalationStepInput = z.output<typeof escalationStepInput>;
+
+export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
+
+/** How early a step may fire (schedulers are punctual to about a minute). */
+const EARLY_TOLERANCE_MS = 60_000;
+
+export async function sendEscalationStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome> {
+  const collection = await getIncidentCollection(incident_id);
+  const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
+  if (!collection || !step) return 'unknown_step';
+  if (step.sent_at) return 'already_sent';
+  if (step.cancelled_at) return 'cancelled';
+  const now = clock.now();
+  if (step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
+  const { incident } = collection;
+  if (incident.acknowledged || incident.status === 'RESOLVED') return cancel(incident_id, step_order, now.toISOString());
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.escalationStep(incident_id, step_order),
+          UpdateExpression: 'SET sent_at = :now',
+          ConditionExpression: `${itemPresent} AND attribute_not_exists(sent_at) AND attribute_not_exists(cancelled_at)`,
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.incident(incident_id),
+          ConditionExpression: 'acknowledged = :false AND #status <> :resolved',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':false': false, ':resolved': 'RESOLVED' },
+        },
+      },
+      outboxPut(
+        'incident.escalation_step',
+        {
+          incident: incidentSnapshot(incident),
+          step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails },
+        },
+        now.toISOString(),
+      ),
+    ]);
+    return 'sent';
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    if (error.reasons[0]?.code === 'ConditionalCheckFailed') return 'already_sent';
+    if (error.reasons[1]?.code === 'ConditionalCheckFailed') return cancel(incident_id, step_order, now.toISOString());
+    throw error;
+  }
+}
+
+/** Records that the step will never be sent (acknowledged or resolved before it was due). */
+async function cancel(incidentId: string, stepOrder: number, now: string): Promise<StepOutcome> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.escalationStep(incidentId, stepOrder),
+        UpdateExpression: 'SET cancelled_at = :now',
+        ConditionExpression: `${itemPresent} AND attribute_not_exists(sent_at)`,
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return 'cancelled';
+  } catch (error) {
+    if (conditionFailure(error)) return 'already_sent';
+    throw error;
+  }
+}

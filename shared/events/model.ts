@@ -1,0 +1,74 @@
+/**
+ * The events the service publishes on its EventBridge bus (source `incident-service`). The
+ * `detail-type` names the event; `detail` is versioned (`version: 1`) and validated with these
+ * schemas by producers and consumers alike. Documented in docs/events.md.
+ */
+import { z } from 'zod';
+import { AcknowledgementMethod, Severity, Status } from '../incidents/model.js';
+import { AssignableRole } from '../teams/model.js';
+
+export const incidentSnapshot = z.object({
+  id: z.string(),
+  monitor_id: z.string(),
+  monitor_name: z.string(),
+  owner_id: z.string(),
+  title: z.string(),
+  message: z.string().nullable(),
+  status: Status,
+  severity: Severity,
+  automatic: z.boolean(),
+  acknowledged: z.boolean(),
+  started_at: z.string(),
+  resolved_at: z.string().nullable(),
+  escalation_policy_id: z.string().nullable(),
+});
+export type IncidentSnapshot = z.output<typeof incidentSnapshot>;
+
+const base = { version: z.literal(1), event_id: z.string(), occurred_at: z.string() };
+
+export const escalationStepPlan = z.object({
+  step_order: z.int(),
+  delay_minutes: z.int(),
+  due_at: z.string(),
+});
+
+export const eventDetails = {
+  'incident.created': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    /** Present for automatic incidents with an escalation policy: when each step is due. */
+    escalation: z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) }).nullable(),
+  }),
+  'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status }),
+  'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status }),
+  'incident.acknowledged': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    acknowledgement: z.object({ user_id: z.string(), user_name: z.string(), method: AcknowledgementMethod, acknowledged_at: z.string() }),
+  }),
+  'incident.escalation_step': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    step: z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }),
+  }),
+  'team.invite_created': z.object({
+    ...base,
+    invite: z.object({
+      id: z.string(),
+      team_id: z.string(),
+      team_name: z.string(),
+      email: z.string(),
+      role: AssignableRole,
+      token: z.string(),
+      expires_at: z.string(),
+    }),
+    invited_by: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+  }),
+} as const;
+
+export type EventType = keyof typeof eventDetails;
+export type EventDetail<T extends EventType> = z.output<(typeof eventDetails)[T]>;
+export const EVENT_TYPES = Object.keys(eventDetails) as EventType[];
+
+/** What producers pass: the detail without the envelope fields the outbox adds. */
+export type EventPayload<T extends EventType> = Omit<EventDetail<T>, 'version' | 'event_id' | 'occurred_at'>;

@@ -1,0 +1,59 @@
+/**
+ * Sends an e-mail through SES at most once per (event, recipient): a conditional write of a
+ * delivery record comes first; if sending fails the record is removed so a retry sends again.
+ */
+import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { env } from '../../infra/system.js';
+import { clock } from '../clock.js';
+import { requireEnv } from '../config.js';
+import { db, tableName } from '../db/client.js';
+import { attributes, itemAbsent, keys } from '../db/keys.js';
+import { conditionFailure } from '../db/ops.js';
+import type { Email } from './emails.js';
+
+let client: SESClient | undefined;
+const ses = () => (client ??= new SESClient({}));
+
+/** Delivery records outlive any redelivery of the event. */
+const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+export async function deliverOnce(eventId: string, email: Email): Promise<'sent' | 'duplicate'> {
+  const key = keys.delivery(eventId, email.to);
+  const now = clock.now();
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          type: 'delivery',
+          recipient: email.to,
+          subject: email.subject,
+          sent_at: now.toISOString(),
+          [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+        },
+        ConditionExpression: itemAbsent,
+      }),
+    );
+  } catch (error) {
+    if (conditionFailure(error)) return 'duplicate';
+    throw error;
+  }
+  try {
+    await ses().send(
+      new SendEmailCommand({
+        Source: requireEnv(env.senderEmail),
+        Destination: { ToAddresses: [email.to] },
+        Message: {
+          Subject: { Data: email.subject, Charset: 'UTF-8' },
+          Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },
+        },
+      }),
+    );
+    return 'sent';
+  } catch (error) {
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+/** The e-mails the service sends, as plain text and HTML. Pure functions of the event. */
+import type { EventDetail, IncidentSnapshot } from '../events/model.js';
+
+export interface Email {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const SEVERITY_MEANING = {
+  CRITICAL: 'complete service outage',
+  HIGH: 'major functionality impacted',
+  MEDIUM: 'partial degradation',
+  LOW: 'minor issue, minimal impact',
+} as const;
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
+function compose(to: string, subject: string, parts: { facts: [string, string][]; paragraphs: string[]; footer?: string }): Email {
+  const text = [
+    subject,
+    '',
+    ...parts.facts.map(([label, value]) => `${label}: ${value}`),
+    '',
+    ...parts.paragraphs.flatMap((paragraph) => [paragraph, '']),
+    ...(parts.footer ? ['--', parts.footer] : []),
+  ].join('\n');
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1f2937">
+<h2>${escape(subject)}</h2>
+<table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escape(label)}</th><td>${escape(value)}</td></tr>`).join('')}</table>
+${parts.paragraphs.map((paragraph) => `<p>${escape(paragraph)}</p>`).join('\n')}
+${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escape(parts.footer)}</p>` : ''}
+</body></html>`;
+  return { to, subject, text, html };
+}
+
+const incidentFacts = (incident: IncidentSnapshot): [string, string][] => [
+  ['Incident', incident.title],
+  ['Monitor', incident.monitor_name],
+  ['Status', incident.status],
+  ['Severity', `${incident.severity} (${SEVERITY_MEANING[incident.severity]})`],
+  ['Started', incident.started_at],
+  ...(incident.resolved_at ? ([['Resolved', incident.resolved_at]] as [string, string][]) : []),
+];
+
+export type SubscriberEventType = 'incident.created' | 'incident.status_changed' | 'incident.resolved';
+
+const SUBJECT: Record<SubscriberEventType, string> = {
+  'incident.created': 'New incident',
+  'incident.status_changed': 'Incident update',
+  'incident.resolved': 'Incident resolved',
+};
+
+/** To a status-page subscriber of the monitor: New incident / Incident update / Incident resolved. */
+export function subscriberEmail(
+  type: SubscriberEventType,
+  detail: EventDetail<SubscriberEventType>,
+  to: string,
+  unsubscribeUrl: string,
+): Email {
+  const { incident } = detail;
+  const paragraphs: string[] = [];
+  if (type === 'incident.created' && incident.message) paragraphs.push(incident.message);
+  if ('previous_status' in detail) paragraphs.push(`The status changed from ${detail.previous_status} to ${incident.status}.`);
+  return compose(to, `${SUBJECT[type]}: ${incident.title}`, {
+    facts: incidentFacts(incident),
+    paragraphs,
+    footer: `You receive this because you subscribed to ${incident.monitor_name}. Unsubscribe: ${unsubscribeUrl}`,
+  });
+}
+
+/** To the invitee: team, inviter, role, the token and how to accept, the expiry. */
+export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: string): Email {
+  const { invite, invited_by } = detail;
+  const acceptUrl = `${apiUrl}/api/teams/invites/${invite.token}/accept`;
+  return compose(invite.email, `${invited_by.name} invited you to join ${invite.team_name}`, {
+    facts: [
+      ['Team', invite.team_name],
+      ['Invited by', invited_by.email ? `${invited_by.name} <${invited_by.email}>` : invited_by.name],
+      ['Role', invite.role],
+      ['Invite token', invite.token],
+      ['Expires', invite.expires_at],
+    ],
+    paragraphs: [
+      `To accept, sign in with ${invite.email} and send POST ${acceptUrl} with your access token.`,
+      'You need an account with this e-mail address; sign up first if you have none.',
+    ],
+  });
+}
+
+/** To an escalation target: what is down, which step this is, how to stop the paging. */
+export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, apiUrl: string): Email {
+  const { incident, step } = detail;
+  return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, {
+    facts: [...incidentFacts(incident), ['Escalation step', `${step.step_order} (after ${step.delay_minutes} min)`]],
+    paragraphs: [
+      `${incident.monitor_name} has an unacknowledged ${incident.severity} incident.`,
+      `Acknowledge it to stop further escalation: POST ${apiUrl}/api/incidents/${incident.id}/acknowledge (or acknowledge it in the dashboard).`,
+    ],
+  });
+}

@@ -1,0 +1,55 @@
+/** Which e-mails an event asks for, sent once each. */
+import { env } from '../../infra/system.js';
+import { requireEnv } from '../config.js';
+import { eventDetails, type EventType } from '../events/model.js';
+import { subscribersOf } from '../subscribers/service.js';
+import { deliverOnce } from './delivery.js';
+import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+
+async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Email[] }> {
+  const apiUrl = requireEnv(env.publicApiUrl).replace(/\/$/, '');
+  switch (type) {
+    case 'incident.created':
+    case 'incident.status_changed':
+    case 'incident.resolved': {
+      const detail = eventDetails[type].parse(rawDetail);
+      const subscribers = await subscribersOf(detail.incident.monitor_id);
+      return {
+        eventId: detail.event_id,
+        emails: subscribers.map((subscriber) =>
+          subscriberEmail(type, detail, subscriber.email, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
+        ),
+      };
+    }
+    case 'team.invite_created': {
+      const detail = eventDetails[type].parse(rawDetail);
+      return { eventId: detail.event_id, emails: [inviteEmail(detail, apiUrl)] };
+    }
+    case 'incident.escalation_step': {
+      const detail = eventDetails[type].parse(rawDetail);
+      return { eventId: detail.event_id, emails: detail.step.emails.map((to) => escalationEmail(detail, to, apiUrl)) };
+    }
+    case 'incident.acknowledged':
+      return { eventId: '', emails: [] };
+  }
+}
+
+export interface NotifyResult {
+  sent: number;
+  duplicates: number;
+}
+
+/**
+ * Sends every e-mail the event asks for. One failed recipient does not stop the others; the
+ * failure is thrown at the end so the event is redelivered, and only unsent e-mails go again.
+ */
+export async function notify(type: EventType, detail: unknown): Promise<NotifyResult> {
+  const { eventId, emails } = await emailsFor(type, detail);
+  const outcomes = await Promise.allSettled(emails.map((email) => deliverOnce(eventId, email)));
+  const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failures.length > 0) throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} of ${emails.length} e-mails failed`);
+  return {
+    sent: outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === 'sent').length,
+    duplicates: outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === 'duplicate').length,
+  };
+}
