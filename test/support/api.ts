@@ -77,3 +77,32 @@ export class Api {
 let counter = 0;
 /** A unique e-mail address per call, so tests never collide. */
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${process.pid}-${Date.now()}-${counter++}@example.com`;
+
+/** Polls `read` until `done` holds, or fails after `timeoutMs` (deliveries are asynchronous). */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 8_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The e-mails the local SES mailbox holds for `to`. */
+export async function mailTo(api: Api, to: string) {
+  const emails = await api.runtime.mailbox.emails();
+  return emails.filter((email) => email.destination.to.some((address) => address.toLowerCase() === to.toLowerCase()));
+}
+
+/** Waits until `to` has at least `count` e-mails, and returns them. */
+export const awaitMail = (api: Api, to: string, count = 1) =>
+  eventually(() => mailTo(api, to), (emails) => emails.length >= count);
+
+/** Lets every event under way settle: the stream read, the bus deliveries. */
+export async function settle(api: Api) {
+  await api.runtime.stream.pollOnce();
+  await api.runtime.bus.idle();
+  await api.runtime.stream.pollOnce();
+  await api.runtime.bus.idle();
+}

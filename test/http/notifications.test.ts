@@ -1,0 +1,149 @@
+/**
+ * Events to e-mail, end to end: the outbox written with the change, the stream read by the
+ * publisher, the local bus, the notifier, the local SES mailbox.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokeFunction } from '../../infra/local/functions.js';
+import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { createTeam, invite } from '../support/teams.js';
+
+let api: Api;
+let owner: User;
+
+beforeAll(async () => {
+  api = await Api.start();
+  owner = await api.signUp(uniqueEmail('notified-owner'), 'Nora Owner');
+});
+afterAll(() => api.close());
+
+async function monitorWithSubscriber(name = 'Payments API') {
+  const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name } })).body.monitor;
+  const email = uniqueEmail('subscriber');
+  const subscribed = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email } });
+  expect(subscribed.status).toBe(201);
+  return { monitor, email };
+}
+
+describe('subscriber notifications', () => {
+  it('sends New incident, Incident update and Incident resolved, with the facts and an unsubscribe link', async () => {
+    const { monitor, email } = await monitorWithSubscriber();
+    const created = await api.request('POST', '/api/incidents', {
+      token: owner.token,
+      body: { monitorId: monitor.id, title: 'Card payments failing', severity: 'CRITICAL', message: 'Provider returns 502' },
+    });
+    const id = created.body.incident.id;
+    const [newIncident] = await awaitMail(api, email, 1);
+    expect(newIncident!.subject).toBe('New incident: Card payments failing');
+    expect(newIncident!.from).toBe('incidents@example.com');
+    for (const fact of ['Payments API', 'INVESTIGATING', 'CRITICAL', 'complete service outage', 'Provider returns 502', created.body.incident.started_at]) {
+      expect(newIncident!.body.text).toContain(fact);
+    }
+    expect(newIncident!.body.html).toContain('<h2>New incident: Card payments failing</h2>');
+    expect(newIncident!.body.text).toMatch(new RegExp(`${api.url}/unsubscribe/[A-Za-z0-9_-]{43}`));
+
+    await api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { status: 'IDENTIFIED' } });
+    const update = (await awaitMail(api, email, 2))[1]!;
+    expect(update.subject).toBe('Incident update: Card payments failing');
+    expect(update.body.text).toContain('The status changed from INVESTIGATING to IDENTIFIED.');
+
+    // A change that is not a status change notifies nobody.
+    await api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { severity: 'HIGH' } });
+    await api.request('DELETE', `/api/incidents/${id}`, { token: owner.token });
+    const resolved = (await awaitMail(api, email, 3))[2]!;
+    expect(resolved.subject).toBe('Incident resolved: Card payments failing');
+    expect(resolved.body.text).toContain('Resolved:');
+    await settle(api);
+    expect(await mailTo(api, email)).toHaveLength(3);
+  });
+
+  it('stops e-mailing a subscriber who followed the unsubscribe link', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Search');
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Slow search' } });
+    const [first] = await awaitMail(api, email, 1);
+    const link = /(http:\/\/\S+\/unsubscribe\/[A-Za-z0-9_-]+)/.exec(first!.body.text!)![1]!;
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('You are unsubscribed');
+    expect(html).toContain('Search');
+    const again = await fetch(link);
+    expect(again.status).toBe(404);
+    expect(await again.text()).toContain('This link is not valid');
+
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Slow again' } });
+    await settle(api);
+    expect(await mailTo(api, email)).toHaveLength(1);
+    const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
+    expect(listed.body).toEqual({ subscribers: [] });
+  });
+
+  it('sends the same event to a recipient once, however often it is delivered', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Idempotent');
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Once' } });
+    await awaitMail(api, email, 1);
+    await settle(api);
+    const delivered = api.runtime.bus.delivered.filter(
+      (delivery) => delivery.target === 'notifier' && (delivery.event.detail as { incident?: { monitor_id: string } }).incident?.monitor_id === monitor.id,
+    );
+    expect(delivered).toHaveLength(1);
+    const result = await invokeFunction('notifier', delivered[0]!.event);
+    expect(result).toEqual({ sent: 0, duplicates: 1 });
+    await invokeFunction('notifier', delivered[0]!.event);
+    expect(await mailTo(api, email)).toHaveLength(1);
+  });
+
+  it('loses no notification when PutEvents fails: the event arrives once the bus recovers', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Flaky bus');
+    await settle(api);
+    api.runtime.bus.failPutEvents(6);
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'During the outage' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await mailTo(api, email)).toHaveLength(0);
+    const emails = await awaitMail(api, email, 1);
+    expect(emails[0]!.subject).toBe('New incident: During the outage');
+    await settle(api);
+    expect(await mailTo(api, email)).toHaveLength(1);
+  });
+});
+
+describe('invite e-mail', () => {
+  it('sends the invitee the team, inviter, role, token, how to accept and the expiry', async () => {
+    const team = await createTeam(api, owner, 'Platform Crew');
+    const invitee = uniqueEmail('invitee');
+    const created = await invite(api, owner, team.id, invitee, 'ADMIN');
+    const [email] = await awaitMail(api, invitee, 1);
+    expect(email!.subject).toBe('Nora Owner invited you to join Platform Crew');
+    for (const fact of ['Platform Crew', 'Nora Owner', owner.email, 'ADMIN', created.token, created.expires_at]) {
+      expect(email!.body.text).toContain(fact);
+    }
+    expect(email!.body.text).toContain(`${api.url}/api/teams/invites/${created.token}/accept`);
+  });
+});
+
+describe('subscribers API', () => {
+  it('lists, refuses a duplicate (any case), removes, and hides other owners\' monitors', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Listing');
+    const duplicate = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, {
+      token: owner.token,
+      body: { email: email.toUpperCase() },
+    });
+    expect(duplicate).toMatchObject({ status: 400, body: { error: 'Already subscribed' } });
+    const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
+    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String) }]);
+    const stranger = await api.signUp(uniqueEmail('stranger'));
+    for (const [method, path, body] of [
+      ['GET', `/api/monitors/${monitor.id}/subscribers`, undefined],
+      ['POST', `/api/monitors/${monitor.id}/subscribers`, { email: uniqueEmail('x') }],
+      ['DELETE', `/api/monitors/${monitor.id}/subscribers/${listed.body.subscribers[0].id}`, undefined],
+    ] as const) {
+      expect(await api.request(method, path, { token: stranger.token, body })).toMatchObject({ status: 404, body: { error: 'Monitor not found' } });
+    }
+    const removed = await api.request('DELETE', `/api/monitors/${monitor.id}/subscribers/${listed.body.subscribers[0].id}`, { token: owner.token });
+    expect(removed).toMatchObject({ status: 200, body: { message: 'Subscriber removed' } });
+    const gone = await api.request('DELETE', `/api/monitors/${monitor.id}/subscribers/${listed.body.subscribers[0].id}`, { token: owner.token });
+    expect(gone).toMatchObject({ status: 404, body: { error: 'Subscriber not found' } });
+    const invalid = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email: 'nope' } });
+    expect(invalid.status).toBe(400);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { escalationEmail, inviteEmail, subscriberEmail } from '../../shared/notifications/emails.js';
+import type { IncidentSnapshot } from '../../shared/events/model.js';
+
+const incident: IncidentSnapshot = {
+  id: 'i-1',
+  monitor_id: 'm-1',
+  monitor_name: 'API <prod>',
+  owner_id: 'o',
+  title: 'Errors & timeouts',
+  message: null,
+  status: 'RESOLVED',
+  severity: 'LOW',
+  automatic: true,
+  acknowledged: false,
+  started_at: '2026-01-01T00:00:00.000Z',
+  resolved_at: '2026-01-01T01:00:00.000Z',
+  escalation_policy_id: null,
+};
+const envelope = { version: 1 as const, event_id: 'e', occurred_at: '2026-01-01T01:00:00.000Z' };
+
+describe('e-mails', () => {
+  it('escape HTML and carry both formats', () => {
+    const email = subscriberEmail('incident.resolved', { ...envelope, incident, previous_status: 'MONITORING' }, 's@example.com', 'http://x/unsubscribe/t');
+    expect(email.subject).toBe('Incident resolved: Errors & timeouts');
+    expect(email.html).toContain('Errors &#38; timeouts');
+    expect(email.html).not.toContain('<prod>');
+    expect(email.text).toContain('Monitor: API <prod>');
+    expect(email.text).toContain('Resolved: 2026-01-01T01:00:00.000Z');
+    expect(email.text).toContain('Unsubscribe: http://x/unsubscribe/t');
+  });
+
+  it('tell the invitee how to accept and the escalation target how to acknowledge', () => {
+    const invite = inviteEmail(
+      {
+        ...envelope,
+        invite: { id: 'v', team_id: 't', team_name: 'Ops', email: 'new@example.com', role: 'VIEWER', token: 'tok', expires_at: '2026-01-08T00:00:00.000Z' },
+        invited_by: { id: 'u', name: 'Ann', email: 'ann@example.com' },
+      },
+      'https://api.example.com',
+    );
+    expect(invite.to).toBe('new@example.com');
+    expect(invite.text).toContain('POST https://api.example.com/api/teams/invites/tok/accept');
+    const page = escalationEmail(
+      { ...envelope, incident: { ...incident, status: 'INVESTIGATING', resolved_at: null }, step: { step_order: 2, delay_minutes: 5, emails: ['a@example.com'] } },
+      'a@example.com',
+      'https://api.example.com',
+    );
+    expect(page.subject).toBe('[Escalation step 2] Errors & timeouts');
+    expect(page.text).toContain('POST https://api.example.com/api/incidents/i-1/acknowledge');
+  });
+});
