@@ -84,8 +84,19 @@ export class StreamPoller {
     this.streams.destroy();
   }
 
-  /** Reads each open shard once; answers how many records were handled. */
-  async pollOnce(): Promise<number> {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Reads each open shard once; answers how many records were handled. Calls are serialized
+   * (the loop and a test may both poll), so no batch is handled twice.
+   */
+  pollOnce(): Promise<number> {
+    const poll = this.queue.then(() => this.readShards());
+    this.queue = poll.catch(() => undefined);
+    return poll;
+  }
+
+  private async readShards(): Promise<number> {
     if (!this.streamArn) return 0;
     if (this.polls++ % 20 === 0 || this.shards.length === 0) await this.refreshShards();
     let handled = 0;

@@ -229,3 +229,39 @@ export async function getByKeys<const K extends Record<string, Record<string, st
   ) as { [name in keyof K]: Item | undefined };
 }
 
+
+/**
+ * Runs a transaction of named actions; when a condition fails, answers the name of the first
+ * action whose condition failed (so callers map it to their error), else `ok`.
+ */
+export async function transactNamed<N extends string>(actions: (readonly [N, TransactItem])[]): Promise<N | 'ok'> {
+  try {
+    await transactWrite(actions.map(([, item]) => item));
+    return 'ok';
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
+    if (failed < 0) throw error;
+    return actions[failed]![0];
+  }
+}
+
+/**
+ * Deletes every item of an item collection, and for each item that holds a lookup token
+ * (`tokenAttribute`), the lookup item `lookupKey(token)` too.
+ */
+export async function purgeCollection(
+  partition: string,
+  tokenAttribute: string,
+  lookupKey: (token: string) => Record<string, string>,
+): Promise<number> {
+  const items = await queryCollection(partition, [attributes.pk, attributes.sk, tokenAttribute]);
+  const doomed: Record<string, string>[] = [];
+  for (const item of items) {
+    doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
+    const token = item[tokenAttribute];
+    if (typeof token === 'string') doomed.push(lookupKey(token));
+  }
+  await batchDelete(doomed);
+  return doomed.length;
+}

@@ -1,13 +1,13 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyUse } from '../escalation/repository.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, itemAbsent, itemPresent, keys, monitorItemSk, ownedBy, ownerIndex, type Key } from '../db/keys.js';
+import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex } from '../db/keys.js';
 import {
-  batchDelete,
   conditionFailure,
-  queryCollection,
+  purgeCollection,
   queryOwnerIndex,
   TransactionCancelled,
+  transactNamed,
   transactWrite,
   updateExpression,
   type TransactItem,
@@ -94,7 +94,7 @@ export async function replaceMonitor(current: Monitor, next: Monitor): Promise<'
   const { id, owner_id, ...fields } = next;
   void id;
   void owner_id;
-  const actions: [string, TransactItem][] = [
+  const actions: (readonly ['changed' | 'policy_not_found', TransactItem])[] = [
     [
       'changed',
       {
@@ -108,15 +108,7 @@ export async function replaceMonitor(current: Monitor, next: Monitor): Promise<'
   ];
   if (after) actions.push(['policy_not_found', policyUse(after, current.owner_id, 1)]);
   if (before) actions.push(['changed', policyUse(before, current.owner_id, -1)]);
-  try {
-    await transactWrite(actions.map(([, action]) => action));
-    return 'ok';
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
-    if (failed < 0) throw error;
-    return actions[failed]![0] as 'changed' | 'policy_not_found';
-  }
+  return transactNamed(actions);
 }
 
 /** Deletes the monitor (releasing its policy) if it is still `current`; false if it changed. */
@@ -146,14 +138,5 @@ export async function deleteMonitor(current: Monitor): Promise<boolean> {
 }
 
 /** Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, its open-incident marker. */
-export async function purgeMonitorItems(monitorId: string): Promise<void> {
-  const items = await queryCollection(keys.monitorPartition(monitorId), [attributes.pk, attributes.sk, 'unsubscribe_token']);
-  const doomed: Key[] = [];
-  for (const item of items) {
-    doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
-    if (String(item[attributes.sk]).startsWith(monitorItemSk.subscriberPrefix) && typeof item.unsubscribe_token === 'string') {
-      doomed.push(keys.unsubscribeToken(item.unsubscribe_token));
-    }
-  }
-  await batchDelete(doomed);
-}
+export const purgeMonitorItems = (monitorId: string) =>
+  purgeCollection(keys.monitorPartition(monitorId), 'unsubscribe_token', keys.unsubscribeToken);

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
-import { batchGet, queryCollection, TransactionCancelled, transactWrite, type TransactItem } from '../db/ops.js';
+import { batchGet, queryCollection, TransactionCancelled, transactNamed, transactWrite, type TransactItem } from '../db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
@@ -21,7 +21,7 @@ export async function getMonitorWithSubscribers(monitorId: string): Promise<{ mo
 
 /** Subscribes on the conditions that the monitor is the owner's and the e-mail not yet subscribed. */
 export async function insertSubscriber(ownerId: string, monitorName: string, subscriber: Subscriber) {
-  const actions: [string, TransactItem][] = [
+  const actions: (readonly ['monitor_not_found' | 'already_subscribed' | 'conflict', TransactItem])[] = [
     [
       'monitor_not_found',
       {
@@ -71,15 +71,7 @@ export async function insertSubscriber(ownerId: string, monitorName: string, sub
       },
     ],
   ];
-  try {
-    await transactWrite(actions.map(([, action]) => action));
-    return 'ok';
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
-    if (failed < 0) throw error;
-    return actions[failed]![0];
-  }
+  return transactNamed(actions);
 }
 
 /** The monitor and one subscriber, in one BatchGetItem. */

@@ -5,7 +5,7 @@
  */
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
-import { batchDelete, batchGet, getByKeys, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, type Item, type TransactItem } from '../db/ops.js';
+import { batchGet, getByKeys, purgeCollection, queryCollection, queryOwnerIndex, transactNamed, type Item, type TransactItem } from '../db/ops.js';
 import {
   inviteItem,
   inviteTokenItem,
@@ -128,25 +128,12 @@ const guardCheck = (guard: RoleGuard): TransactItem => ({
   ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, guard.userId), ...roleCondition(guard.roles) },
 });
 
-/** Runs a transaction; on a failed condition, answers the name of the first failed action. */
-async function transact<N extends string>(actions: (readonly [N, TransactItem])[]): Promise<N | 'ok'> {
-  try {
-    await transactWrite(actions.map(([, item]) => item));
-    return 'ok';
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
-    if (failed < 0) throw error;
-    return actions[failed]![0];
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writes
 
 /** Slug claim, team and the creator's OWNER membership, all or nothing. */
 export async function createTeam(team: Team, owner: Member, ownership: Membership) {
-  return transact([
+  return transactNamed([
     ['slug_taken', put({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id })],
     ['conflict', put({ ...keys.team(team.id), type: 'team', ...team })],
     ['conflict', memberPut(owner)],
@@ -155,7 +142,7 @@ export async function createTeam(team: Team, owner: Member, ownership: Membershi
 }
 
 export async function renameTeam(guard: RoleGuard, name: string, now: string) {
-  return transact([
+  return transactNamed([
     ['forbidden', guardCheck(guard)],
     [
       'not_found',
@@ -197,7 +184,7 @@ export async function insertInvite(
   const notMember: TransactItem[] = inviteeUserId
     ? [{ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, inviteeUserId), ConditionExpression: itemAbsent } }]
     : [];
-  return transact<'not_found' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
+  return transactNamed<'not_found' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
     ['not_found', teamExists(guard.teamId)],
     ['forbidden', guardCheck(guard)],
     ...notMember.map((item) => ['member', item] as const),
@@ -238,7 +225,7 @@ const deleteInviteItems = (invite: { id: string; team_id: string; email: string;
 /** Cancels a pending (unexpired) invite: invite, token and pending claim go together. */
 export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string) {
   const items = deleteInviteItems(invite, now);
-  return transact([
+  return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['gone', items.token],
     ['gone', items.invite],
@@ -255,7 +242,7 @@ export async function acceptInvite(token: InviteToken, member: Member, membershi
     { id: token.invite_id, team_id: token.team_id, email: token.email, token: token.token },
     now,
   );
-  return transact([
+  return transactNamed([
     ['invalid', items.token],
     ['member', membershipPut(membership)],
     ['invalid', countChange(token.team_id, 1)],
@@ -276,7 +263,7 @@ export async function removeMember(guard: RoleGuard, target: Member) {
     ExpressionAttributeNames: { '#role': 'role' },
     ExpressionAttributeValues: { ':owner': 'OWNER' },
   };
-  return transact<'forbidden' | 'gone'>([
+  return transactNamed<'forbidden' | 'gone'>([
     ...(self ? [] : [['forbidden', guardCheck(guard)] as const]),
     ['gone', { Delete: { TableName: tableName(), Key: keys.teamMember(target.team_id, target.id), ...notOwner } }],
     [
@@ -305,7 +292,7 @@ export async function changeRole(guard: RoleGuard, target: Member, role: Role) {
       ExpressionAttributeValues: { ':role': role, ...(condition.includes(':owner') ? { ':owner': 'OWNER' } : {}) },
     },
   });
-  return transact([
+  return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['gone', setRole(keys.teamMember(target.team_id, target.id), `${itemPresent} AND #role <> :owner`)],
     ['gone', setRole(keys.teamMembership(target.team_id, target.user_id), itemPresent)],
@@ -314,7 +301,7 @@ export async function changeRole(guard: RoleGuard, target: Member, role: Role) {
 
 /** Removes the team and its slug claim first, so the team is gone before its items are swept. */
 export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
-  return transact([
+  return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['not_found', { Delete: { TableName: tableName(), Key: keys.team(team.id), ConditionExpression: itemPresent } }],
     [
@@ -332,15 +319,4 @@ export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
 }
 
 /** Deletes every remaining item of a deleted team, and the token lookups of its invites. */
-export async function purgeTeamItems(teamId: string): Promise<number> {
-  const items = await queryCollection(keys.teamPartition(teamId), [attributes.pk, attributes.sk, 'token']);
-  const doomed: Key[] = [];
-  for (const item of items) {
-    doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
-    if (String(item[attributes.sk]).startsWith(teamItemSk.invitePrefix) && typeof item.token === 'string') {
-      doomed.push(keys.inviteToken(item.token));
-    }
-  }
-  await batchDelete(doomed);
-  return doomed.length;
-}
+export const purgeTeamItems = (teamId: string) => purgeCollection(keys.teamPartition(teamId), 'token', keys.inviteToken);

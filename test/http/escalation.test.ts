@@ -40,6 +40,8 @@ async function failingMonitor(policyId: string) {
     consecutiveFailures: 2,
     checkedAt: new Date().toISOString(),
   })) as { incident_id: string };
+  // Let the escalation plan be scheduled before the test moves the clock.
+  await settle(api);
   return { monitor, incidentId: opened.incident_id };
 }
 

@@ -135,7 +135,7 @@ describe('POST /api/incidents', () => {
 
   it('answers 500 Failed to create incident when the database fails, without leaking the cause', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    failNextDynamoCall();
+    failNextDynamoCall('incidents-create');
     const response = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId, title: 'T' } });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Failed to create incident' });
@@ -191,7 +191,7 @@ describe('GET /api/incidents', () => {
 
   it('answers 500 Failed to fetch incidents when the database fails', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    failNextDynamoCall();
+    failNextDynamoCall('incidents-list');
     const response = await api.request('GET', '/api/incidents', { token: listOwner.token });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Failed to fetch incidents' });
@@ -229,7 +229,7 @@ describe('GET /api/incidents/:id', () => {
 
   it('answers 500 Failed to fetch incident when the database fails', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    failNextDynamoCall();
+    failNextDynamoCall('incidents-get');
     const response = await api.request('GET', `/api/incidents/${randomUUID()}`, { token: owner.token });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Failed to fetch incident' });
@@ -312,7 +312,7 @@ describe('PUT /api/incidents/:id', () => {
 
   it('answers 500 Failed to update incident when the database fails', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    failNextDynamoCall();
+    failNextDynamoCall('incidents-update');
     const response = await api.request('PUT', `/api/incidents/${randomUUID()}`, {
       token: owner.token,
       body: { status: 'RESOLVED' },
@@ -415,6 +415,20 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 });
 
+describe('POST /api/incidents/:id/acknowledge failures', () => {
+  it('answers 500 Failed to update incident when the database fails, acknowledging nothing', async () => {
+    const incident = await createIncident(owner, { monitorId, title: 'Ack fails' });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    failNextDynamoCall('incidents-acknowledge');
+    const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, { token: owner.token });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ error: 'Failed to update incident' });
+    log.mockRestore();
+    const fetched = await api.request('GET', `/api/incidents/${incident.id}`, { token: owner.token });
+    expect(fetched.body.incident.acknowledged).toBe(false);
+  });
+});
+
 describe('DELETE /api/incidents/:id', () => {
   it('resolves the incident and answers the message', async () => {
     const incident = await createIncident(owner, { monitorId, title: 'Delete me' });
@@ -442,7 +456,7 @@ describe('DELETE /api/incidents/:id', () => {
 
   it('answers 500 Failed to update incident when the database fails', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    failNextDynamoCall();
+    failNextDynamoCall('incidents-resolve');
     const response = await api.request('DELETE', `/api/incidents/${randomUUID()}`, { token: owner.token });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Failed to update incident' });

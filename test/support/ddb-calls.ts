@@ -16,7 +16,8 @@ export interface CallLog {
 }
 
 let installed: CallLog | undefined;
-let failuresPending = 0;
+/** Functions whose next DynamoDB call fails. */
+const failuresPending = new Set<string>();
 
 export function dynamoCalls(): CallLog {
   if (installed) return installed;
@@ -33,9 +34,9 @@ export function dynamoCalls(): CallLog {
   };
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      log.calls.push({ command: String(context.commandName), functionName: invocationScope.getStore()?.functionName });
-      if (failuresPending > 0) {
-        failuresPending -= 1;
+      const functionName = invocationScope.getStore()?.functionName;
+      log.calls.push({ command: String(context.commandName), functionName });
+      if (functionName && failuresPending.delete(functionName)) {
         throw Object.assign(new Error('Injected failure: DynamoDB unavailable (secret-internal-detail)'), {
           name: 'ServiceUnavailable',
         });
@@ -48,8 +49,8 @@ export function dynamoCalls(): CallLog {
   return log;
 }
 
-/** The next DynamoDB call fails as if the service were unavailable. */
-export function failNextDynamoCall() {
+/** The next DynamoDB call of `functionName` fails as if the service were unavailable. */
+export function failNextDynamoCall(functionName: string) {
   dynamoCalls();
-  failuresPending = 1;
+  failuresPending.add(functionName);
 }
