@@ -12,6 +12,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000 } },
       { test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
       { test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
     ],

@@ -175,6 +175,12 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['manage-schedules'],
   },
+  /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
+  accountsPostConfirmation: {
+    name: 'accounts-post-confirmation',
+    handler: 'functions/accounts/post-confirmation.ts',
+    table: 'readwrite',
+  },
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {
     name: 'escalation-step',
@@ -214,6 +220,8 @@ export const env = {
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
+  /** Where a schedule's event goes when the escalation-step target keeps failing. */
+  escalationDlqArn: 'ESCALATION_DLQ_ARN',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

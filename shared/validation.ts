@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Path parameters of a resource addressed by id. */
 export const idParams = z.strictObject({ id: z.uuid() });

@@ -9,7 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { env, eventBus } from '../../infra/system.js';
 import { requireEnv } from '../../shared/config.js';
-import { OUTBOX_ITEM_TYPE, outboxItem } from '../../shared/events/outbox.js';
+import { OUTBOX_ITEM_TYPE, outboxItem } from '../../shared/events/model.js';
 
 const events = new EventBridgeClient({});
 

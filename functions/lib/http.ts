@@ -11,7 +11,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller } from '../../shared/caller.js';
 import {
   isServiceError,

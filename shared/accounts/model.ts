@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const Email = z.email().max(254);
 export const PersonName = z.string().trim().min(1).max(100);

@@ -21,4 +21,16 @@ export async function signUp(input: SignUpInput): Promise<Account> {
   return existing;
 }
 
+/**
+ * Creates the account record of an identity-provider user (id = the user's `sub`), as the
+ * Cognito post-confirmation trigger does on AWS. Idempotent for the same user.
+ */
+export async function registerAccount(input: { id: string; email: string; name: string }): Promise<Account> {
+  const account: Account = { ...input, name: input.name.slice(0, 100), created_at: clock.nowIso() };
+  if (await insertAccount(account)) return account;
+  const existing = await getAccount(input.id);
+  if (existing) return existing;
+  throw new Error(`The e-mail of user ${input.id} already belongs to another account`);
+}
+
 export { getAccount } from './repository.js';

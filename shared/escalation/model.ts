@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Email } from '../accounts/model.js';
 
 export const MAX_STEP_DELAY_MINUTES = 1440;

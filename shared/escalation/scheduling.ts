@@ -43,6 +43,8 @@ export async function scheduleEscalation(event: EventDetail<'incident.created'>)
             Arn: requireEnv(env.escalationStepArn),
             RoleArn: requireEnv(env.schedulerRoleArn),
             Input: JSON.stringify(input),
+            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+            ...(process.env[env.escalationDlqArn] ? { DeadLetterConfig: { Arn: process.env[env.escalationDlqArn] } } : {}),
           },
         }),
       );

@@ -3,7 +3,7 @@
  * `detail-type` names the event; `detail` is versioned (`version: 1`) and validated with these
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AcknowledgementMethod, Severity, Status } from '../incidents/model.js';
 import { AssignableRole } from '../teams/model.js';
 
@@ -72,3 +72,12 @@ export const EVENT_TYPES = Object.keys(eventDetails) as EventType[];
 
 /** What producers pass: the detail without the envelope fields the outbox adds. */
 export type EventPayload<T extends EventType> = Omit<EventDetail<T>, 'version' | 'event_id' | 'occurred_at'>;
+
+/** The item type of outbox records, and their shape as the stream delivers them. */
+export const OUTBOX_ITEM_TYPE = 'outbox';
+
+export const outboxItem = z.object({
+  type: z.literal(OUTBOX_ITEM_TYPE),
+  event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+  detail: z.record(z.string(), z.unknown()),
+});

@@ -4,22 +4,15 @@
  * record on the event bus, so no event is lost between the write and its publication.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, keys } from '../db/keys.js';
 import type { TransactItem } from '../db/ops.js';
-import { eventDetails, type EventDetail, type EventPayload, type EventType } from './model.js';
+import { eventDetails, OUTBOX_ITEM_TYPE, type EventDetail, type EventPayload, type EventType } from './model.js';
 
 /** Outbox records are kept a day after writing (the stream keeps changes for 24 h). */
 const OUTBOX_RETENTION_SECONDS = 24 * 60 * 60;
 
-export const OUTBOX_ITEM_TYPE = 'outbox';
-
-export const outboxItem = z.object({
-  type: z.literal(OUTBOX_ITEM_TYPE),
-  event_type: z.enum(Object.keys(eventDetails) as [EventType, ...EventType[]]),
-  detail: z.record(z.string(), z.unknown()),
-});
+export { OUTBOX_ITEM_TYPE, outboxItem } from './model.js';
 
 /** The transaction item that records `type` with `payload`, validated against its schema. */
 export function outboxPut<T extends EventType>(type: T, payload: EventPayload<T>, occurredAt: string): TransactItem {

@@ -6,7 +6,7 @@
  * the next failure replaces it with a new incident, and the resolved one is never reopened.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';

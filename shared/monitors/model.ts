@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MonitorName = z.string().trim().min(1).max(200);
 export const FailureThreshold = z.int().min(1).max(10_000);

@@ -1,0 +1,15 @@
+/** `accounts-post-confirmation`: Cognito's post-confirmation trigger creates the account record. */
+import type { PostConfirmationTriggerEvent } from 'aws-lambda';
+import { registerAccount } from '../../shared/accounts/service.js';
+
+export const handler = async (event: PostConfirmationTriggerEvent) => {
+  if (event.triggerSource === 'PostConfirmation_ConfirmSignUp') {
+    const attributes = event.request.userAttributes;
+    await registerAccount({
+      id: attributes.sub!,
+      email: attributes.email!,
+      name: attributes.name ?? attributes.email!,
+    });
+  }
+  return event;
+};

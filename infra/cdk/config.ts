@@ -1,0 +1,39 @@
+/** Deployment settings from CDK context (`-c name=value` or cdk.json), validated once. */
+import type { Node } from 'constructs';
+import * as z from 'zod';
+
+const list = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+
+const schema = z.object({
+  /** The verified SES sender. Required to deploy; synth works with the placeholder. */
+  senderEmail: z.email().default('noreply@example.com'),
+  /** An external OIDC issuer instead of the default Cognito user pool (with jwtAudience). */
+  jwtIssuer: z.url().optional(),
+  jwtAudience: z.union([z.array(z.string()), list]).optional(),
+  /** Default stage throttling: steady requests per second and burst. */
+  throttleRate: z.coerce.number().positive().default(50),
+  throttleBurst: z.coerce.number().int().positive().default(100),
+  /** CORS is off unless origins are given (comma-separated). */
+  corsOrigins: z.union([z.array(z.string()), list]).optional(),
+  /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */
+  removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+  logRetentionDays: z.coerce.number().int().positive().default(30),
+  /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
+  alarmEmail: z.email().optional(),
+});
+
+export type DeployConfig = z.output<typeof schema>;
+
+export function readConfig(node: Node): DeployConfig {
+  const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, node.tryGetContext(key)]));
+  const config = schema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)));
+  if (!config.success) {
+    throw new Error(`Invalid CDK context: ${config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  }
+  if (Boolean(config.data.jwtIssuer) !== Boolean(config.data.jwtAudience?.length)) {
+    throw new Error('Invalid CDK context: jwtIssuer and jwtAudience go together');
+  }
+  return config.data;
+}

@@ -1,0 +1,31 @@
+/**
+ * cdk-nag (AwsSolutions pack) findings we accept, each with its reason. Every other finding fails
+ * `cdk synth` and the infra tests.
+ */
+import { Validations, type Stack } from 'aws-cdk-lib';
+
+export const ACKNOWLEDGED: Record<string, string> = {
+  'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
+    "Lambda roles use the AWS managed AWSLambdaBasicExecutionRole, which only lets a function write its own CloudWatch logs.",
+  'AwsSolutions-IAM5[Resource::*]':
+    'X-Ray trace submission (xray:PutTraceSegments, xray:PutTelemetryRecords) and dynamodb:ListStreams accept no resource but "*"; AWS requires it.',
+  'AwsSolutions-L1': 'The design fixes the runtime at nodejs22.x, the version the code is built and tested for.',
+  'AwsSolutions-COG2': 'MFA is optional (TOTP) so that self sign-up works for everyone; an organisation can require it in its user pool.',
+  'AwsSolutions-COG3': 'Cognito threat protection (Plus feature plan) is a paid add-on left to the operator.',
+  'AwsSolutions-COG8': 'The Plus feature plan is a paid add-on left to the operator; the Essentials plan covers sign-up and sign-in.',
+  'AwsSolutions-APIG4':
+    'Only GET /unsubscribe/{token} is public: the link in an e-mail must work without signing in; its 256-bit token authorizes it.',
+  'AwsSolutions-SQS3': 'These queues are the dead-letter queues themselves.',
+};
+
+/** Findings that name the stack's own resources. */
+const stackFindings = (stack: Stack): Record<string, string> => ({
+  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/*]`]:
+    'The escalation scheduler creates and deletes one schedule per escalation step (names per incident), only within its own schedule group.',
+});
+
+export function acknowledgeFindings(stack: Stack) {
+  for (const [id, reason] of Object.entries({ ...ACKNOWLEDGED, ...stackFindings(stack) })) {
+    Validations.of(stack).acknowledge({ id, reason });
+  }
+}

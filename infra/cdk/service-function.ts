@@ -1,0 +1,79 @@
+/**
+ * The project's function defaults in one construct (Node.js 22 on arm64, ESM bundle built locally
+ * with esbuild — minified, source maps, AWS SDK bundled so the tested version is the deployed one —
+ * an explicit log group with retention, X-Ray tracing, timeout and memory from the system
+ * description), and the one way a function gets the table: its name injected and exactly the
+ * access its description names granted.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { repositoryRoot } from '../local/paths.js';
+import { env, functionDefaults, table as tableDescription, type FunctionDescription, type TableAccess } from '../system.js';
+
+export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+export interface ServiceFunctionProps {
+  description: FunctionDescription;
+  table: ITable;
+  logRetention: RetentionDays;
+  environment?: Record<string, string>;
+}
+
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention });
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: `${props.description.name} (${props.description.handler})`,
+      entry: join(repositoryRoot, props.description.handler),
+      handler: 'handler',
+      projectRoot: repositoryRoot,
+      depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: functionDefaults.memoryMb,
+      timeout: Duration.seconds(functionDefaults.timeoutSeconds),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+        // ESM bundles of CommonJS dependencies need `require`.
+        banner: "import{createRequire as __cr}from'module';const require=__cr(import.meta.url);",
+      },
+    });
+    grantTable(this.fn, props.table, props.description.table);
+  }
+}
+
+/** Injects the table name and grants exactly `access` (no access for `none`). */
+export function grantTable(fn: NodejsFunction, table: ITable, access: TableAccess) {
+  if (access === 'none') return;
+  fn.addEnvironment(env.tableName, table.tableName);
+  const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: access === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS],
+      resources: [table.tableArn, ...indexes],
+    }),
+  );
+}
+
+export const regionOf = (scope: Construct) => Stack.of(scope).region;

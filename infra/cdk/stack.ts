@@ -1,0 +1,260 @@
+/**
+ * The service on AWS, built from the same system description as the local runtime
+ * (`infra/system.ts`): the table, one function per route behind an HTTP API with a JWT
+ * authorizer, the workers, the event bus and its rules, escalation schedules, SES e-mail,
+ * dead-letter queues, alarms and outputs.
+ */
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpNoneAuthorizer, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { OUTBOX_ITEM_TYPE } from '../../shared/events/model.js';
+import { allFunctions, env, eventBus as busDescription, eventRules, routes, table as tableDescription, workers } from '../system.js';
+import { readConfig, type DeployConfig } from './config.js';
+import { ServiceFunction } from './service-function.js';
+
+const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
+
+export class IncidentServiceStack extends Stack {
+  readonly config: DeployConfig;
+  readonly functions = new Map<string, NodejsFunction>();
+  readonly deadLetterQueues = new Map<string, Queue>();
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const config = (this.config = readConfig(this.node));
+    const logRetention = config.logRetentionDays as RetentionDays;
+
+    // ----- Data: the one table ------------------------------------------------------------
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: tableDescription.partitionKey.name, type: attributeType(tableDescription.partitionKey.type) },
+      sortKey: { name: tableDescription.sortKey.name, type: attributeType(tableDescription.sortKey.type) },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: tableDescription.timeToLiveAttribute,
+      stream: StreamViewType[tableDescription.stream],
+      removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    for (const index of tableDescription.globalIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey.name, type: attributeType(index.partitionKey.type) },
+        sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
+      });
+    }
+
+    // ----- Events, schedules, e-mail --------------------------------------------------------
+    const bus = new EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${busDescription.name}` });
+    const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
+    const senderDomain = config.senderEmail.split('@')[1]!;
+    const sesIdentities = [
+      this.formatArn({ service: 'ses', resource: 'identity', resourceName: config.senderEmail }),
+      this.formatArn({ service: 'ses', resource: 'identity', resourceName: senderDomain }),
+    ];
+
+    // ----- Functions: one per route, plus the workers ----------------------------------------
+    const common: Record<string, string> = {
+      [env.eventBusName]: bus.eventBusName,
+      [env.senderEmail]: config.senderEmail,
+    };
+    const usesCognito = !config.jwtIssuer;
+    for (const description of allFunctions) {
+      if (description.name === workers.accountsPostConfirmation.name && !usesCognito) continue;
+      const fn = new ServiceFunction(this, toId(description.name), {
+        description,
+        table,
+        logRetention,
+        environment: common,
+      }).fn;
+      this.functions.set(description.name, fn);
+    }
+    const fn = (name: string) => this.functions.get(name)!;
+
+    // ----- API: HTTP API with a JWT authorizer on every /api route ----------------------------
+    let userPool: UserPool | undefined;
+    let userPoolClient: UserPoolClient | undefined;
+    let issuer = config.jwtIssuer;
+    let audience = config.jwtAudience;
+    if (usesCognito) {
+      userPool = new UserPool(this, 'Users', {
+        selfSignUpEnabled: true,
+        signInAliases: { email: true },
+        autoVerify: { email: true },
+        standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
+        passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
+        mfa: Mfa.OPTIONAL,
+        mfaSecondFactor: { otp: true, sms: false },
+        accountRecovery: AccountRecovery.EMAIL_ONLY,
+        removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      });
+      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
+      userPoolClient = userPool.addClient('ApiClient', {
+        authFlows: { userSrp: true, userPassword: true },
+        preventUserExistenceErrors: true,
+        idTokenValidity: Duration.hours(1),
+        accessTokenValidity: Duration.hours(1),
+      });
+      issuer = `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`;
+      audience = [userPoolClient.userPoolClientId];
+    }
+    const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', issuer!, { jwtAudience: audience! });
+
+    const api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      corsPreflight: config.corsOrigins?.length
+        ? {
+            allowOrigins: config.corsOrigins,
+            allowHeaders: ['authorization', 'content-type'],
+            allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
+            maxAge: Duration.hours(1),
+          }
+        : undefined,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
+    const stage = api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRate, burstLimit: config.throttleBurst },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
+    });
+    for (const route of routes) {
+      api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${toId(route.name)}Integration`, fn(route.name)),
+        authorizer: route.auth === 'jwt' ? authorizer : new HttpNoneAuthorizer(),
+      });
+    }
+    const apiUrl = stage.url.replace(/\/$/, '');
+    for (const worker of this.functions.values()) worker.addEnvironment(env.publicApiUrl, apiUrl);
+
+    // ----- Stream → outbox publisher (only outbox inserts) -----------------------------------
+    const publisher = fn(workers.publisher.name);
+    const publisherDlq = this.deadLetterQueue('OutboxPublisher');
+    publisher.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(publisherDlq),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: { NewImage: { type: { S: FilterRule.isEqual(OUTBOX_ITEM_TYPE) } } },
+          }),
+        ],
+      }),
+    );
+    bus.grantPutEventsTo(publisher);
+
+    // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
+    for (const rule of eventRules) {
+      const target = fn(rule.target);
+      const dlq = this.deadLetterQueue(`${toId(rule.name)}Rule`);
+      new Rule(this, `${toId(rule.name)}Rule`, {
+        eventBus: bus,
+        eventPattern: { source: [busDescription.source], detailType: [...rule.detailTypes] },
+        targets: [new LambdaFunction(target, { deadLetterQueue: dlq, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+      });
+    }
+
+    // ----- E-mail: only the notifier sends, from the sender identity -------------------------
+    fn(workers.notifier.name).addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: sesIdentities }));
+
+    // ----- Escalation: one-time schedules invoking escalation-step --------------------------
+    const escalationStep = fn(workers.escalationStep.name);
+    const escalationDlq = this.deadLetterQueue('EscalationStep');
+    escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(escalationDlq), retryAttempts: 2 });
+    const schedulerRole = new Role(this, 'EscalationSchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    });
+    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
+    escalationDlq.grantSendMessages(schedulerRole);
+    const scheduling = fn(workers.escalationScheduler.name);
+    scheduling.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/*`],
+      }),
+    );
+    scheduling.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [schedulerRole.roleArn] }));
+    scheduling.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+    scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
+    scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
+    scheduling.addEnvironment(env.escalationDlqArn, escalationDlq.queueArn);
+
+    // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
+    const monitorCheck = fn(workers.monitorCheck.name);
+    const invokePolicy = new ManagedPolicy(this, 'MonitorCheckInvokePolicy', {
+      description: 'Lets the monitoring system invoke the monitor-check function, and nothing else',
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitorCheck.functionArn] })],
+    });
+
+    // ----- Operations: alarms to a topic -------------------------------------------------------
+    const alarmTopic = new Topic(this, 'Alarms', { enforceSSL: true, masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns') });
+    if (config.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
+    const alarm = (id: string, metric: IMetric, description: string) =>
+      new Alarm(this, id, {
+        metric,
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      }).addAlarmAction(new SnsAction(alarmTopic));
+    alarm('Api5xxAlarm', api.metricServerError({ period: Duration.minutes(5) }), 'The API answered 5xx');
+    for (const [name, worker] of this.functions) {
+      alarm(`${toId(name)}ErrorsAlarm`, worker.metricErrors({ period: Duration.minutes(5) }), `${name} failed`);
+    }
+    for (const [name, queue] of this.deadLetterQueues) {
+      alarm(`${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), `${name} dead-lettered an event`);
+    }
+
+    // ----- Outputs ---------------------------------------------------------------------------
+    new CfnOutput(this, 'ApiUrl', { value: apiUrl });
+    if (userPool && userPoolClient) {
+      new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
+      new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+    }
+    new CfnOutput(this, 'MonitorCheckFunctionArn', { value: monitorCheck.functionArn });
+    new CfnOutput(this, 'MonitorCheckInvokePolicyArn', { value: invokePolicy.managedPolicyArn });
+    new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+
+  private deadLetterQueue(name: string): Queue {
+    const queue = new Queue(this, `${name}Dlq`, {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.deadLetterQueues.set(name, queue);
+    return queue;
+  }
+}
+
+/** `incidents-list` → `IncidentsList`. */
+export const toId = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());

@@ -1,0 +1,213 @@
+/**
+ * The CDK stack, checked with CDK assertions and cdk-nag (bundling skipped here; the synth test
+ * bundles for real). Everything is derived from the system description, so is this test.
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../infra/cdk/app.js';
+import { ACKNOWLEDGED } from '../../infra/cdk/nag.js';
+import { READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
+import { allFunctions, eventRules, routes, workers } from '../../infra/system.js';
+
+function synth(context: Record<string, unknown> = {}) {
+  const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
+  return { stack, template: Template.fromStack(stack) };
+}
+
+const { stack, template } = synth();
+const resources = (type: string) => template.findResources(type);
+
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+const asList = <T>(value: T | T[]) => (Array.isArray(value) ? value : [value]);
+
+/** Logical id of each function's role, by function name (from the description tag on the function). */
+function rolesByFunction(): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+    const name = String(fn.Properties.Description ?? '').split(' ')[0]!;
+    map.set(name, fn.Properties.Role['Fn::GetAtt'][0]);
+  }
+  return map;
+}
+
+/** Every statement attached to a role (inline policies of the stack). */
+function statementsOf(roleId: string): Statement[] {
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+describe('CDK stack', () => {
+  it('has one function per route and worker: Node.js 22 on arm64, traced, with an explicit log group', () => {
+    const functions = Object.values(resources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(allFunctions.length);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Timeout: 10,
+        Handler: 'index.handler',
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
+    }
+    const names = [...rolesByFunction().keys()].sort();
+    expect(names).toEqual(allFunctions.map((fn) => fn.name).sort());
+    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 1);
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('routes every route of the description, JWT-protected except the public unsubscribe link', () => {
+    const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
+    expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    for (const route of apiRoutes) {
+      const public_ = route.RouteKey === 'GET /unsubscribe/{token}';
+      expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: Match.anyValue(), Audience: [{ Ref: Match.stringLikeRegexp('UsersApiClient') }] },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+    const api = Object.values(resources('AWS::ApiGatewayV2::Api'))[0]!;
+    expect(api.Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('uses an external OIDC issuer instead of Cognito when given, and CORS when asked', () => {
+    const external = synth({ jwtIssuer: 'https://issuer.example.com/', jwtAudience: 'incidents', corsOrigins: 'https://app.example.com' }).template;
+    external.resourceCountIs('AWS::Cognito::UserPool', 0);
+    external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['incidents'] },
+    });
+    external.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.example.com'] }),
+    });
+    expect(Object.keys(external.findOutputs('UserPoolId'))).toEqual([]);
+  });
+
+  it('creates the Cognito user pool with the account-creating post-confirmation trigger', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      LambdaConfig: { PostConfirmation: Match.anyValue() },
+      UsernameAttributes: ['email'],
+    });
+  });
+
+  it('builds the one table from the description: on demand, PITR, TTL, stream, GSI, retained', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1' })],
+      },
+    });
+    synth({ removalPolicy: 'destroy' }).template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+
+  it('grants each function exactly the table access its description names, and nothing broad', () => {
+    const roles = rolesByFunction();
+    for (const description of allFunctions) {
+      const statements = statementsOf(roles.get(description.name)!);
+      const tableActions = statements
+        .flatMap((statement) => asList(statement.Action))
+        .filter((action) => action.startsWith('dynamodb:') && !action.match(/Stream|Shard|GetRecords/));
+      const expected = description.table === 'none' ? [] : description.table === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS];
+      expect(tableActions.sort(), description.name).toEqual([...expected].sort());
+    }
+  });
+
+  it('has no wildcard actions and "*" resources only where AWS requires them', () => {
+    const starAllowed = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'dynamodb:ListStreams']);
+    for (const policy of Object.values(resources('AWS::IAM::Policy'))) {
+      for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
+        const actions = asList(statement.Action);
+        for (const action of actions) expect(action).not.toMatch(/(^\*$|:\*$)/);
+        if (asList(statement.Resource).includes('*')) {
+          for (const action of actions) expect(starAllowed, action).toContain(action);
+        }
+      }
+    }
+  });
+
+  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler manage schedules', () => {
+    const roles = rolesByFunction();
+    const holders = (action: string) =>
+      [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
+    expect(holders('ses:SendEmail')).toEqual([workers.notifier.name]);
+    expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
+    expect(holders('scheduler:CreateSchedule')).toEqual([workers.escalationScheduler.name]);
+    expect(holders('iam:PassRole')).toEqual([workers.escalationScheduler.name]);
+    const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
+    expect(JSON.stringify(ses.Resource)).toContain('identity/noreply@example.com');
+  });
+
+  it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
+    const policies = Object.values(resources('AWS::IAM::ManagedPolicy'));
+    expect(policies).toHaveLength(1);
+    expect(policies[0]!.Properties.PolicyDocument.Statement).toEqual([
+      { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^MonitorCheck/), 'Arn'] } },
+    ]);
+  });
+
+  it('wires the stream to the publisher (outbox inserts only) with bisect, bounded retries and a DLQ', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 20,
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } }) }] },
+    });
+  });
+
+  it('declares the bus rules of the description, each target with retries and a dead-letter queue', () => {
+    const rules = Object.values(resources('AWS::Events::Rule'));
+    expect(rules).toHaveLength(eventRules.length);
+    for (const rule of eventRules) {
+      const match = rules.find((candidate) => JSON.stringify(candidate.Properties.EventPattern['detail-type']) === JSON.stringify(rule.detailTypes))!;
+      expect(match.Properties.EventPattern.source).toEqual(['incident-service']);
+      expect(match.Properties.Targets).toEqual([
+        expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
+      ]);
+    }
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { DestinationConfig: { OnFailure: { Destination: Match.anyValue() } } });
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + 2);
+    template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+  });
+
+  it('alarms on API 5xx, every function\'s errors and every dead-letter queue', () => {
+    const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+    expect(alarms.filter((alarm) => alarm.MetricName === '5xx' || alarm.MetricName === '5XXError')).toHaveLength(1);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'Errors')).toHaveLength(allFunctions.length);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(eventRules.length + 2);
+    for (const alarm of alarms) expect(alarm.AlarmActions).toHaveLength(1);
+  });
+
+  it('outputs what deployers and the monitoring system need', () => {
+    for (const output of ['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'MonitorCheckFunctionArn', 'EventBusName', 'TableName', 'MonitorCheckInvokePolicyArn']) {
+      expect(Object.keys(template.findOutputs(output)), output).toHaveLength(1);
+    }
+  });
+
+  it('passes cdk-nag (AwsSolutions) with every acknowledgement reasoned', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(report.success).toBe(true);
+    for (const reason of Object.values(ACKNOWLEDGED)) expect(reason.length).toBeGreaterThan(30);
+  });
+});

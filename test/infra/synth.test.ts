@@ -1,0 +1,31 @@
+/**
+ * `cdk synth` works offline with no AWS credentials, bundling every function locally with
+ * esbuild (never Docker) into one small ESM file each.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allFunctions } from '../../infra/system.js';
+
+const MAX_BUNDLE_BYTES = 600 * 1024;
+
+describe('cdk synth', () => {
+  it('synthesizes offline and bundles each function into a small ESM file', () => {
+    const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+    const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+    const result = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], {
+      env: { ...environment, CDK_DISABLE_VERSION_CHECK: 'true', CI: 'true' },
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const bundles = readdirSync(out)
+      .filter((entry) => entry.startsWith('asset.'))
+      .map((entry) => join(out, entry, 'index.mjs'))
+      .filter((file) => existsSync(file));
+    expect(bundles).toHaveLength(allFunctions.length);
+    for (const bundle of bundles) expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES);
+  }, 240_000);
+});
