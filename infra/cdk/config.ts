@@ -7,8 +7,8 @@ const list = z
   .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
 
 const schema = z.object({
-  /** The verified SES sender. Required to deploy; synth works with the placeholder. */
-  senderEmail: z.email().default('noreply@example.com'),
+  /** The verified SES sender. Required (`npm run synth` passes a placeholder). */
+  senderEmail: z.email({ error: 'senderEmail is required: npx cdk deploy -c senderEmail=you@yourdomain.com (a verified SES identity)' }),
   /** An external OIDC issuer instead of the default Cognito user pool (with jwtAudience). */
   jwtIssuer: z.url().optional(),
   jwtAudience: z.union([z.array(z.string()), list]).optional(),

@@ -12,7 +12,7 @@ import { READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js
 import { allFunctions, eventRules, routes, workers } from '../../infra/system.js';
 
 function synth(context: Record<string, unknown> = {}) {
-  const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
+  const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], senderEmail: 'noreply@example.com', ...context } }));
   return { stack, template: Template.fromStack(stack) };
 }
 
@@ -91,6 +91,10 @@ describe('CDK stack', () => {
       CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.example.com'] }),
     });
     expect(Object.keys(external.findOutputs('UserPoolId'))).toEqual([]);
+  });
+
+  it('refuses to build without a sender e-mail, saying how to give one', () => {
+    expect(() => buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [] } }))).toThrow(/senderEmail is required: npx cdk deploy -c senderEmail=/);
   });
 
   it('creates the Cognito user pool with the account-creating post-confirmation trigger', () => {

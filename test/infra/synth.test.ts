@@ -15,7 +15,7 @@ describe('cdk synth', () => {
   it('synthesizes offline and bundles each function into a small ESM file', () => {
     const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
     const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-    const result = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], {
+    const result = spawnSync('npm', ['run', '-s', 'synth', '--', '--output', out], {
       env: { ...environment, CDK_DISABLE_VERSION_CHECK: 'true', CI: 'true' },
       encoding: 'utf8',
       timeout: 240_000,
