@@ -8,6 +8,8 @@ const withDynamoDb = {
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Functions log and emit metrics through Powertools; tests that check them turn them on.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [

@@ -1,8 +1,15 @@
-import { createPolicyInput } from '../../shared/escalation/model.js';
+import * as z from 'zod';
+import { createPolicyInput, PolicyBody } from '../../shared/escalation/model.js';
 import { createPolicy } from '../../shared/escalation/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { body: createPolicyInput, status: 201, failure: 'Failed to create escalation policy' },
+  {
+    summary: 'Create an escalation policy (1-10 steps, the first at delay 0, delays increasing)',
+    body: createPolicyInput,
+    status: 201,
+    response: z.strictObject({ escalation_policy: PolicyBody }),
+    failure: 'Failed to create escalation policy',
+  },
   async ({ body, caller }) => ({ escalation_policy: await createPolicy(caller, body) }),
 );

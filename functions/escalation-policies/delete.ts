@@ -1,9 +1,16 @@
+import { MessageBody } from '../../shared/api/common.js';
 import { deletePolicy } from '../../shared/escalation/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, failure: 'Failed to delete escalation policy' },
+  {
+    summary: 'Delete an escalation policy no monitor uses',
+    params: idParams,
+    response: MessageBody,
+    errors: { 400: ['Escalation policy in use'], 404: ['Escalation policy not found'] },
+    failure: 'Failed to delete escalation policy',
+  },
   async ({ params, caller }) => {
     await deletePolicy(caller, params.id);
     return { message: 'Escalation policy deleted' };

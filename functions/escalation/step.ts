@@ -1,4 +1,9 @@
 /** `escalation-step`: the schedules' target; pages one step unless acknowledged or resolved. */
 import { escalationStepInput, sendEscalationStep } from '../../shared/escalation/steps.js';
+import { workerHandler } from '../lib/observability.js';
 
-export const handler = async (event: unknown) => ({ outcome: await sendEscalationStep(escalationStepInput.parse(event)) });
+export const handler = workerHandler(
+  'escalation-step',
+  async (event: unknown) => ({ outcome: await sendEscalationStep(escalationStepInput.parse(event)) }),
+  (result) => result.outcome,
+);

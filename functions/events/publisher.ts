@@ -10,13 +10,14 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { env, eventBus } from '../../infra/system.js';
 import { requireEnv } from '../../shared/config.js';
 import { OUTBOX_ITEM_TYPE, outboxItem } from '../../shared/events/model.js';
+import { workerHandler } from '../lib/observability.js';
 
 const events = new EventBridgeClient({});
 
 /** PutEvents takes at most 10 entries. */
 const BATCH = 10;
 
-export const handler = async (event: DynamoDBStreamEvent) => {
+export const handler = workerHandler('outbox-publisher', async (event: DynamoDBStreamEvent) => {
   const entries: PutEventsRequestEntry[] = [];
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;
@@ -38,4 +39,4 @@ export const handler = async (event: DynamoDBStreamEvent) => {
     }
   }
   return { published: entries.length };
-};
+}, (result) => `published ${result.published}`);

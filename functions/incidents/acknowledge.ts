@@ -1,9 +1,17 @@
-import { acknowledgeIncidentInput } from '../../shared/incidents/model.js';
+import * as z from 'zod';
+import { acknowledgeIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { acknowledgeIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, body: acknowledgeIncidentInput, failure: 'Failed to update incident' },
+  {
+    summary: 'Acknowledge an incident (stops further escalation)',
+    params: idParams,
+    body: acknowledgeIncidentInput,
+    response: z.strictObject({ incident: IncidentBody }),
+    errors: { 400: ['Incident already acknowledged'], 404: ['Incident not found'] },
+    failure: 'Failed to update incident',
+  },
   async ({ params, body, caller }) => ({ incident: await acknowledgeIncident(caller, params.id, body) }),
 );

@@ -1,8 +1,16 @@
-import { createIncidentInput } from '../../shared/incidents/model.js';
+import * as z from 'zod';
+import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { createIncident } from '../../shared/incidents/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { body: createIncidentInput, status: 201, failure: 'Failed to create incident' },
+  {
+    summary: 'Create an incident manually (subscribers are notified)',
+    body: createIncidentInput,
+    status: 201,
+    response: z.strictObject({ incident: IncidentBody }),
+    errors: { 404: ['Monitor not found'] },
+    failure: 'Failed to create incident',
+  },
   async ({ body, caller }) => ({ incident: await createIncident(caller, body) }),
 );

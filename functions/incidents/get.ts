@@ -1,8 +1,16 @@
+import * as z from 'zod';
+import { IncidentDetail } from '../../shared/incidents/model.js';
 import { getIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, failure: 'Failed to fetch incident' },
+  {
+    summary: 'Get an incident with its acknowledgement and escalation steps',
+    params: idParams,
+    response: z.strictObject({ incident: IncidentDetail }),
+    errors: { 404: ['Incident not found'] },
+    failure: 'Failed to fetch incident',
+  },
   async ({ params, caller }) => ({ incident: await getIncident(caller, params.id) }),
 );

@@ -1,8 +1,14 @@
-import { listIncidentsQuery } from '../../shared/incidents/model.js';
+import * as z from 'zod';
+import { IncidentListItem, listIncidentsQuery } from '../../shared/incidents/model.js';
 import { listIncidents } from '../../shared/incidents/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { query: listIncidentsQuery, failure: 'Failed to fetch incidents' },
+  {
+    summary: "List the incidents of the caller's monitors, newest first",
+    query: listIncidentsQuery,
+    response: z.strictObject({ incidents: z.array(IncidentListItem) }),
+    failure: 'Failed to fetch incidents',
+  },
   async ({ query, caller }) => ({ incidents: await listIncidents(caller, query) }),
 );

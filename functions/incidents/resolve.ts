@@ -1,9 +1,16 @@
+import { MessageBody } from '../../shared/api/common.js';
 import { resolveIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, failure: 'Failed to update incident' },
+  {
+    summary: 'Resolve an incident (status RESOLVED, resolved_at now)',
+    params: idParams,
+    response: MessageBody,
+    errors: { 404: ['Incident not found'] },
+    failure: 'Failed to update incident',
+  },
   async ({ params, caller }) => {
     await resolveIncident(caller, params.id);
     return { message: 'Incident resolved' };

@@ -19,9 +19,11 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
-  type FieldError,
 } from '../../shared/errors.js';
-import { noBody, noParams, noQuery } from '../../shared/validation.js';
+import { fieldErrors, noBody, noParams, noQuery } from '../../shared/validation.js';
+import { logger, observability } from './observability.js';
+
+export { fieldErrors };
 
 export type HttpEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -46,20 +48,6 @@ export const jsonResponse = (statusCode: number, body: unknown): HttpResult => (
   headers: JSON_HEADERS,
   body: JSON.stringify(body),
 });
-
-/** Zod issues as `{field, message}`; unknown keys become one entry each. */
-export function fieldErrors(error: z.ZodError, root: string): FieldError[] {
-  return error.issues.flatMap((issue) => {
-    const field = issue.path.length ? issue.path.join('.') : root;
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        field: issue.path.length ? `${field}.${key}` : key,
-        message: 'Unknown field',
-      }));
-    }
-    return [{ field, message: issue.message }];
-  });
-}
 
 const isJsonContentType = (value: string | undefined) =>
   value !== undefined && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(value.trim());
@@ -104,9 +92,39 @@ const validator = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   },
 });
 
+/** The id a caller can quote: API Gateway's request id (also the `x-request-id` header). */
+const requestIdOf = (event: HttpEvent, context: Context) => event.requestContext?.requestId ?? context.awsRequestId;
+
+/** Every response carries `x-request-id`, error responses too. */
+const requestIdHeader = (): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => {
+  const add = (request: Request) => {
+    if (request.response) {
+      request.response.headers = { ...request.response.headers, 'x-request-id': requestIdOf(request.event, request.context) };
+    }
+  };
+  return { after: add, onError: add };
+};
+
+const describeHttp = (event: HttpEvent, response: HttpResult | undefined, context: Context) => {
+  const sub = event.requestContext?.authorizer?.jwt?.claims?.sub;
+  return {
+    operation: event.routeKey,
+    requestId: requestIdOf(event, context),
+    callerId: typeof sub === 'string' ? sub : undefined,
+    status: response?.statusCode,
+  };
+};
+
+/** The outer middlewares of every HTTP route: observability, then the request id header. */
+const httpObservability = () => [
+  ...observability<HttpEvent, HttpResult>(describeHttp),
+  requestIdHeader(),
+] as MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest>[];
+
 /**
  * The last middleware: typed service errors become `{error, details?}` with their status;
- * anything else is logged with its cause and answered with the route's generic 500 text.
+ * anything else is logged with its cause and answered with the route's generic 500 text and
+ * the request id to quote.
  */
 const errorHandler = (
   failureMessage: string,
@@ -120,16 +138,9 @@ const errorHandler = (
       });
       return;
     }
-    console.error(
-      JSON.stringify({
-        level: 'ERROR',
-        message: failureMessage,
-        requestId: request.context.awsRequestId,
-        routeKey: request.event.routeKey,
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-      }),
-    );
-    request.response = jsonResponse(500, { error: failureMessage });
+    const requestId = requestIdOf(request.event, request.context);
+    logger.error(failureMessage, { request_id: requestId, route: request.event.routeKey, error: error as Error });
+    request.response = jsonResponse(500, { error: failureMessage, request_id: requestId });
   },
 });
 
@@ -152,13 +163,34 @@ export interface RouteInput<P, Q, B> {
   caller: Caller;
 }
 
-export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+/** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
+export type ErrorTexts = Partial<Record<400 | 403 | 404, string[]>>;
+
+export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
+  /** One line for the API reference. */
+  summary: string;
   params?: P;
   query?: Q;
   body?: B;
   /** Status of a successful response (200 unless given). */
   status?: number;
+  /** The successful response body. */
+  response: R;
+  errors?: ErrorTexts;
   /** The error text of a 500 on this route, e.g. "Failed to fetch incident". */
+  failure: string;
+}
+
+/** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
+export interface RouteContract {
+  summary: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  status: number;
+  response: z.ZodType;
+  contentType: 'application/json' | 'text/html';
+  errors: ErrorTexts;
   failure: string;
 }
 
@@ -167,19 +199,21 @@ export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extend
  * caller, makes one domain call and returns the response body.
  */
 export function httpRoute<
+  R extends z.ZodType,
   P extends z.ZodType = typeof noParams,
   Q extends z.ZodType = typeof noQuery,
   B extends z.ZodType = typeof noBody,
 >(
-  options: RouteOptions<P, Q, B>,
-  handle: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>,
+  options: RouteOptions<P, Q, B, R>,
+  handle: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<z.input<R>>,
 ) {
   const schemas = {
     params: options.params ?? noParams,
     query: options.query ?? noQuery,
     body: options.body ?? noBody,
   } as Schemas<P, Q, B>;
-  return middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+  const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(httpObservability())
     .use(jsonBodyParser())
     .use(validator(schemas))
     .use(errorHandler(options.failure))
@@ -188,6 +222,18 @@ export function httpRoute<
       const result = await handle({ ...input, caller: callerFrom(event) });
       return jsonResponse(options.status ?? 200, result);
     });
+  const contract: RouteContract = {
+    summary: options.summary,
+    params: options.params,
+    query: options.query,
+    body: options.body,
+    status: options.status ?? 200,
+    response: options.response,
+    contentType: 'application/json',
+    errors: options.errors ?? {},
+    failure: options.failure,
+  };
+  return Object.assign(handler, { contract });
 }
 
 const escapeHtml = (text: string) =>
@@ -207,10 +253,20 @@ export function htmlPage(statusCode: number, title: string, message: string): Ht
  * call, a page out. Failures are pages too; causes are logged, never shown.
  */
 export function publicHtmlRoute<P extends z.ZodType>(
-  options: { params: P; failure: string },
+  options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
   handle: (params: z.output<P>) => Promise<HttpResult>,
 ) {
-  return middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+  const contract: RouteContract = {
+    summary: options.summary,
+    params: options.params,
+    status: 200,
+    response: z.string().meta({ description: 'A small HTML page' }),
+    contentType: 'text/html',
+    errors: options.errors ?? {},
+    failure: options.failure,
+  };
+  const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(httpObservability())
     .use(validator({ params: options.params, query: noQuery, body: z.unknown() }))
     .use({
       onError: (request: Request) => {
@@ -218,9 +274,10 @@ export function publicHtmlRoute<P extends z.ZodType>(
           request.response = htmlPage(request.error.statusCode, 'This link is not valid', 'Check that you copied the whole link.');
           return;
         }
-        console.error(JSON.stringify({ level: 'ERROR', message: options.failure, requestId: request.context.awsRequestId, error: String(request.error) }));
+        logger.error(options.failure, { request_id: requestIdOf(request.event, request.context), error: request.error as Error });
         request.response = htmlPage(500, options.failure, 'Please try again in a moment.');
       },
     })
     .handler(async (event) => handle((validatedInput.get(event) as { params: z.output<P> }).params));
+  return Object.assign(handler, { contract });
 }

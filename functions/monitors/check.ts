@@ -3,11 +3,12 @@
  * Answers `{ok: true, outcome, incident_id?}`, or `{ok: false, error, details?}` for a payload it
  * cannot take (nothing is written). Unexpected failures throw, so the invoker's retry applies.
  */
-import { fieldErrors } from '../lib/http.js';
+import { fieldErrors } from '../../shared/validation.js';
 import { isServiceError } from '../../shared/errors.js';
 import { monitorCheckInput, processMonitorCheck } from '../../shared/monitors/check.js';
+import { workerHandler } from '../lib/observability.js';
 
-export const handler = async (event: unknown) => {
+export const handler = workerHandler('monitor-check', async (event: unknown) => {
   const input = monitorCheckInput.safeParse(event);
   if (!input.success) return { ok: false, error: 'Validation errors', details: fieldErrors(input.error, 'payload') };
   try {
@@ -16,4 +17,4 @@ export const handler = async (event: unknown) => {
     if (isServiceError(error)) return { ok: false, error: error.message };
     throw error;
   }
-};
+}, (result) => ('outcome' in result ? result.outcome : result.error));

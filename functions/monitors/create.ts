@@ -1,8 +1,16 @@
-import { createMonitorInput } from '../../shared/monitors/model.js';
+import * as z from 'zod';
+import { createMonitorInput, MonitorBody } from '../../shared/monitors/model.js';
 import { createMonitor } from '../../shared/monitors/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { body: createMonitorInput, status: 201, failure: 'Failed to create monitor' },
+  {
+    summary: 'Create a monitor',
+    body: createMonitorInput,
+    status: 201,
+    response: z.strictObject({ monitor: MonitorBody }),
+    errors: { 404: ['Escalation policy not found'] },
+    failure: 'Failed to create monitor',
+  },
   async ({ body, caller }) => ({ monitor: await createMonitor(caller, body) }),
 );

@@ -1,9 +1,16 @@
+import { MessageBody } from '../../shared/api/common.js';
 import { deleteMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, failure: 'Failed to delete monitor' },
+  {
+    summary: 'Delete a monitor and its subscribers (its incidents stay)',
+    params: idParams,
+    response: MessageBody,
+    errors: { 404: ['Monitor not found'] },
+    failure: 'Failed to delete monitor',
+  },
   async ({ params, caller }) => {
     await deleteMonitor(caller, params.id);
     return { message: 'Monitor deleted' };

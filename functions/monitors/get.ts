@@ -1,8 +1,16 @@
+import * as z from 'zod';
+import { MonitorBody } from '../../shared/monitors/model.js';
 import { getMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, failure: 'Failed to fetch monitor' },
+  {
+    summary: 'Get a monitor',
+    params: idParams,
+    response: z.strictObject({ monitor: MonitorBody }),
+    errors: { 404: ['Monitor not found'] },
+    failure: 'Failed to fetch monitor',
+  },
   async ({ params, caller }) => ({ monitor: await getMonitor(caller, params.id) }),
 );

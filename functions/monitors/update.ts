@@ -1,9 +1,17 @@
-import { updateMonitorInput } from '../../shared/monitors/model.js';
+import * as z from 'zod';
+import { MonitorBody, updateMonitorInput } from '../../shared/monitors/model.js';
 import { updateMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, body: updateMonitorInput, failure: 'Failed to update monitor' },
+  {
+    summary: "Update a monitor's name, failure threshold or escalation policy",
+    params: idParams,
+    body: updateMonitorInput,
+    response: z.strictObject({ monitor: MonitorBody }),
+    errors: { 400: ['No updates provided'], 404: ['Monitor not found', 'Escalation policy not found'] },
+    failure: 'Failed to update monitor',
+  },
   async ({ params, body, caller }) => ({ monitor: await updateMonitor(caller, params.id, body) }),
 );

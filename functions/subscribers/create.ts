@@ -1,9 +1,18 @@
-import { subscribeInput } from '../../shared/subscribers/model.js';
+import * as z from 'zod';
+import { subscribeInput, SubscriberBody } from '../../shared/subscribers/model.js';
 import { subscribe } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: idParams, body: subscribeInput, status: 201, failure: 'Failed to create subscriber' },
+  {
+    summary: 'Subscribe an e-mail address to a monitor\'s incident notifications',
+    params: idParams,
+    body: subscribeInput,
+    status: 201,
+    response: z.strictObject({ subscriber: SubscriberBody }),
+    errors: { 400: ['Already subscribed'], 404: ['Monitor not found'] },
+    failure: 'Failed to create subscriber',
+  },
   async ({ params, body, caller }) => ({ subscriber: await subscribe(caller, params.id, body) }),
 );

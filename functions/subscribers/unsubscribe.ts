@@ -3,7 +3,12 @@ import { unsubscribe } from '../../shared/subscribers/service.js';
 import { htmlPage, publicHtmlRoute } from '../lib/http.js';
 
 export const handler = publicHtmlRoute(
-  { params: unsubscribeParams, failure: 'Unsubscribing failed' },
+  {
+    summary: 'Follow an unsubscribe link (public; answers an HTML page)',
+    params: unsubscribeParams,
+    errors: { 404: ['This link is not valid'] },
+    failure: 'Unsubscribing failed',
+  },
   async ({ token }) => {
     const done = await unsubscribe(token);
     return done

@@ -1,8 +1,16 @@
-import { createTeamInput } from '../../shared/teams/model.js';
+import * as z from 'zod';
+import { createTeamInput, TeamBody } from '../../shared/teams/model.js';
 import { createTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { body: createTeamInput, status: 201, failure: 'Failed to create team' },
+  {
+    summary: 'Create a team (the creator becomes its OWNER)',
+    body: createTeamInput,
+    status: 201,
+    response: z.strictObject({ team: TeamBody }),
+    errors: { 400: ['Team slug already taken'] },
+    failure: 'Failed to create team',
+  },
   async ({ body, caller }) => ({ team: await createTeam(caller, body) }),
 );

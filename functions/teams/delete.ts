@@ -1,8 +1,18 @@
+import { MessageBody } from '../../shared/api/common.js';
 import { teamParams } from '../../shared/teams/model.js';
 import { deleteTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';
 
-export const handler = httpRoute({ params: teamParams, failure: 'Failed to delete team' }, async ({ params, caller }) => {
-  await deleteTeam(caller, params.id);
-  return { message: 'Team deleted' };
-});
+export const handler = httpRoute(
+  {
+    summary: 'Delete a team with its memberships and invites (OWNER)',
+    params: teamParams,
+    response: MessageBody,
+    errors: { 403: ['Only owner can delete team'], 404: ['Team not found'] },
+    failure: 'Failed to delete team',
+  },
+  async ({ params, caller }) => {
+    await deleteTeam(caller, params.id);
+    return { message: 'Team deleted' };
+  },
+);

@@ -1,7 +1,14 @@
-import { teamParams } from '../../shared/teams/model.js';
+import { TeamDetail, teamParams } from '../../shared/teams/model.js';
 import { getTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';
 
-export const handler = httpRoute({ params: teamParams, failure: 'Failed to fetch team' }, async ({ params, caller }) =>
-  getTeam(caller, params.id),
+export const handler = httpRoute(
+  {
+    summary: 'Get a team with its members, pending invites and the caller\'s role',
+    params: teamParams,
+    response: TeamDetail,
+    errors: { 403: ['Not a team member'], 404: ['Team not found'] },
+    failure: 'Failed to fetch team',
+  },
+  async ({ params, caller }) => getTeam(caller, params.id),
 );

@@ -1,8 +1,21 @@
-import { inviteInput, teamParams } from '../../shared/teams/model.js';
+import * as z from 'zod';
+import { InviteBody, inviteInput, teamParams } from '../../shared/teams/model.js';
 import { inviteMember } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
-  { params: teamParams, body: inviteInput, status: 201, failure: 'Failed to create invite' },
+  {
+    summary: 'Invite someone by e-mail (OWNER or ADMIN); the invite e-mail carries the token',
+    params: teamParams,
+    body: inviteInput,
+    status: 201,
+    response: z.strictObject({ invite: InviteBody }),
+    errors: {
+      400: ['User is already a team member', 'Invite already sent to this email'],
+      403: ['Not authorized to invite'],
+      404: ['Team not found'],
+    },
+    failure: 'Failed to create invite',
+  },
   async ({ params, body, caller }) => ({ invite: await inviteMember(caller, params.id, body) }),
 );

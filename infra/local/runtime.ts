@@ -10,7 +10,7 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { join } from 'node:path';
 import { accountView, signUpInput } from '../../shared/accounts/model.js';
 import { signUp } from '../../shared/accounts/service.js';
-import { fieldErrors } from '../../functions/lib/http.js';
+import { fieldErrors } from '../../shared/validation.js';
 import { env, eventBus, routes, scheduleGroup, table, TABLE_NAME_ENV, workers } from '../system.js';
 import { awsApis } from './aws-apis.js';
 import { LocalEventBus } from './bus.js';
@@ -92,6 +92,8 @@ function useLocalServices(runtimeUrl: string, sesUrl: string) {
   process.env[env.schedulerGroup] = scheduleGroup;
   process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
+  // EMF metrics are for CloudWatch; locally they would only fill the terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }
 
 function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {

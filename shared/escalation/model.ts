@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const MAX_STEP_DELAY_MINUTES = 1440;
@@ -45,7 +46,21 @@ export const policyItem = z.object({
 });
 export type Policy = z.output<typeof policyItem>;
 
-export const policyView = (policy: Policy) => ({
+export const PolicyBody = z
+  .strictObject({
+    id: Id,
+    name: z.string().meta({ example: 'Primary on-call' }),
+    owner_id: Id,
+    steps: z.array(
+      z
+        .strictObject({ step_order: z.int().min(1), delay_minutes: z.int().min(0).max(MAX_STEP_DELAY_MINUTES), emails: z.array(z.string()) })
+        .meta({ id: 'EscalationPolicyStep' }),
+    ),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'EscalationPolicy' });
+
+export const policyView = (policy: Policy): z.output<typeof PolicyBody> => ({
   id: policy.id,
   name: policy.name,
   owner_id: policy.owner_id,

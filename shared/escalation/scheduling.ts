@@ -18,8 +18,11 @@ const SEND_NOW_WINDOW_MS = 30_000;
 
 export const scheduleName = (incidentId: string, stepOrder: number) => `esc-${incidentId}-${stepOrder}`;
 
-/** `at(yyyy-mm-ddThh:mm:ss)` in UTC. */
-export const atExpression = (iso: string) => `at(${iso.slice(0, 19)})`;
+/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second: a schedule never fires early. */
+export function atExpression(iso: string) {
+  const ms = Date.parse(iso);
+  return `at(${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)})`;
+}
 
 export async function scheduleEscalation(event: EventDetail<'incident.created'>) {
   const outcomes: { step_order: number; outcome: string }[] = [];

@@ -11,6 +11,7 @@ import { itemPresent, keys } from '../db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite } from '../db/ops.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
+import { countMetric } from '../observability/metrics.js';
 import { getIncidentCollection } from '../incidents/repository.js';
 
 export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().min(1).max(10) });
@@ -18,8 +19,8 @@ export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
 export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
 
-/** How early a step may fire (schedulers are punctual to about a minute). */
-const EARLY_TOLERANCE_MS = 60_000;
+/** A step invoked before it is due (not by its schedule, which fires on time) waits for it. */
+const EARLY_TOLERANCE_MS = 1_000;
 
 export async function sendEscalationStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome> {
   const collection = await getIncidentCollection(incident_id);
@@ -60,6 +61,7 @@ export async function sendEscalationStep({ incident_id, step_order }: Escalation
         now.toISOString(),
       ),
     ]);
+    countMetric('EscalationStepSent', { step: String(step_order) });
     return 'sent';
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;

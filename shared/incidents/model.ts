@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Id, Timestamp } from '../api/common.js';
 
 export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
@@ -21,6 +22,9 @@ export const createIncidentInput = z.strictObject({
   title: IncidentTitle,
   message: IncidentMessage.nullish(),
   severity: Severity.default('MEDIUM'),
+}).meta({
+  id: 'CreateIncident',
+  example: { monitorId: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c', title: 'Checkout errors', message: 'Elevated 5xx since 10:05', severity: 'HIGH' },
 });
 export type CreateIncidentInput = z.output<typeof createIncidentInput>;
 
@@ -28,6 +32,7 @@ export type CreateIncidentInput = z.output<typeof createIncidentInput>;
 export const updateIncidentInput = z
   .strictObject({ status: Status, severity: Severity, title: IncidentTitle })
   .partial()
+  .meta({ id: 'UpdateIncident', example: { status: 'IDENTIFIED', severity: 'CRITICAL' } })
   .prefault({});
 export type UpdateIncidentInput = z.output<typeof updateIncidentInput>;
 
@@ -89,7 +94,45 @@ export const escalationStepItem = z.object({
 export type EscalationStep = z.output<typeof escalationStepItem>;
 
 /** Create, update and acknowledge responses. */
-export const incidentView = (incident: Incident) => ({
+export const IncidentBody = z
+  .strictObject({
+    id: Id,
+    monitor_id: Id,
+    title: z.string().min(1).max(200).meta({ example: 'Checkout API is down' }),
+    status: Status,
+    severity: Severity,
+    acknowledged: z.boolean(),
+    started_at: Timestamp,
+    resolved_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Incident' });
+
+export const IncidentListItem = IncidentBody.extend({
+  monitor_name: z.string().meta({ example: 'Checkout API' }),
+  escalation_policy_id: Id.nullable(),
+}).meta({ id: 'IncidentListItem' });
+
+export const AcknowledgementBody = z
+  .strictObject({
+    id: Id,
+    incident_id: Id,
+    user_id: Id,
+    user_name: z.string(),
+    user_email: z.string(),
+    method: AcknowledgementMethod,
+    acknowledged_at: Timestamp,
+  })
+  .meta({ id: 'Acknowledgement' });
+
+export const IncidentDetail = IncidentListItem.extend({
+  acknowledgement: AcknowledgementBody.optional(),
+  escalation_steps: z
+    .array(z.strictObject({ step_order: z.int().min(1), delay_minutes: z.int().min(0) }).meta({ id: 'EscalationStep' }))
+    .optional(),
+}).meta({ id: 'IncidentDetail' });
+
+export const incidentView = (incident: Incident): z.output<typeof IncidentBody> => ({
   id: incident.id,
   monitor_id: incident.monitor_id,
   title: incident.title,
@@ -103,14 +146,14 @@ export const incidentView = (incident: Incident) => ({
 export type IncidentView = ReturnType<typeof incidentView>;
 
 /** List responses: adds `monitor_name` and `escalation_policy_id`. */
-export const incidentListView = (incident: Incident) => ({
+export const incidentListView = (incident: Incident): z.output<typeof IncidentListItem> => ({
   ...incidentView(incident),
   monitor_name: incident.monitor_name,
   escalation_policy_id: incident.escalation_policy_id,
 });
 export type IncidentListView = ReturnType<typeof incidentListView>;
 
-export const acknowledgementView = (acknowledgement: Acknowledgement) => ({
+export const acknowledgementView = (acknowledgement: Acknowledgement): z.output<typeof AcknowledgementBody> => ({
   id: acknowledgement.id,
   incident_id: acknowledgement.incident_id,
   user_id: acknowledgement.user_id,
@@ -125,7 +168,7 @@ export const incidentDetailView = (
   incident: Incident,
   acknowledgement: Acknowledgement | undefined,
   steps: EscalationStep[],
-) => ({
+): z.output<typeof IncidentDetail> => ({
   ...incidentListView(incident),
   ...(acknowledgement ? { acknowledgement: acknowledgementView(acknowledgement) } : {}),
   ...(incident.escalation_policy_id

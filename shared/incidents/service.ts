@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError } from '../errors.js';
 import { requireOwnedMonitor } from '../monitors/service.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
+import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
 import {
   incidentDetailView,
@@ -57,6 +58,7 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
   await repository.insertIncident(incident, [
     outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now),
   ]);
+  countMetric('IncidentCreated', { kind: 'manual' });
   return incidentView(incident);
 }
 
@@ -94,7 +96,10 @@ async function changeIncident(caller: Caller, incidentId: string, changes: Updat
     if (!current || current.owner_id !== caller.userId) throw incidentNotFound();
     const now = clock.nowIso();
     const next = applyChanges(current, changes, now);
-    if (await repository.writeIncidentChange(current, next, statusEvents(current, next, now))) return next;
+    if (await repository.writeIncidentChange(current, next, statusEvents(current, next, now))) {
+      if (next.status === 'RESOLVED' && current.status !== 'RESOLVED') countMetric('IncidentResolved');
+      return next;
+    }
   }
   throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_CHANGE_ATTEMPTS} attempts`);
 }
@@ -160,5 +165,6 @@ export async function acknowledgeIncident(
   );
   if (outcome === 'not_found') throw incidentNotFound();
   if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');
+  countMetric('IncidentAcknowledged', { method: input.method });
   return incidentView({ ...incident, acknowledged: true, updated_at: now });
 }

@@ -15,6 +15,7 @@ import { getPolicy } from '../escalation/repository.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { NotFoundError } from '../errors.js';
+import { countMetric } from '../observability/metrics.js';
 import type { Incident } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { applyChanges, statusEvents } from '../incidents/service.js';
@@ -128,6 +129,7 @@ async function openIncident(
   );
   try {
     await incidents.insertIncident(incident, [marker, ...stepItems, created]);
+    countMetric('IncidentCreated', { kind: 'automatic' });
     return incident.id;
   } catch (error) {
     if (error instanceof TransactionCancelled && error.reasons[1]?.code === 'ConditionalCheckFailed') return undefined;
@@ -159,7 +161,10 @@ async function recover(incidentId: string | undefined): Promise<CheckResult> {
       releaseMarker(current.monitor_id),
       ...statusEvents(current, next, now),
     ]);
-    if (written) return { ok: true, outcome: 'incident_resolved', incident_id: current.id };
+    if (written) {
+      countMetric('IncidentResolved');
+      return { ok: true, outcome: 'incident_resolved', incident_id: current.id };
+    }
   }
   throw new Error(`Incident ${incidentId}: could not resolve after ${MAX_ATTEMPTS} attempts`);
 }

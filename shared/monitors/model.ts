@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Id, Timestamp } from '../api/common.js';
 
 export const MonitorName = z.string().trim().min(1).max(200);
 export const FailureThreshold = z.int().min(1).max(10_000);
@@ -7,7 +8,7 @@ export const createMonitorInput = z.strictObject({
   name: MonitorName,
   failure_threshold: FailureThreshold.default(3),
   escalation_policy_id: z.uuid().nullable().default(null),
-});
+}).meta({ id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null } });
 export type CreateMonitorInput = z.output<typeof createMonitorInput>;
 
 export const updateMonitorInput = z
@@ -31,7 +32,19 @@ export const monitorItem = z.object({
 });
 export type Monitor = z.output<typeof monitorItem>;
 
-export const monitorView = (monitor: Monitor) => ({
+export const MonitorBody = z
+  .strictObject({
+    id: Id,
+    name: z.string().meta({ example: 'Checkout API' }),
+    owner_id: Id,
+    failure_threshold: z.int().min(1),
+    escalation_policy_id: Id.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Monitor' });
+
+export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => ({
   id: monitor.id,
   name: monitor.name,
   owner_id: monitor.owner_id,

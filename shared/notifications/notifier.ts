@@ -3,8 +3,18 @@ import { env } from '../../infra/system.js';
 import { requireEnv } from '../config.js';
 import { eventDetails, type EventType } from '../events/model.js';
 import { subscribersOf } from '../subscribers/service.js';
+import { countMetric } from '../observability/metrics.js';
 import { deliverOnce } from './delivery.js';
 import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+
+const KIND: Record<EventType, string> = {
+  'incident.created': 'subscriber',
+  'incident.status_changed': 'subscriber',
+  'incident.resolved': 'subscriber',
+  'incident.acknowledged': 'none',
+  'incident.escalation_step': 'escalation',
+  'team.invite_created': 'invite',
+};
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Email[] }> {
   const apiUrl = requireEnv(env.publicApiUrl).replace(/\/$/, '');
@@ -47,6 +57,10 @@ export async function notify(type: EventType, detail: unknown): Promise<NotifyRe
   const { eventId, emails } = await emailsFor(type, detail);
   const outcomes = await Promise.allSettled(emails.map((email) => deliverOnce(eventId, email)));
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: KIND[type] });
+    else if (outcome.value === 'sent') countMetric('NotificationSent', { kind: KIND[type] });
+  }
   if (failures.length > 0) throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} of ${emails.length} e-mails failed`);
   return {
     sent: outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === 'sent').length,

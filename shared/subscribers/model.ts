@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const subscribeInput = z.strictObject({ email: Email });
@@ -23,7 +24,11 @@ export const unsubscribeTokenItem = z.object({
   email: z.string(),
 });
 
-export const subscriberView = (subscriber: Subscriber) => ({
+export const SubscriberBody = z
+  .strictObject({ id: Id, monitor_id: Id, email: z.string().meta({ example: 'customer@example.com' }), created_at: Timestamp })
+  .meta({ id: 'Subscriber' });
+
+export const subscriberView = (subscriber: Subscriber): z.output<typeof SubscriberBody> => ({
   id: subscriber.id,
   monitor_id: subscriber.monitor_id,
   email: subscriber.email,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
@@ -18,14 +19,18 @@ export const TeamSlug = z
   .max(100)
   .regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only');
 
-export const createTeamInput = z.strictObject({ name: TeamName, slug: TeamSlug });
+export const createTeamInput = z
+  .strictObject({ name: TeamName, slug: TeamSlug })
+  .meta({ id: 'CreateTeam', example: { name: 'Site Reliability', slug: 'sre' } });
 export type CreateTeamInput = z.output<typeof createTeamInput>;
 
 /** `name` is the only updatable field; an absent body is an empty update ("No updates provided"). */
 export const updateTeamInput = z.strictObject({ name: TeamName }).partial().prefault({});
 export type UpdateTeamInput = z.output<typeof updateTeamInput>;
 
-export const inviteInput = z.strictObject({ email: Email, role: AssignableRole });
+export const inviteInput = z
+  .strictObject({ email: Email, role: AssignableRole })
+  .meta({ id: 'CreateInvite', example: { email: 'bob@example.com', role: 'MEMBER' } });
 export type InviteInput = z.output<typeof inviteInput>;
 
 export const changeRoleInput = z.strictObject({ role: AssignableRole });
@@ -93,7 +98,43 @@ export const inviteTokenItem = z.object({
 });
 export type InviteToken = z.output<typeof inviteTokenItem>;
 
-export const teamView = (team: Team) => ({
+export const TeamBody = z
+  .strictObject({
+    id: Id,
+    name: z.string().meta({ example: 'Site Reliability' }),
+    slug: z.string().meta({ example: 'sre' }),
+    owner_id: Id,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Team' });
+
+export const TeamListItem = TeamBody.extend({ member_count: z.int().min(1), user_role: Role }).meta({ id: 'TeamListItem' });
+
+export const MemberBody = z
+  .strictObject({ id: Id, team_id: Id, user_id: Id, role: Role, joined_at: Timestamp })
+  .meta({ id: 'TeamMember' });
+
+export const MemberDetail = MemberBody.extend({ name: z.string(), email: z.string() }).meta({ id: 'TeamMemberDetail' });
+
+export const InviteBody = z
+  .strictObject({
+    id: Id,
+    team_id: Id,
+    email: z.string().meta({ example: 'bob@example.com' }),
+    role: AssignableRole,
+    token: z.string().meta({ description: 'The unique invite token (256 random bits, base64url)' }),
+    invited_by: Id,
+    expires_at: Timestamp,
+    created_at: Timestamp,
+  })
+  .meta({ id: 'TeamInvite' });
+
+export const TeamDetail = z
+  .strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role })
+  .meta({ id: 'TeamDetail' });
+
+export const teamView = (team: Team): z.output<typeof TeamBody> => ({
   id: team.id,
   name: team.name,
   slug: team.slug,
@@ -102,13 +143,13 @@ export const teamView = (team: Team) => ({
   updated_at: team.updated_at,
 });
 
-export const teamListView = (team: Team, role: Role) => ({
+export const teamListView = (team: Team, role: Role): z.output<typeof TeamListItem> => ({
   ...teamView(team),
   member_count: team.member_count,
   user_role: role,
 });
 
-export const memberView = (member: Member) => ({
+export const memberView = (member: Member): z.output<typeof MemberBody> => ({
   id: member.id,
   team_id: member.team_id,
   user_id: member.user_id,
@@ -116,7 +157,7 @@ export const memberView = (member: Member) => ({
   joined_at: member.joined_at,
 });
 
-export const memberDetailView = (member: Member) => ({
+export const memberDetailView = (member: Member): z.output<typeof MemberDetail> => ({
   id: member.id,
   team_id: member.team_id,
   user_id: member.user_id,
@@ -126,7 +167,7 @@ export const memberDetailView = (member: Member) => ({
   joined_at: member.joined_at,
 });
 
-export const inviteView = (invite: Invite) => ({
+export const inviteView = (invite: Invite): z.output<typeof InviteBody> => ({
   id: invite.id,
   team_id: invite.team_id,
   email: invite.email,

@@ -7,6 +7,7 @@ import { clock } from '../clock.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
+import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
 import {
   INVITE_LIFETIME_MS,
@@ -184,6 +185,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     member: () => new BadRequestError('User is already a team member'),
     pending: () => new BadRequestError('Invite already sent to this email'),
   });
+  countMetric('InviteCreated', { role: invite.role });
   return inviteView(invite);
 }
 
@@ -229,6 +231,7 @@ export async function acceptInvite(caller: Caller, token: string) {
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),
   });
+  countMetric('InviteAccepted', { role: invite.role });
 }
 
 export async function removeMember(caller: Caller, teamId: string, memberId: string) {

@@ -3,6 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { advanceClock } from '../../shared/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
+import { logger } from '../../functions/lib/observability.js';
+
+/** A 500 says the route's text and the request id to quote — the same as the x-request-id header — and nothing else. */
+function expectServerError(response: { body: any; headers: Headers }, error: string) {
+  expect(response.body).toEqual({ error, request_id: expect.any(String) });
+  expect(response.headers.get('x-request-id')).toBe(response.body.request_id);
+}
 
 let api: Api;
 let owner: User;
@@ -134,12 +141,12 @@ describe('POST /api/incidents', () => {
   });
 
   it('answers 500 Failed to create incident when the database fails, without leaking the cause', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-create');
     const response = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId, title: 'T' } });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to create incident' });
-    expect(log).toHaveBeenCalledWith(expect.stringContaining('secret-internal-detail'));
+    expectServerError(response, 'Failed to create incident');
+    expect(log).toHaveBeenCalledWith('Failed to create incident', expect.objectContaining({ error: expect.objectContaining({ message: expect.stringContaining('secret-internal-detail') }) }));
     log.mockRestore();
   });
 });
@@ -190,11 +197,11 @@ describe('GET /api/incidents', () => {
   });
 
   it('answers 500 Failed to fetch incidents when the database fails', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-list');
     const response = await api.request('GET', '/api/incidents', { token: listOwner.token });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to fetch incidents' });
+    expectServerError(response, 'Failed to fetch incidents');
     log.mockRestore();
   });
 });
@@ -228,11 +235,11 @@ describe('GET /api/incidents/:id', () => {
   });
 
   it('answers 500 Failed to fetch incident when the database fails', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-get');
     const response = await api.request('GET', `/api/incidents/${randomUUID()}`, { token: owner.token });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to fetch incident' });
+    expectServerError(response, 'Failed to fetch incident');
     log.mockRestore();
   });
 });
@@ -311,14 +318,14 @@ describe('PUT /api/incidents/:id', () => {
   });
 
   it('answers 500 Failed to update incident when the database fails', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-update');
     const response = await api.request('PUT', `/api/incidents/${randomUUID()}`, {
       token: owner.token,
       body: { status: 'RESOLVED' },
     });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to update incident' });
+    expectServerError(response, 'Failed to update incident');
     log.mockRestore();
   });
 });
@@ -418,11 +425,11 @@ describe('POST /api/incidents/:id/acknowledge', () => {
 describe('POST /api/incidents/:id/acknowledge failures', () => {
   it('answers 500 Failed to update incident when the database fails, acknowledging nothing', async () => {
     const incident = await createIncident(owner, { monitorId, title: 'Ack fails' });
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-acknowledge');
     const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, { token: owner.token });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to update incident' });
+    expectServerError(response, 'Failed to update incident');
     log.mockRestore();
     const fetched = await api.request('GET', `/api/incidents/${incident.id}`, { token: owner.token });
     expect(fetched.body.incident.acknowledged).toBe(false);
@@ -455,11 +462,11 @@ describe('DELETE /api/incidents/:id', () => {
   });
 
   it('answers 500 Failed to update incident when the database fails', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-resolve');
     const response = await api.request('DELETE', `/api/incidents/${randomUUID()}`, { token: owner.token });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Failed to update incident' });
+    expectServerError(response, 'Failed to update incident');
     log.mockRestore();
   });
 });

@@ -2,6 +2,7 @@
 import { inject } from 'vitest';
 import { startRuntime, type Runtime } from '../../infra/local/runtime.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { checkContract } from './contract.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -63,6 +64,7 @@ export class Api {
     } catch {
       // not JSON: keep the text
     }
+    checkContract(method, response.url, response.status, response.headers.get('content-type'), parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 

@@ -1,7 +1,8 @@
 /** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpRoute } from '../../functions/lib/http.js';
+import { logger } from '../../functions/lib/observability.js';
 import { BadRequestError, NotFoundError } from '../../shared/errors.js';
 import { idParams } from '../../shared/validation.js';
 import { httpEvent, lambdaContext } from '../support/events.js';
@@ -9,7 +10,7 @@ import { httpEvent, lambdaContext } from '../support/events.js';
 const body = z.strictObject({ title: z.string().trim().min(1).max(5), count: z.int().optional() });
 
 function routeWith(domain: (input: unknown) => Promise<unknown>) {
-  return httpRoute({ body, status: 201, failure: 'Failed to create thing' }, async ({ body: input, caller }) =>
+  return httpRoute({ summary: 'Create a thing', body, status: 201, response: z.unknown(), failure: 'Failed to create thing' }, async ({ body: input, caller }) =>
     domain({ input, caller }),
   );
 }
@@ -21,7 +22,7 @@ describe('httpRoute', () => {
     const domain = vi.fn(async () => ({ thing: { id: 1 } }));
     const result = await routeWith(domain)(httpEvent({ body: '{"title":"  ab "}' }), lambdaContext());
     expect(parse(result)).toEqual({ status: 201, body: { thing: { id: 1 } } });
-    expect(result.headers).toEqual({ 'content-type': 'application/json' });
+    expect(result.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'req-1' });
     expect(domain).toHaveBeenCalledWith({
       input: { title: 'ab' },
       caller: { userId: '11111111-1111-4111-8111-111111111111', email: undefined, name: undefined },
@@ -53,7 +54,7 @@ describe('httpRoute', () => {
 
   it('reports path, query and body problems together', async () => {
     const handler = httpRoute(
-      { params: idParams, query: z.object({ severity: z.enum(['HIGH']).optional() }), body, failure: 'x' },
+      { summary: 'x', params: idParams, query: z.object({ severity: z.enum(['HIGH']).optional() }), body, response: z.unknown(), failure: 'x' },
       async () => ({}),
     );
     const event = httpEvent({ pathParameters: { id: 'nope' }, queryStringParameters: { severity: 'LOW' }, body: '{}' });
@@ -85,16 +86,15 @@ describe('httpRoute', () => {
     }
   });
 
-  it('turns an unknown error into the route\'s generic 500, logging the cause and never returning it', async () => {
-    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  it('turns an unknown error into the route\'s generic 500 with the request id, logging the cause and never returning it', async () => {
+    const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const result = await routeWith(async () => {
       throw new Error('connection string postgres://secret');
     })(httpEvent({ body: '{"title":"a"}' }), lambdaContext());
-    expect(parse(result)).toEqual({ status: 500, body: { error: 'Failed to create thing' } });
+    expect(parse(result)).toEqual({ status: 500, body: { error: 'Failed to create thing', request_id: 'req-1' } });
+    expect(result.headers).toMatchObject({ 'x-request-id': 'req-1' });
     expect(result.body).not.toContain('secret');
-    expect(log).toHaveBeenCalledOnce();
-    const logged = JSON.parse(String(log.mock.calls[0]![0]));
-    expect(logged).toMatchObject({ level: 'ERROR', requestId: 'aws-req-1', error: { message: 'connection string postgres://secret' } });
+    expect(log).toHaveBeenCalledWith('Failed to create thing', expect.objectContaining({ request_id: 'req-1', error: expect.objectContaining({ message: 'connection string postgres://secret' }) }));
     log.mockRestore();
   });
 

@@ -1,0 +1,26 @@
+/**
+ * Business metrics, as domain code states them. The handler stack connects a sink (Powertools
+ * Metrics, CloudWatch EMF); without one — unit tests, scripts — they go nowhere.
+ */
+export type MetricName =
+  | 'IncidentCreated'
+  | 'IncidentResolved'
+  | 'IncidentAcknowledged'
+  | 'NotificationSent'
+  | 'NotificationFailed'
+  | 'EscalationStepSent'
+  | 'InviteCreated'
+  | 'InviteAccepted';
+
+export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
+
+let sink: MetricSink | undefined;
+
+export function setMetricSink(next: MetricSink | undefined) {
+  sink = next;
+}
+
+/** Counts one occurrence of `name`, with optional dimensions (e.g. `{ kind: 'manual' }`). */
+export function countMetric(name: MetricName, dimensions: Record<string, string> = {}) {
+  sink?.(name, dimensions);
+}
