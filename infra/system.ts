@@ -72,6 +72,14 @@ export interface FunctionDescription {
   readonly handler: string;
   readonly table: TableAccess;
   readonly capabilities?: readonly Capability[];
+  /** Reads the table's stream, receiving only these changes (a Lambda event filter on AWS). */
+  readonly stream?: StreamFilter;
+}
+
+export interface StreamFilter {
+  readonly eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
+  /** Values of the new image's `type` attribute. */
+  readonly itemTypes: readonly string[];
 }
 
 export interface RouteDescription extends FunctionDescription {
@@ -160,6 +168,7 @@ export const workers = {
     handler: 'functions/events/publisher.ts',
     table: 'none',
     capabilities: ['publish-events'],
+    stream: { eventNames: ['INSERT'], itemTypes: ['outbox'] },
   },
   /** Turns events into e-mails (subscribers, invitees, escalation targets). */
   notifier: {

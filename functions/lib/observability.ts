@@ -6,7 +6,6 @@
  */
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -39,9 +38,6 @@ class MaskingLogFormatter extends LogFormatter {
         message: attributes.message,
         timestamp: this.formatTimestamp(attributes.timestamp),
         service: attributes.serviceName,
-        cold_start: attributes.lambdaContext?.coldStart,
-        function_name: attributes.lambdaContext?.functionName,
-        function_request_id: attributes.lambdaContext?.awsRequestId,
         xray_trace_id: attributes.xRayTraceId,
         ...additional,
         ...(attributes.error ? { error: this.formatError(attributes.error) } : {}),
@@ -60,7 +56,8 @@ setMetricSink((name, dimensions) => {
   single.addMetric(name, MetricUnit.Count, 1);
 });
 
-let coldStart = true;
+/** Functions that have run in this process: on Lambda one per instance, locally all of them. */
+const warm = new Set<string>();
 
 export interface InvocationFacts {
   /** Route key or function name. */
@@ -77,10 +74,13 @@ export interface InvocationFacts {
 export function observability<E, R>(describe: (event: E, response: R | undefined, context: Context) => InvocationFacts) {
   // Per request (the local runtime may run one handler for several requests at once).
   const started = new WeakMap<object, number>();
+  const coldStarts = new WeakMap<object, boolean>();
   const line = (request: { event: E; response: R | null; context: Context }, error?: unknown) => {
     const response = request.response ?? undefined;
     const facts = describe(request.event, response, request.context);
     const fields = {
+      function_name: request.context.functionName,
+      cold_start: coldStarts.get(request) ?? false,
       operation: facts.operation,
       status: facts.status,
       latency_ms: Date.now() - (started.get(request) ?? Date.now()),
@@ -93,19 +93,22 @@ export function observability<E, R>(describe: (event: E, response: R | undefined
   const timing: MiddlewareObj<E, R> = {
     before: (request) => {
       started.set(request, Date.now());
-      if (coldStart) {
-        coldStart = false;
-        metrics.captureColdStartMetric();
+      const name = request.context.functionName;
+      const cold = !warm.has(name);
+      coldStarts.set(request, cold);
+      if (cold) {
+        warm.add(name);
+        const single = metrics.singleMetric();
+        single.addDimension('function_name', name);
+        single.addMetric('ColdStart', MetricUnit.Count, 1);
       }
     },
     after: (request) => line(request),
     onError: (request) => line(request, request.error),
   };
-  return [
-    injectLambdaContext(logger, { resetKeys: true }) as MiddlewareObj<E, R>,
-    captureLambdaHandler(tracer, { captureResponse: false }) as MiddlewareObj<E, R>,
-    timing,
-  ];
+  // The function's name, request id and cold start go on the invocation line from the request's
+  // own context (not the logger's shared one: locally several functions run in one process).
+  return [captureLambdaHandler(tracer, { captureResponse: false }) as MiddlewareObj<E, R>, timing];
 }
 
 /**

@@ -20,6 +20,8 @@ const schema = z.object({
   /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */
   removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
   logRetentionDays: z.coerce.number().int().positive().default(30),
+  /** Powertools log level of every function. */
+  logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
   alarmEmail: z.email().optional(),
 });

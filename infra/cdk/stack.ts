@@ -26,7 +26,6 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { OUTBOX_ITEM_TYPE } from '../../shared/events/model.js';
 import { allFunctions, env, eventBus as busDescription, eventRules, routes, table as tableDescription, workers } from '../system.js';
 import { readConfig, type DeployConfig } from './config.js';
 import { ServiceFunction } from './service-function.js';
@@ -74,6 +73,9 @@ export class IncidentServiceStack extends Stack {
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
       [env.senderEmail]: config.senderEmail,
+      POWERTOOLS_SERVICE_NAME: 'incident-service',
+      POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
+      POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
     const usesCognito = !config.jwtIssuer;
     for (const description of allFunctions) {
@@ -160,8 +162,8 @@ export class IncidentServiceStack extends Stack {
         onFailure: new SqsDlq(publisherDlq),
         filters: [
           FilterCriteria.filter({
-            eventName: FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.isEqual(OUTBOX_ITEM_TYPE) } } },
+            eventName: FilterRule.or(...workers.publisher.stream.eventNames),
+            dynamodb: { NewImage: { type: { S: FilterRule.or(...workers.publisher.stream.itemTypes) } } },
           }),
         ],
       }),

@@ -32,7 +32,8 @@ export function invoke(handler: LambdaHandler, functionName: string, event: unkn
 export interface LocalEndpoint {
   method: string;
   path: string;
-  handle(input: { body: unknown; params: Record<string, string> }): Promise<{ status: number; body: unknown }>;
+  /** JSON out, unless a content type is given (then the body is sent as is). */
+  handle(input: { body: unknown; params: Record<string, string> }): Promise<{ status: number; body: unknown; contentType?: string }>;
 }
 
 export interface GatewayOptions {
@@ -199,6 +200,9 @@ export function createGateway(options: GatewayOptions): Server {
             return send(response, 400, JSON.stringify({ error: 'Malformed JSON' }));
           }
           const result = await local.route.handle({ body, params: local.params });
+          if (result.contentType) {
+            return send(response, result.status, result.body as string | Buffer, { 'content-type': result.contentType });
+          }
           return send(response, result.status, JSON.stringify(result.body));
         }
 

@@ -13,6 +13,7 @@ import { signUp } from '../../shared/accounts/service.js';
 import { fieldErrors } from '../../shared/validation.js';
 import { env, eventBus, routes, scheduleGroup, table, TABLE_NAME_ENV, workers } from '../system.js';
 import { awsApis } from './aws-apis.js';
+import { docsEndpoints } from './docs.js';
 import { LocalEventBus } from './bus.js';
 import { LocalStartError } from './errors.js';
 import { functionArn, invokeFunction, loadHandler } from './functions.js';
@@ -77,6 +78,9 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // As Lambda sets it (Powertools reads cold starts from it). Locally all functions share one
+  // process, so only the first invocation after start is a cold start.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
   process.env[TABLE_NAME_ENV] = tableName;
 }
 
@@ -168,7 +172,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     routes,
     issuer,
     loadHandler,
-    localEndpoints: localEndpoints(issuer),
+    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints()],
     awsApis: awsApis({ bus, scheduler, log }),
   });
   let port: number;
@@ -185,6 +189,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stream = new StreamPoller({
     tableName,
     handle: (event) => invokeFunction(workers.publisher.name, event),
+    filter: workers.publisher.stream,
     pollMs: options.pollMs ?? 250,
     checkpointFile: options.stateDir && join(options.stateDir, `stream-checkpoints-${tableName}.json`),
     log,

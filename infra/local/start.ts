@@ -52,6 +52,7 @@ Incident service running at ${runtime.url}
   DynamoDB Local     ${database.endpoint}  (table ${runtime.tableName})
   Data               ${where}
   JWT issuer         ${runtime.issuer.issuer}  (JWKS at ${runtime.url}/.well-known/jwks.json)
+  API reference      ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)
   E-mail (local SES) ${runtime.mailbox.url}  (web mailbox; JSON at ${runtime.mailbox.url}/store)
   Monitor checks     npm run invoke -- monitor-check payload.json
                      (or aws lambda invoke --endpoint-url ${runtime.url} --function-name monitor-check …)
@@ -66,8 +67,12 @@ Sign up another user and get a token:
 Press Ctrl-C to stop.`);
 }
 
+// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): stop once, ignore the rest.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     console.log('\nStopping…');
     void stop().then(() => process.exit(0));
   });

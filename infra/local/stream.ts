@@ -16,9 +16,17 @@ import {
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { StreamFilter } from '../system.js';
+
+const matches = (record: _Record, filter: StreamFilter | undefined) =>
+  !filter ||
+  (filter.eventNames.includes(record.eventName as StreamFilter['eventNames'][number]) &&
+    filter.itemTypes.includes(record.dynamodb?.NewImage?.type?.S ?? ''));
 
 export interface StreamPollerOptions {
   tableName: string;
+  /** Only matching changes are handed over (as a Lambda event filter does); the rest are skipped. */
+  filter?: StreamFilter;
   handle(event: DynamoDBStreamEvent): Promise<unknown>;
   pollMs?: number;
   /** Where the last processed sequence number per shard is kept; omitted = in memory. */
@@ -156,9 +164,10 @@ export class StreamPoller {
       throw error;
     }
     const records = result.Records ?? [];
+    const wanted = records.filter((record) => matches(record, this.options.filter));
     if (records.length > 0) {
       try {
-        await this.options.handle({ Records: records.map((record) => toLambdaRecord(record, this.streamArn!)) });
+        if (wanted.length > 0) await this.options.handle({ Records: wanted.map((record) => toLambdaRecord(record, this.streamArn!)) });
       } catch (error) {
         // Retry this batch from the checkpoint on the next poll.
         this.failures += 1;

@@ -51,6 +51,7 @@ describe('CDK stack', () => {
         Timeout: 10,
         Handler: 'index.handler',
         LoggingConfig: { LogGroup: expect.anything() },
+        Environment: { Variables: expect.objectContaining({ POWERTOOLS_SERVICE_NAME: 'incident-service', POWERTOOLS_LOG_LEVEL: 'INFO' }) },
       });
     }
     const names = [...rolesByFunction().keys()].sort();

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allFunctions } from '../../infra/system.js';
 
-const MAX_BUNDLE_BYTES = 600 * 1024;
+// About 450 KB of AWS SDK, zod and our code, plus about 155 KB of Powertools (docs/performance.md).
+const MAX_BUNDLE_BYTES = 700 * 1024;
 
 describe('cdk synth', () => {
   it('synthesizes offline and bundles each function into a small ESM file', () => {
