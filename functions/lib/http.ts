@@ -22,6 +22,7 @@ import {
 } from '../../shared/errors.js';
 import { fieldErrors, noBody, noParams, noQuery } from '../../shared/validation.js';
 import { logger, observability } from './observability.js';
+import { escapeHtml } from '../../shared/html.js';
 
 export { fieldErrors };
 
@@ -235,9 +236,6 @@ export function httpRoute<
   };
   return Object.assign(handler, { contract });
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** A small self-contained HTML page (public links opened in a browser, e.g. unsubscribe). */
 export function htmlPage(statusCode: number, title: string, message: string): HttpResult {

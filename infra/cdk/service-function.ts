@@ -5,7 +5,7 @@
  * description), and the one way a function gets the table: its name injected and exactly the
  * access its description names granted.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -75,5 +75,3 @@ export function grantTable(fn: NodejsFunction, table: ITable, access: TableAcces
     }),
   );
 }
-
-export const regionOf = (scope: Construct) => Stack.of(scope).region;

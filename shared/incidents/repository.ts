@@ -107,29 +107,22 @@ export async function listIncidents(ownerId: string, severity: Severity | undefi
 }
 
 /**
- * Applies `changes` to the owner's incident in one conditional UpdateItem. RESOLVED sets
- * `resolved_at` (keeping an earlier one); any other status clears it. Undefined when the
- * incident does not exist or is not the owner's.
+ * Applies changes other than the status (title, severity) to the owner's incident in one
+ * conditional UpdateItem. Undefined when the incident does not exist or is not the owner's.
+ * Status changes go through `writeIncidentChange`, with their event.
  */
 export async function updateIncident(
   ownerId: string,
   incidentId: string,
-  changes: UpdateIncidentInput,
+  changes: Omit<UpdateIncidentInput, 'status'>,
   now: string,
 ): Promise<Incident | undefined> {
-  const resolving = changes.status === 'RESOLVED';
-  const reopening = changes.status !== undefined && !resolving;
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.incident(incidentId),
-        ...updateExpression({
-          set: { ...changes, updated_at: now },
-          setIfAbsent: resolving ? { resolved_at: now } : undefined,
-          remove: reopening ? ['resolved_at'] : undefined,
-          condition: ownedBy(ownerId),
-        }),
+        ...updateExpression({ set: { ...changes, updated_at: now }, condition: ownedBy(ownerId) }),
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -114,7 +114,8 @@ export async function updateIncident(
   }
   if (changes.status === undefined) {
     // No status change, nothing to notify: one conditional UpdateItem.
-    const incident = await repository.updateIncident(caller.userId, incidentId, changes, clock.nowIso());
+    const { status: _none, ...others } = changes;
+    const incident = await repository.updateIncident(caller.userId, incidentId, others, clock.nowIso());
     if (!incident) throw incidentNotFound();
     return incidentView(incident);
   }

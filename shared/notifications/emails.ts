@@ -1,5 +1,6 @@
 /** The e-mails the service sends, as plain text and HTML. Pure functions of the event. */
 import type { EventDetail, IncidentSnapshot } from '../events/model.js';
+import { escapeHtml } from '../html.js';
 
 export interface Email {
   to: string;
@@ -15,7 +16,6 @@ const SEVERITY_MEANING = {
   LOW: 'minor issue, minimal impact',
 } as const;
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
 function compose(to: string, subject: string, parts: { facts: [string, string][]; paragraphs: string[]; footer?: string }): Email {
@@ -28,10 +28,10 @@ function compose(to: string, subject: string, parts: { facts: [string, string][]
     ...(parts.footer ? ['--', parts.footer] : []),
   ].join('\n');
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1f2937">
-<h2>${escape(subject)}</h2>
-<table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escape(label)}</th><td>${escape(value)}</td></tr>`).join('')}</table>
-${parts.paragraphs.map((paragraph) => `<p>${escape(paragraph)}</p>`).join('\n')}
-${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escape(parts.footer)}</p>` : ''}
+<h2>${escapeHtml(subject)}</h2>
+<table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>
+${parts.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
+${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escapeHtml(parts.footer)}</p>` : ''}
 </body></html>`;
   return { to, subject, text, html };
 }

@@ -91,8 +91,8 @@ describe('incident repository', () => {
     const incident = newIncident(owner);
     await repository.insertIncident(incident, []);
     expect(await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString())).toBeUndefined();
-    const updated = await repository.updateIncident(owner, incident.id, { status: 'RESOLVED' }, '2026-02-02T00:00:00.000Z');
-    expect(updated).toMatchObject({ status: 'RESOLVED', resolved_at: '2026-02-02T00:00:00.000Z' });
+    const updated = await repository.updateIncident(owner, incident.id, { severity: 'LOW', title: 'New' }, '2026-02-02T00:00:00.000Z');
+    expect(updated).toMatchObject({ severity: 'LOW', title: 'New', status: 'INVESTIGATING', updated_at: '2026-02-02T00:00:00.000Z' });
   });
 
   it('lists newest first on the owner index, following pages until complete', async () => {
@@ -115,5 +115,22 @@ describe('incident repository', () => {
     expect(calls.commands).toEqual(['QueryCommand', 'QueryCommand', 'QueryCommand']);
     const listed = await repository.listIncidents(owner, undefined);
     expect(listed.map((incident) => incident.id)).toEqual([...ids].reverse());
+  });
+});
+
+describe('incident status changes', () => {
+  it('write only over the state they read, so two writers never both change the status', async () => {
+    const owner = randomUUID();
+    const incident = newIncident(owner);
+    await repository.insertIncident(incident, []);
+    const resolved = { ...incident, status: 'RESOLVED' as const, resolved_at: '2026-02-02T00:00:00.000Z', updated_at: '2026-02-02T00:00:00.000Z' };
+    const results = await Promise.all([
+      repository.writeIncidentChange(incident, resolved, []),
+      repository.writeIncidentChange(incident, { ...resolved, status: 'MONITORING', resolved_at: null }, []),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const stored = (await repository.getIncident(incident.id))!;
+    expect(['RESOLVED', 'MONITORING']).toContain(stored.status);
+    expect(stored.resolved_at).toBe(stored.status === 'RESOLVED' ? '2026-02-02T00:00:00.000Z' : null);
   });
 });
