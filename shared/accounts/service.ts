@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { findAccountIdByEmail, getAccount, insertAccount } from './repository.js';
 import type { Account, SignUpInput } from './model.js';
@@ -31,6 +32,17 @@ export async function registerAccount(input: { id: string; email: string; name: 
   const existing = await getAccount(input.id);
   if (existing) return existing;
   throw new Error(`The e-mail of user ${input.id} already belongs to another account`);
+}
+
+/**
+ * The name and e-mail to show for the caller: the account record's, else the token's claims
+ * (users of an external identity provider may have no account record).
+ */
+export function identityOf(caller: Caller, account: Account | undefined): { name: string; email: string } {
+  return {
+    name: account?.name ?? caller.name ?? caller.email ?? caller.userId,
+    email: account?.email ?? caller.email ?? '',
+  };
 }
 
 export { getAccount } from './repository.js';

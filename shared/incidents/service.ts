@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { identityOf } from '../accounts/service.js';
 import { requireOwnedMonitor } from '../monitors/service.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
@@ -140,7 +141,7 @@ export async function acknowledgeIncident(
   if (!incident || incident.owner_id !== caller.userId) throw incidentNotFound();
   if (incident.acknowledged) throw new BadRequestError('Incident already acknowledged');
   const now = clock.nowIso();
-  const userName = account?.name ?? caller.name ?? caller.email ?? caller.userId;
+  const { name: userName, email: userEmail } = identityOf(caller, account);
   const outcome = await repository.acknowledgeIncident(
     caller.userId,
     {
@@ -148,7 +149,7 @@ export async function acknowledgeIncident(
       incident_id: incident.id,
       user_id: caller.userId,
       user_name: userName,
-      user_email: account?.email ?? caller.email ?? '',
+      user_email: userEmail,
       method: input.method,
       acknowledged_at: now,
     },

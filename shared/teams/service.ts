@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { accountItem, type Account } from '../accounts/model.js';
 import { findAccountIdByEmail } from '../accounts/repository.js';
-import { getAccount } from '../accounts/service.js';
+import { getAccount, identityOf } from '../accounts/service.js';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { keys } from '../db/keys.js';
@@ -37,14 +37,6 @@ const invalidInvite = () => new NotFoundError('Invalid or expired invite');
 /** Raised when a transaction fails on a condition that fresh ids make impossible. */
 const unexpected = (what: string) => new Error(`Unexpected conflict: ${what}`);
 
-/** Who the caller is, for member records: the account, else the token's claims. */
-async function identityOf(caller: Caller): Promise<{ name: string; email: string }> {
-  const account = await getAccount(caller.userId);
-  return {
-    name: account?.name ?? caller.name ?? caller.email ?? caller.userId,
-    email: account?.email ?? caller.email ?? '',
-  };
-}
 
 /**
  * Reads the team and the caller's membership (plus `extra` keys) in one call, and checks that
@@ -86,7 +78,7 @@ export async function listTeams(caller: Caller) {
 
 /** Claims the slug, writes the team and makes the creator its OWNER and first member. */
 export async function createTeam(caller: Caller, input: CreateTeamInput) {
-  const identity = await identityOf(caller);
+  const identity = identityOf(caller, await getAccount(caller.userId));
   const now = clock.nowIso();
   const team: Team = {
     id: randomUUID(),
@@ -176,7 +168,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     created_at: now.toISOString(),
   };
   const inviteeUserId = typeof read.invitee?.user_id === 'string' ? read.invitee.user_id : undefined;
-  const invitedBy = { id: caller.userId, name: caller.name ?? caller.email ?? caller.userId, email: caller.email ?? '' };
+  const invitedBy = { id: caller.userId, ...identityOf(caller, undefined) };
   const hookItems = inviteCreated({ invite, team, invitedBy });
   const outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
   fail(outcome, {

@@ -1,6 +1,7 @@
 /** API Gateway HTTP API (payload 2.0) event fixtures carrying JWT claims, for unit tests of the handler stack. */
 import type { Context } from 'aws-lambda';
 import type { HttpEvent } from '../../functions/lib/http.js';
+import { lambdaContext as localContext } from '../../infra/local/gateway.js';
 
 export interface EventOptions {
   routeKey?: string;
@@ -43,17 +44,5 @@ export function httpEvent(options: EventOptions = {}): HttpEvent {
   };
 }
 
-export const lambdaContext = (): Context => ({
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: 'test',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:test',
-  memoryLimitInMB: '512',
-  awsRequestId: 'aws-req-1',
-  logGroupName: '/aws/lambda/test',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
+/** The Lambda context the local runtime builds, for a function named `test`. */
+export const lambdaContext = (): Context => localContext('test', 'aws-req-1', 10);
