@@ -46,6 +46,18 @@ export const table = {
       partitionKey: { name: 'gsi1pk', type: 'S' },
       sortKey: { name: 'gsi1sk', type: 'S' },
     },
+    {
+      // Team index (sparse): monitors, incidents and escalation policies shared with one team.
+      name: 'gsi2',
+      partitionKey: { name: 'gsi2pk', type: 'S' },
+      sortKey: { name: 'gsi2sk', type: 'S' },
+    },
+    {
+      // Monitor index: every incident of one monitor, by start time (moving a monitor re-scopes them).
+      name: 'gsi3',
+      partitionKey: { name: 'gsi3pk', type: 'S' },
+      sortKey: { name: 'gsi3sk', type: 'S' },
+    },
   ],
   timeToLiveAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
@@ -190,6 +202,12 @@ export const workers = {
     handler: 'functions/accounts/post-confirmation.ts',
     table: 'readwrite',
   },
+  /** Moves a monitor's incidents to the team the monitor was moved to (team index entries). */
+  incidentRescoper: {
+    name: 'incident-rescoper',
+    handler: 'functions/monitors/rescope.ts',
+    table: 'readwrite',
+  },
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {
     name: 'escalation-step',
@@ -217,6 +235,7 @@ export const eventRules: readonly EventRule[] = [
     target: workers.notifier.name,
   },
   { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+  { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
 ];
 
 /** Environment variables the functions read (set by the CDK stack and by the local runtime). */

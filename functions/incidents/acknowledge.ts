@@ -10,7 +10,7 @@ export const handler = httpRoute(
     params: idParams,
     body: acknowledgeIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
-    errors: { 400: ['Incident already acknowledged'], 404: ['Incident not found'] },
+    errors: { 400: ['Incident already acknowledged'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },
   async ({ params, body, caller }) => ({ incident: await acknowledgeIncident(caller, params.id, body) }),

@@ -9,7 +9,7 @@ export const handler = httpRoute(
     body: createIncidentInput,
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
-    errors: { 404: ['Monitor not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
     failure: 'Failed to create incident',
   },
   async ({ body, caller }) => ({ incident: await createIncident(caller, body) }),

@@ -5,7 +5,7 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: "List the incidents of the caller's monitors, newest first",
+    summary: "List the incidents of the caller's monitors and of every team's monitors the caller can see, newest first",
     query: listIncidentsQuery,
     response: z.strictObject({ incidents: z.array(IncidentListItem) }),
     failure: 'Failed to fetch incidents',

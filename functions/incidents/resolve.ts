@@ -8,7 +8,7 @@ export const handler = httpRoute(
     summary: 'Resolve an incident (status RESOLVED, resolved_at now)',
     params: idParams,
     response: MessageBody,
-    errors: { 404: ['Incident not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },
   async ({ params, caller }) => {

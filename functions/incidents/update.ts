@@ -10,7 +10,7 @@ export const handler = httpRoute(
     params: idParams,
     body: updateIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
-    errors: { 400: ['No updates provided'], 404: ['Incident not found'] },
+    errors: { 400: ['No updates provided'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },
   async ({ params, body, caller }) => ({ incident: await updateIncident(caller, params.id, body) }),

@@ -5,11 +5,11 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: 'Create a monitor',
+    summary: 'Create a monitor, optionally shared with a team (OWNER, ADMIN or MEMBER there)',
     body: createMonitorInput,
     status: 201,
     response: z.strictObject({ monitor: MonitorBody }),
-    errors: { 404: ['Escalation policy not found'] },
+    errors: { 403: ['Not a team member', 'Not authorized'], 404: ['Escalation policy not found', 'Team not found'] },
     failure: 'Failed to create monitor',
   },
   async ({ body, caller }) => ({ monitor: await createMonitor(caller, body) }),

@@ -5,10 +5,10 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: 'Delete a monitor and its subscribers (its incidents stay)',
+    summary: 'Delete a monitor and its subscribers (its owner, or an OWNER or ADMIN of its team); its incidents stay',
     params: idParams,
     response: MessageBody,
-    errors: { 404: ['Monitor not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
     failure: 'Failed to delete monitor',
   },
   async ({ params, caller }) => {

@@ -6,7 +6,7 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: 'Get a monitor',
+    summary: 'Get a monitor (its owner, or any member of its team)',
     params: idParams,
     response: z.strictObject({ monitor: MonitorBody }),
     errors: { 404: ['Monitor not found'] },

@@ -6,11 +6,15 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: "Update a monitor's name, failure threshold or escalation policy",
+    summary: "Update a monitor's name, failure threshold or escalation policy, or share it with a team (team_id) or take it back (null)",
     params: idParams,
     body: updateMonitorInput,
     response: z.strictObject({ monitor: MonitorBody }),
-    errors: { 400: ['No updates provided'], 404: ['Monitor not found', 'Escalation policy not found'] },
+    errors: {
+      400: ['No updates provided'],
+      403: ['Not authorized', 'Not a team member'],
+      404: ['Monitor not found', 'Escalation policy not found', 'Team not found'],
+    },
     failure: 'Failed to update monitor',
   },
   async ({ params, body, caller }) => ({ monitor: await updateMonitor(caller, params.id, body) }),

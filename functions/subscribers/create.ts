@@ -11,7 +11,7 @@ export const handler = httpRoute(
     body: subscribeInput,
     status: 201,
     response: z.strictObject({ subscriber: SubscriberBody }),
-    errors: { 400: ['Already subscribed'], 404: ['Monitor not found'] },
+    errors: { 400: ['Already subscribed'], 403: ['Not authorized'], 404: ['Monitor not found'] },
     failure: 'Failed to create subscriber',
   },
   async ({ params, body, caller }) => ({ subscriber: await subscribe(caller, params.id, body) }),

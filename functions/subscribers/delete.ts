@@ -8,7 +8,7 @@ export const handler = httpRoute(
     summary: 'Remove a subscriber',
     params: subscriberParams,
     response: MessageBody,
-    errors: { 404: ['Monitor not found', 'Subscriber not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Monitor not found', 'Subscriber not found'] },
     failure: 'Failed to delete subscriber',
   },
   async ({ params, caller }) => {

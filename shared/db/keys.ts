@@ -4,7 +4,7 @@
  */
 import { table } from '../../infra/system.js';
 
-const [ownerIndexDescription] = table.globalIndexes;
+const [ownerIndexDescription, teamIndexDescription, monitorIndexDescription] = table.globalIndexes;
 
 export type Key = Record<string, string>;
 
@@ -29,6 +29,10 @@ const teamPartition = (teamId: string) => `TEAM#${teamId}`;
 /** Sort-key values inside a team's item collection. */
 export const teamItemSk = {
   team: 'TEAM',
+  /** Links to the monitors and policies shared with the team (what deleting the team gives back). */
+  sharedPrefix: 'SHARED#',
+  sharedMonitorPrefix: 'SHARED#MONITOR#',
+  sharedPolicyPrefix: 'SHARED#POLICY#',
   memberPrefix: 'MEMBER#',
   membershipPrefix: 'USER#',
   invitePrefix: 'INVITE#',
@@ -56,6 +60,10 @@ export const keys = {
   team: (teamId: string) => key(teamPartition(teamId), teamItemSk.team),
   /** Uniqueness claim of a team slug, pointing at the team. */
   teamSlug: (slug: string) => key(`SLUG#${slug}`, 'SLUG'),
+  /** The link of a monitor shared with the team. */
+  teamSharedMonitor: (teamId: string, monitorId: string) => key(teamPartition(teamId), `${teamItemSk.sharedMonitorPrefix}${monitorId}`),
+  /** The link of an escalation policy shared with the team. */
+  teamSharedPolicy: (teamId: string, policyId: string) => key(teamPartition(teamId), `${teamItemSk.sharedPolicyPrefix}${policyId}`),
   /** A member, addressed by member id (member paths). */
   teamMember: (teamId: string, memberId: string) => key(teamPartition(teamId), `${teamItemSk.memberPrefix}${memberId}`),
   /** A user's membership, addressed by user id (authorization, the user's team list). */
@@ -111,6 +119,50 @@ export const ownerIndex = {
   membership: (userId: string, joinedAt: string, teamId: string) =>
     ownerKey(userId, `MEMBERSHIP#${joinedAt}#${teamId}`),
 } as const;
+
+const teamScopePartition = (teamId: string) => `TEAM#${teamId}`;
+const indexKey = (description: { partitionKey: { name: string }; sortKey: { name: string } }, pk: string, sk: string): Key => ({
+  [description.partitionKey.name]: pk,
+  [description.sortKey.name]: sk,
+});
+
+/**
+ * Team index (sparse): what is shared with one team, by type prefix and time. An item leaves it
+ * when it is taken out of the team (its `gsi2` attributes are removed).
+ */
+export const teamIndex = {
+  name: teamIndexDescription.name,
+  pk: teamIndexDescription.partitionKey.name,
+  sk: teamIndexDescription.sortKey.name,
+  partition: teamScopePartition,
+  monitorPrefix: 'MONITOR#',
+  incidentPrefix: 'INCIDENT#',
+  policyPrefix: 'POLICY#',
+  monitor: (teamId: string, createdAt: string, monitorId: string) =>
+    indexKey(teamIndexDescription, teamScopePartition(teamId), `MONITOR#${createdAt}#${monitorId}`),
+  incident: (teamId: string, startedAt: string, incidentId: string) =>
+    indexKey(teamIndexDescription, teamScopePartition(teamId), `INCIDENT#${startedAt}#${incidentId}`),
+  policy: (teamId: string, createdAt: string, policyId: string) =>
+    indexKey(teamIndexDescription, teamScopePartition(teamId), `POLICY#${createdAt}#${policyId}`),
+} as const;
+
+/** Monitor index: every incident of one monitor, by start time. */
+export const monitorIndex = {
+  name: monitorIndexDescription.name,
+  pk: monitorIndexDescription.partitionKey.name,
+  sk: monitorIndexDescription.sortKey.name,
+  partition: (monitorId: string) => `MONITOR#${monitorId}`,
+  incidentPrefix: 'INCIDENT#',
+  incident: (monitorId: string, startedAt: string, incidentId: string) =>
+    indexKey(monitorIndexDescription, `MONITOR#${monitorId}`, `INCIDENT#${startedAt}#${incidentId}`),
+} as const;
+
+/**
+ * Attribute of a team item that marks one monitor moving into or out of the team while its
+ * incidents are re-scoped: `{ seq, to_team_id }` (see `shared/teams/scopes.ts`).
+ */
+export const transitAttributePrefix = 'transit_';
+export const transitAttribute = (monitorId: string) => `${transitAttributePrefix}${monitorId}`;
 
 /** Condition expressions on an item's existence. */
 export const itemAbsent = `attribute_not_exists(${attributes.pk})`;

@@ -34,41 +34,60 @@ export async function queryAll(
   return items;
 }
 
-/** Every item of one item collection (strongly consistent), optionally only some attributes. */
-export function queryCollection(partition: string, projection?: string[]): Promise<Item[]> {
+/**
+ * Every item of one item collection (strongly consistent), optionally only some attributes, or
+ * only those whose sort key starts with `prefix`.
+ */
+export function queryCollection(partition: string, projection?: string[], prefix?: string): Promise<Item[]> {
   const names = Object.fromEntries((projection ?? []).map((name, index) => [`#p${index}`, name]));
   return queryAll({
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': attributes.pk, ...names },
-    ExpressionAttributeValues: { ':pk': partition },
+    KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': attributes.pk, ...(prefix ? { '#sk': attributes.sk } : {}), ...names },
+    ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
     ProjectionExpression: projection ? Object.keys(names).join(', ') : undefined,
     ConsistentRead: true,
   });
 }
 
+/** An index to query by partition and sort-key prefix (the owner, team and monitor indexes of `keys.ts`). */
+export interface IndexShape {
+  name: string;
+  pk: string;
+  sk: string;
+}
+
 /**
- * One owner's items of one kind on the owner index, newest first, optionally filtered by
- * attribute equality (e.g. `{ severity: 'HIGH' }`).
+ * The items of one index partition whose sort key starts with `prefix`, newest first,
+ * optionally filtered by attribute equality (e.g. `{ severity: 'HIGH' }`).
  */
-export function queryOwnerIndex(ownerId: string, prefix: string, filter: Record<string, unknown> = {}): Promise<Item[]> {
+export function queryIndex(
+  index: IndexShape,
+  partition: string,
+  prefix: string,
+  filter: Record<string, unknown> = {},
+): Promise<Item[]> {
   const filters = Object.entries(filter).filter(([, value]) => value !== undefined);
   return queryAll({
-    IndexName: ownerIndex.name,
+    IndexName: index.name,
     KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    FilterExpression: filters.length ? filters.map((_, index) => `#f${index} = :f${index}`).join(' AND ') : undefined,
+    FilterExpression: filters.length ? filters.map((_, i) => `#f${i} = :f${i}`).join(' AND ') : undefined,
     ExpressionAttributeNames: {
-      '#pk': ownerIndex.pk,
-      '#sk': ownerIndex.sk,
-      ...Object.fromEntries(filters.map(([name], index) => [`#f${index}`, name])),
+      '#pk': index.pk,
+      '#sk': index.sk,
+      ...Object.fromEntries(filters.map(([name], i) => [`#f${i}`, name])),
     },
     ExpressionAttributeValues: {
-      ':pk': ownerIndex.partition(ownerId),
+      ':pk': partition,
       ':prefix': prefix,
-      ...Object.fromEntries(filters.map(([, value], index) => [`:f${index}`, value])),
+      ...Object.fromEntries(filters.map(([, value], i) => [`:f${i}`, value])),
     },
     ScanIndexForward: false,
   });
 }
+
+/** One owner's items of one kind on the owner index, newest first (see `queryIndex`). */
+export const queryOwnerIndex = (ownerId: string, prefix: string, filter: Record<string, unknown> = {}) =>
+  queryIndex(ownerIndex, ownerIndex.partition(ownerId), prefix, filter);
 
 const unmarshallItem = (item: Record<string, AttributeValue> | undefined): Item | undefined =>
   item ? unmarshall(item) : undefined;
@@ -235,27 +254,40 @@ export async function getByKeys<const K extends Record<string, Record<string, st
  * action whose condition failed (so callers map it to their error), else `ok`.
  */
 export async function transactNamed<N extends string>(actions: (readonly [N, TransactItem])[]): Promise<N | 'ok'> {
+  return (await transactOutcome(actions)).outcome;
+}
+
+/**
+ * `transactNamed`, also answering the item as it was when the failed action asked for it
+ * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), e.g. a membership whose role fell short.
+ */
+export async function transactOutcome<N extends string>(
+  actions: (readonly [N, TransactItem])[],
+): Promise<{ outcome: N | 'ok'; item?: Item }> {
   try {
     await transactWrite(actions.map(([, item]) => item));
-    return 'ok';
+    return { outcome: 'ok' };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
     const failed = error.reasons.findIndex((reason) => reason.code === 'ConditionalCheckFailed');
     if (failed < 0) throw error;
-    return actions[failed]![0];
+    return { outcome: actions[failed]![0], item: error.reasons[failed]!.item };
   }
 }
 
 /**
  * Deletes every item of an item collection, and for each item that holds a lookup token
- * (`tokenAttribute`), the lookup item `lookupKey(token)` too.
+ * (`tokenAttribute`), the lookup item `lookupKey(token)` too. `before` sees the items (with
+ * `attributes` too) before they go.
  */
 export async function purgeCollection(
   partition: string,
   tokenAttribute: string,
   lookupKey: (token: string) => Record<string, string>,
+  options: { attributes?: string[]; before?: (items: Item[]) => Promise<void> } = {},
 ): Promise<number> {
-  const items = await queryCollection(partition, [attributes.pk, attributes.sk, tokenAttribute]);
+  const items = await queryCollection(partition, [attributes.pk, attributes.sk, tokenAttribute, ...(options.attributes ?? [])]);
+  await options.before?.(items);
   const doomed: Record<string, string>[] = [];
   for (const item of items) {
     doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });

@@ -14,6 +14,8 @@ export const createPolicyInput = z
   .strictObject({
     name: z.string().trim().min(1).max(100),
     steps: z.array(policyStepInput).min(1).max(10),
+    /** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
+    team_id: z.uuid().nullable().default(null),
   })
   .superRefine((policy, context) => {
     policy.steps.forEach((step, index) => {
@@ -32,6 +34,9 @@ export const createPolicyInput = z
   });
 export type CreatePolicyInput = z.output<typeof createPolicyInput>;
 
+export const listPoliciesQuery = z.object({ team_id: z.uuid().optional() });
+export type ListPoliciesQuery = z.output<typeof listPoliciesQuery>;
+
 export const policyStep = z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) });
 export type PolicyStep = z.output<typeof policyStep>;
 
@@ -41,6 +46,8 @@ export const policyItem = z.object({
   owner_id: z.string(),
   steps: z.array(policyStep),
   created_at: z.string(),
+  /** The team the policy is shared with; stored absent when it is its owner's alone. */
+  team_id: z.string().nullish().transform((value) => value ?? null),
   /** How many monitors use the policy; deletion requires 0. */
   monitor_count: z.number().default(0),
 });
@@ -56,6 +63,7 @@ export const PolicyBody = z
         .strictObject({ step_order: z.int().min(1), delay_minutes: z.int().min(0).max(MAX_STEP_DELAY_MINUTES), emails: z.array(z.string()) })
         .meta({ id: 'EscalationPolicyStep' }),
     ),
+    team_id: Id.nullable().meta({ description: 'The team the policy is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
   })
   .meta({ id: 'EscalationPolicy' });
@@ -65,5 +73,6 @@ export const policyView = (policy: Policy): z.output<typeof PolicyBody> => ({
   name: policy.name,
   owner_id: policy.owner_id,
   steps: policy.steps.map(({ step_order, delay_minutes, emails }) => ({ step_order, delay_minutes, emails })),
+  team_id: policy.team_id,
   created_at: policy.created_at,
 });

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, READERS, readScopes, shareRefusal, teamGuard } from '../teams/access.js';
 import * as repository from './repository.js';
-import { policyView, type CreatePolicyInput, type Policy } from './model.js';
+import { policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
+/** A policy of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
   const policy: Policy = {
     id: randomUUID(),
@@ -14,24 +16,68 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
     owner_id: caller.userId,
     steps: input.steps.map((step, index) => ({ step_order: index + 1, delay_minutes: step.delay_minutes, emails: step.emails })),
     created_at: clock.nowIso(),
+    team_id: input.team_id,
     monitor_count: 0,
   };
-  await repository.insertPolicy(policy);
+  const { outcome, item } = await repository.insertPolicy(policy, OPERATORS);
+  if (outcome !== 'ok') throw shareRefusal(outcome, item);
   return policyView(policy);
 }
 
-export async function listPolicies(caller: Caller) {
-  return (await repository.listPolicies(caller.userId)).map(policyView);
+/** The caller's policies and those shared with their teams (or with one team), newest first. */
+export async function listPolicies(caller: Caller, query: ListPoliciesQuery = {}) {
+  const { own, teams } = await readScopes(
+    caller.userId,
+    () => repository.listPolicies(caller.userId),
+    repository.listTeamPolicies,
+    query.team_id,
+  );
+  const byId = new Map<string, Policy>();
+  for (const policy of [...(own ?? []), ...teams.flatMap((team) => team.items.filter((p) => p.team_id === team.teamId))]) {
+    byId.set(policy.id, policy);
+  }
+  return [...byId.values()]
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+    .map(policyView);
+}
+
+/** The policy, if the caller owns it or belongs to the team it is shared with. */
+async function visiblePolicy(caller: Caller, policyId: string) {
+  const policy = await repository.getPolicy(policyId);
+  const access = policy && (await accessTo(caller.userId, policy));
+  if (!policy || !allows(access, READERS)) throw policyNotFound();
+  return { policy, access: access! };
 }
 
 export async function getPolicy(caller: Caller, policyId: string) {
-  const policy = await repository.getPolicy(policyId);
-  if (!policy || policy.owner_id !== caller.userId) throw policyNotFound();
-  return policyView(policy);
+  return policyView((await visiblePolicy(caller, policyId)).policy);
 }
 
+const MAX_ATTEMPTS = 5;
+
+/** Deletes a policy no monitor uses: its owner, or an OWNER or ADMIN of the team it is shared with. */
 export async function deletePolicy(caller: Caller, policyId: string) {
-  const outcome = await repository.deletePolicy(caller.userId, policyId);
-  if (outcome === 'not_found') throw policyNotFound();
-  if (outcome === 'in_use') throw new BadRequestError('Escalation policy in use');
+  // The caller's own unshared policy: one conditional DeleteItem, which answers the policy as it was when refused.
+  const first = await repository.deleteOwnPolicy(caller.userId, policyId);
+  if (first.deleted) return;
+  let current = first.was;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    if (attempt > 1) current = await repository.getPolicy(policyId);
+    if (!current) throw policyNotFound();
+    if (current.owner_id === caller.userId && !current.team_id && current.monitor_count > 0) {
+      throw new BadRequestError('Escalation policy in use');
+    }
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw policyNotFound();
+    const guard = owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS);
+    const { outcome, item } = await repository.deletePolicy(current, guard);
+    if (outcome === 'ok') return;
+    if (outcome === 'refused') {
+      const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
+      if (stillSame) throw new BadRequestError('Escalation policy in use');
+      continue; // gone or moved meanwhile: read again
+    }
+    throw accessRefusal(outcome, item, policyNotFound);
+  }
+  throw new Error(`Escalation policy ${policyId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }

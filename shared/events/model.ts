@@ -51,6 +51,15 @@ export const eventDetails = {
     incident: incidentSnapshot,
     step: z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }),
   }),
+  /** A monitor that has incidents moved between scopes (a team, or its owner alone): its incidents follow. */
+  'monitor.team_changed': z.object({
+    ...base,
+    monitor_id: z.string(),
+    from_team_id: z.string().nullable(),
+    to_team_id: z.string().nullable(),
+    /** The monitor's `team_seq` after the move. */
+    team_seq: z.int(),
+  }),
   'team.invite_created': z.object({
     ...base,
     invite: z.object({

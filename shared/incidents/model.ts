@@ -66,6 +66,12 @@ export const incidentItem = z.object({
   started_at: z.string(),
   resolved_at: nullable,
   escalation_policy_id: nullable,
+  /**
+   * The team whose members see the incident: its monitor's team, copied at creation and moved
+   * by the rescoper when the monitor moves (`team_seq` says which move it reflects).
+   */
+  team_id: nullable,
+  team_seq: z.number().default(0),
   created_at: z.string(),
   updated_at: z.string(),
 });

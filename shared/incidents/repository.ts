@@ -1,8 +1,18 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, incidentItemSk, itemAbsent, itemPresent, keys, ownedBy, ownerIndex, type Key } from '../db/keys.js';
-import { batchGet, conditionFailure, queryCollection, queryOwnerIndex, TransactionCancelled, transactWrite, updateExpression, type TransactItem } from '../db/ops.js';
+import { attributes, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownedBy, ownerIndex, teamIndex, type Key } from '../db/keys.js';
+import {
+  batchGet,
+  conditionFailure,
+  queryCollection,
+  queryIndex,
+  queryOwnerIndex,
+  transactOutcome,
+  updateExpression,
+  type Item,
+  type TransactItem,
+} from '../db/ops.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -14,20 +24,29 @@ import {
   type UpdateIncidentInput,
 } from './model.js';
 
+/** Named transaction actions (see `transactOutcome`): a write's guards and extra items. */
+export type Actions<N extends string = string> = readonly (readonly [N, TransactItem])[];
+
 const incidentAttributes = (incident: Incident) => ({
   ...keys.incident(incident.id),
   ...ownerIndex.incident(incident.owner_id, incident.started_at, incident.id),
+  ...monitorIndex.incident(incident.monitor_id, incident.started_at, incident.id),
+  ...(incident.team_id ? teamIndex.incident(incident.team_id, incident.started_at, incident.id) : {}),
   type: 'incident',
   ...incident,
   // null is stored as an absent attribute so that `if_not_exists` can set it once.
   resolved_at: incident.resolved_at ?? undefined,
   message: incident.message ?? undefined,
+  team_id: incident.team_id ?? undefined,
 });
 
-/** Writes a new incident together with `extra` items (outbox record, lock, escalation steps). */
-export async function insertIncident(incident: Incident, extra: TransactItem[]): Promise<void> {
-  await transactWrite([
-    { Put: { TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent } },
+/**
+ * Writes a new incident together with `extra` actions (guards, the monitor's incident count,
+ * outbox record, marker, escalation steps); answers the first failed action's name.
+ */
+export async function insertIncident<N extends string>(incident: Incident, extra: Actions<N>) {
+  return transactOutcome<N | 'conflict'>([
+    ['conflict', { Put: { TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent } }],
     ...extra,
   ]);
 }
@@ -43,11 +62,19 @@ export async function getIncident(incidentId: string): Promise<Incident | undefi
  * Replaces `current` by `next` (status, severity, title, resolved_at) with `extra` items in one
  * transaction, on the condition that the incident is still `current` (same status, title,
  * severity and `updated_at`), so two writers never both see the same status change.
- * False when it changed meanwhile: the caller reads again and retries.
+ * `changed` when it changed meanwhile: the caller reads again and retries. `guard` (a write
+ * through a team) fails with its own names.
  */
-export async function writeIncidentChange(current: Incident, next: Incident, extra: TransactItem[]): Promise<boolean> {
-  try {
-    await transactWrite([
+export async function writeIncidentChange<G extends string = never>(
+  current: Incident,
+  next: Incident,
+  extra: TransactItem[],
+  guard: Actions<G> = [],
+) {
+  return transactOutcome<G | 'changed'>([
+    ...guard,
+    [
+      'changed',
       {
         Update: {
           TableName: tableName(),
@@ -68,13 +95,9 @@ export async function writeIncidentChange(current: Incident, next: Incident, ext
           }),
         },
       },
-      ...extra,
-    ]);
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return false;
-    throw error;
-  }
+    ],
+    ...extra.map((item) => ['changed', item] as const),
+  ]);
 }
 
 export interface IncidentCollection {
@@ -106,17 +129,29 @@ export async function listIncidents(ownerId: string, severity: Severity | undefi
   return items.map((item) => incidentItem.parse(item));
 }
 
+/** The incidents shared with a team, newest first: one Query on the team index. */
+export async function listTeamIncidents(teamId: string, severity: Severity | undefined): Promise<Incident[]> {
+  const items = await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.incidentPrefix, { severity });
+  return items.map((item) => incidentItem.parse(item));
+}
+
+/** Every incident of one monitor, newest first: one Query on the monitor index. */
+export async function listMonitorIncidents(monitorId: string, severity?: Severity): Promise<Incident[]> {
+  const items = await queryIndex(monitorIndex, monitorIndex.partition(monitorId), monitorIndex.incidentPrefix, { severity });
+  return items.map((item) => incidentItem.parse(item));
+}
+
 /**
  * Applies changes other than the status (title, severity) to the owner's incident in one
- * conditional UpdateItem. Undefined when the incident does not exist or is not the owner's.
- * Status changes go through `writeIncidentChange`, with their event.
+ * conditional UpdateItem. Refused (not the owner's, or no such incident), it answers the
+ * incident as it was. Status changes go through `writeIncidentChange`, with their event.
  */
 export async function updateIncident(
   ownerId: string,
   incidentId: string,
   changes: Omit<UpdateIncidentInput, 'status'>,
   now: string,
-): Promise<Incident | undefined> {
+): Promise<{ incident?: Incident; was?: Incident }> {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -124,13 +159,37 @@ export async function updateIncident(
         Key: keys.incident(incidentId),
         ...updateExpression({ set: { ...changes, updated_at: now }, condition: ownedBy(ownerId) }),
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return incidentItem.parse(Attributes);
+    return { incident: incidentItem.parse(Attributes) };
   } catch (error) {
-    if (conditionFailure(error)) return undefined;
-    throw error;
+    const failure = conditionFailure(error);
+    if (!failure) throw error;
+    return { was: failure.item ? incidentItem.parse(failure.item) : undefined };
   }
+}
+
+/** The same change made through a team: one transaction with the guard. */
+export async function updateIncidentThrough<G extends string>(
+  guard: Actions<G>,
+  incidentId: string,
+  changes: Omit<UpdateIncidentInput, 'status'>,
+  now: string,
+) {
+  return transactOutcome<G | 'gone'>([
+    ...guard,
+    [
+      'gone',
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.incident(incidentId),
+          ...updateExpression({ set: { ...changes, updated_at: now }, condition: { expression: itemPresent } }),
+        },
+      },
+    ],
+  ]);
 }
 
 /** The caller's account and the incident, in one BatchGetItem (strongly consistent). */
@@ -154,18 +213,19 @@ export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_
 
 /**
  * Sets `acknowledged` and stores the acknowledgement record in one transaction, on the
- * condition that the incident is the owner's and not yet acknowledged. Of N concurrent
- * calls exactly one succeeds.
+ * condition that the incident exists and is not yet acknowledged, and on the caller's `guard`
+ * (a write through a team). Of N concurrent calls exactly one succeeds.
  */
-export async function acknowledgeIncident(
-  ownerId: string,
+export async function acknowledgeIncident<G extends string>(
   acknowledgement: Acknowledgement,
   now: string,
   extra: TransactItem[],
-): Promise<AcknowledgeOutcome> {
-  const owned = ownedBy(ownerId);
-  try {
-    await transactWrite([
+  guard: Actions<G>,
+): Promise<{ outcome: AcknowledgeOutcome | G; item?: Item }> {
+  const result = await transactOutcome<G | 'incident' | 'acknowledgement'>([
+    ...guard,
+    [
+      'incident',
       {
         Update: {
           TableName: tableName(),
@@ -173,14 +233,17 @@ export async function acknowledgeIncident(
           ...updateExpression({
             set: { acknowledged: true, updated_at: now },
             condition: {
-              expression: `${owned.expression} AND #acknowledged = :false`,
-              names: { ...owned.names, '#acknowledged': 'acknowledged' },
-              values: { ...owned.values, ':false': false },
+              expression: `${itemPresent} AND #acknowledged = :false`,
+              names: { '#acknowledged': 'acknowledged' },
+              values: { ':false': false },
             },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
+    ],
+    [
+      'acknowledgement',
       {
         Put: {
           TableName: tableName(),
@@ -188,19 +251,18 @@ export async function acknowledgeIncident(
           ConditionExpression: itemAbsent,
         },
       },
-      ...extra,
-    ]);
-    return 'acknowledged';
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    const [incidentReason, acknowledgementReason] = error.reasons;
-    if (incidentReason?.code === 'ConditionalCheckFailed') {
-      const old = incidentReason.item;
-      if (!old || old.owner_id !== ownerId) return 'not_found';
-      return 'already_acknowledged';
-    }
-    if (acknowledgementReason?.code === 'ConditionalCheckFailed') return 'already_acknowledged';
-    throw error;
+    ],
+    ...extra.map((item) => ['acknowledgement', item] as const),
+  ]);
+  switch (result.outcome) {
+    case 'ok':
+      return { outcome: 'acknowledged' };
+    case 'incident':
+      return { outcome: result.item ? 'already_acknowledged' : 'not_found' };
+    case 'acknowledgement':
+      return { outcome: 'already_acknowledged' };
+    default:
+      return result as { outcome: G; item?: Item };
   }
 }
 

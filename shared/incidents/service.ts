@@ -3,7 +3,13 @@ import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { identityOf } from '../accounts/service.js';
-import { requireOwnedMonitor } from '../monitors/service.js';
+import { getByKeys, type Item, type TransactItem } from '../db/ops.js';
+import { attributes, keys } from '../db/keys.js';
+import { countIncident, getMonitor } from '../monitors/repository.js';
+import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
+import { accessRefusal, OPERATORS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { membershipItem } from '../teams/model.js';
+import { tableName } from '../db/client.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { countMetric } from '../observability/metrics.js';
@@ -24,43 +30,140 @@ import {
 
 export const incidentNotFound = () => new NotFoundError('Incident not found');
 
-/** Incidents of the caller's monitors, newest first, optionally of one severity. */
+/**
+ * The incidents the caller sees, in one newest-first order (`started_at`, then id): those of the
+ * caller's own monitors (owner index) and those shared with each team the caller belongs to
+ * (team index), read in parallel. While a monitor moves between teams, its entries in the team
+ * index are ignored and the joining team reads its incidents from the monitor index instead,
+ * so every incident moves with its monitor at once.
+ */
 export async function listIncidents(caller: Caller, query: ListIncidentsQuery): Promise<IncidentListView[]> {
-  return (await repository.listIncidents(caller.userId, query.severity)).map(incidentListView);
+  const { own, teams } = await readScopes(
+    caller.userId,
+    () => repository.listIncidents(caller.userId, query.severity),
+    (teamId) => repository.listTeamIncidents(teamId, query.severity),
+  );
+  const arriving = teams.flatMap(({ teamId, team }) =>
+    [...team.transits.values()].filter((transit) => transit.to_team_id === teamId).map((transit) => transit.monitor_id),
+  );
+  const moved = await Promise.all(arriving.map((monitorId) => repository.listMonitorIncidents(monitorId, query.severity)));
+  const byId = new Map<string, Incident>();
+  for (const incident of [...(own ?? []), ...moved.flat()]) byId.set(incident.id, incident);
+  for (const { team, items } of teams) {
+    for (const incident of items) if (!team.transits.has(incident.monitor_id)) byId.set(incident.id, incident);
+  }
+  return [...byId.values()]
+    .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.id.localeCompare(a.id))
+    .map(incidentListView);
+}
+
+/**
+ * Whether the caller may see the incident: the monitor's owner, or a member of the incident's
+ * audience team — the monitor's team now, or, once the monitor is deleted, the team it was in.
+ * One BatchGetItem reads the monitor with the caller's membership in the team the incident was
+ * indexed under; only a monitor that moved since (re-scoping under way) needs one more read.
+ */
+async function maySee(caller: Caller, incident: Incident): Promise<boolean> {
+  if (incident.owner_id === caller.userId) return true;
+  const indexed = incident.team_id;
+  const read = await getByKeys({
+    monitor: keys.monitor(incident.monitor_id),
+    ...(indexed ? { team: keys.team(indexed), membership: keys.teamMembership(indexed, caller.userId) } : {}),
+  });
+  const audience = read.monitor ? ((read.monitor.team_id as string | undefined) ?? null) : indexed;
+  if (!audience) return false;
+  if (audience === indexed) return Boolean(read.team && read.membership && membershipItem.parse(read.membership));
+  return (await roleIn(audience, caller.userId)) !== undefined;
 }
 
 export async function getIncident(caller: Caller, incidentId: string): Promise<IncidentDetailView> {
   const collection = await repository.getIncidentCollection(incidentId);
-  if (!collection || collection.incident.owner_id !== caller.userId) throw incidentNotFound();
+  if (!collection || !(await maySee(caller, collection.incident))) throw incidentNotFound();
   return incidentDetailView(collection.incident, collection.acknowledgement, collection.escalationSteps);
 }
 
-/** A manual incident on one of the caller's monitors. Manual incidents never escalate. */
+type Guard = readonly (readonly [GuardOutcome | 'moved', TransactItem])[];
+
+/** ConditionCheck: the incident's audience is still `teamId` (its monitor is there, or was when deleted). */
+const audienceIs = (monitorId: string, teamId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitorId),
+    ConditionExpression: `attribute_not_exists(${attributes.pk}) OR team_id = :team`,
+    ExpressionAttributeValues: { ':team': teamId },
+  },
+});
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Runs a write on the incident as the caller. The monitor's owner writes with no guard; anyone
+ * else writes through the incident's audience team, with a guard in the same transaction: the
+ * team exists, the caller is OWNER, ADMIN or MEMBER there, and the monitor is still in that team.
+ * A VIEWER gets 403 Not authorized; anyone else 404 Incident not found. If the monitor moved
+ * between the read and the write, the write is tried again through its new team.
+ */
+async function writeAs<O extends string>(
+  caller: Caller,
+  incident: Incident,
+  write: (guard: Guard) => Promise<{ outcome: O | GuardOutcome | 'moved'; item?: Item }>,
+): Promise<{ outcome: O; item?: Item }> {
+  if (incident.owner_id === caller.userId) return (await write([])) as { outcome: O; item?: Item };
+  let teamId = incident.team_id ?? (await getMonitor(incident.monitor_id))?.team_id ?? null;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    if (!teamId) throw incidentNotFound();
+    const result = await write([...teamGuard(teamId, caller.userId, OPERATORS), ['moved', audienceIs(incident.monitor_id, teamId)]]);
+    if (result.outcome === 'team_gone' || result.outcome === 'team_role') {
+      throw accessRefusal(result.outcome as GuardOutcome, result.item, incidentNotFound);
+    }
+    if (result.outcome !== 'moved') return result as { outcome: O; item?: Item };
+    teamId = (await getMonitor(incident.monitor_id))?.team_id ?? null;
+  }
+  throw new Error(`Incident ${incident.id}: its monitor kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/**
+ * A manual incident on a monitor the caller owns or operates through its team (OWNER, ADMIN,
+ * MEMBER). Manual incidents never escalate. The incident is indexed in the monitor's scope,
+ * which the write checks has not changed since it was read.
+ */
 export async function createIncident(caller: Caller, input: CreateIncidentInput): Promise<IncidentView> {
-  const monitor = await requireOwnedMonitor(caller, input.monitorId);
-  const now = clock.nowIso();
-  const incident: Incident = {
-    id: randomUUID(),
-    monitor_id: monitor.id,
-    monitor_name: monitor.name,
-    owner_id: monitor.owner_id,
-    title: input.title,
-    message: input.message ?? null,
-    status: 'INVESTIGATING',
-    severity: input.severity,
-    acknowledged: false,
-    automatic: false,
-    started_at: now,
-    resolved_at: null,
-    escalation_policy_id: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await repository.insertIncident(incident, [
-    outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now),
-  ]);
-  countMetric('IncidentCreated', { kind: 'manual' });
-  return incidentView(incident);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const monitor = await getMonitor(input.monitorId);
+    const guard = monitorWriteGuard(caller, monitor, OPERATORS);
+    const now = clock.nowIso();
+    const incident: Incident = {
+      id: randomUUID(),
+      monitor_id: monitor!.id,
+      monitor_name: monitor!.name,
+      owner_id: monitor!.owner_id,
+      title: input.title,
+      message: input.message ?? null,
+      status: 'INVESTIGATING',
+      severity: input.severity,
+      acknowledged: false,
+      automatic: false,
+      started_at: now,
+      resolved_at: null,
+      escalation_policy_id: null,
+      team_id: monitor!.team_id,
+      team_seq: monitor!.team_seq,
+      created_at: now,
+      updated_at: now,
+    };
+    const { outcome, item } = await repository.insertIncident(incident, [
+      ...guard,
+      ['moved', countIncident(monitor!)],
+      ['conflict', outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now)],
+    ]);
+    if (outcome === 'ok') {
+      countMetric('IncidentCreated', { kind: 'manual' });
+      return incidentView(incident);
+    }
+    if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
+    if (outcome !== 'moved') throw new Error(`Unexpected conflict creating incident ${incident.id}`);
+  }
+  throw new Error(`Monitor ${input.monitorId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
 /** The incident after `changes`: RESOLVED sets `resolved_at` (keeping an earlier one), other statuses clear it. */
@@ -85,24 +188,25 @@ export function statusEvents(current: Incident, next: Incident, now: string) {
   ];
 }
 
-const MAX_CHANGE_ATTEMPTS = 5;
-
 /**
  * Changes an incident and records the status-change event in the same transaction. Optimistic:
  * read, then write on the condition that nothing changed since; retried if something did.
  */
 async function changeIncident(caller: Caller, incidentId: string, changes: UpdateIncidentInput): Promise<Incident> {
-  for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await repository.getIncident(incidentId);
-    if (!current || current.owner_id !== caller.userId) throw incidentNotFound();
+    if (!current) throw incidentNotFound();
     const now = clock.nowIso();
     const next = applyChanges(current, changes, now);
-    if (await repository.writeIncidentChange(current, next, statusEvents(current, next, now))) {
+    const { outcome } = await writeAs(caller, current, (guard) =>
+      repository.writeIncidentChange(current, next, statusEvents(current, next, now), guard),
+    );
+    if (outcome === 'ok') {
       if (next.status === 'RESOLVED' && current.status !== 'RESOLVED') countMetric('IncidentResolved');
       return next;
     }
   }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_CHANGE_ATTEMPTS} attempts`);
+  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
 export async function updateIncident(
@@ -114,11 +218,17 @@ export async function updateIncident(
     throw new BadRequestError('No updates provided');
   }
   if (changes.status === undefined) {
-    // No status change, nothing to notify: one conditional UpdateItem.
+    // No status change, nothing to notify. The owner's: one conditional UpdateItem; refused, it
+    // answers the incident as it was, and a team member's change is one guarded transaction.
     const { status: _none, ...others } = changes;
-    const incident = await repository.updateIncident(caller.userId, incidentId, others, clock.nowIso());
-    if (!incident) throw incidentNotFound();
-    return incidentView(incident);
+    const now = clock.nowIso();
+    const own = await repository.updateIncident(caller.userId, incidentId, others, now);
+    if (own.incident) return incidentView(own.incident);
+    if (!own.was || own.was.owner_id === caller.userId) throw incidentNotFound();
+    const was = own.was;
+    const { outcome } = await writeAs(caller, was, (guard) => repository.updateIncidentThrough(guard, incidentId, others, now));
+    if (outcome !== 'ok') throw incidentNotFound();
+    return incidentView({ ...was, ...Object.fromEntries(Object.entries(others).filter(([, v]) => v !== undefined)), updated_at: now });
   }
   return incidentView(await changeIncident(caller, incidentId, changes));
 }
@@ -129,8 +239,9 @@ export async function resolveIncident(caller: Caller, incidentId: string): Promi
 }
 
 /**
- * Acknowledges the incident once. The acknowledgement names the user from their account
- * record (falling back to the token's claims for users without one).
+ * Acknowledges the incident once: the monitor's owner, or an OWNER, ADMIN or MEMBER of its
+ * team. The acknowledgement names the user from their account record (falling back to the
+ * token's claims for users without one).
  */
 export async function acknowledgeIncident(
   caller: Caller,
@@ -138,33 +249,28 @@ export async function acknowledgeIncident(
   input: AcknowledgeIncidentInput,
 ): Promise<IncidentView> {
   const { account, incident } = await repository.getAccountAndIncident(caller.userId, incidentId);
-  if (!incident || incident.owner_id !== caller.userId) throw incidentNotFound();
-  if (incident.acknowledged) throw new BadRequestError('Incident already acknowledged');
+  if (!incident) throw incidentNotFound();
   const now = clock.nowIso();
   const { name: userName, email: userEmail } = identityOf(caller, account);
-  const outcome = await repository.acknowledgeIncident(
-    caller.userId,
-    {
-      id: randomUUID(),
-      incident_id: incident.id,
-      user_id: caller.userId,
-      user_name: userName,
-      user_email: userEmail,
-      method: input.method,
-      acknowledged_at: now,
-    },
-    now,
-    [
-      outboxPut(
-        'incident.acknowledged',
-        {
-          incident: incidentSnapshot({ ...incident, acknowledged: true }),
-          acknowledgement: { user_id: caller.userId, user_name: userName, method: input.method, acknowledged_at: now },
-        },
-        now,
-      ),
-    ],
-  );
+  const acknowledgement = {
+    id: randomUUID(),
+    incident_id: incident.id,
+    user_id: caller.userId,
+    user_name: userName,
+    user_email: userEmail,
+    method: input.method,
+    acknowledged_at: now,
+  };
+  const event = () =>
+    outboxPut(
+      'incident.acknowledged',
+      {
+        incident: incidentSnapshot({ ...incident, acknowledged: true }),
+        acknowledgement: { user_id: caller.userId, user_name: userName, method: input.method, acknowledged_at: now },
+      },
+      now,
+    );
+  const { outcome } = await writeAs(caller, incident, (guard) => repository.acknowledgeIncident(acknowledgement, now, [event()], guard));
   if (outcome === 'not_found') throw incidentNotFound();
   if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');
   countMetric('IncidentAcknowledged', { method: input.method });

@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';
-import { getByKeys, TransactionCancelled, type TransactItem } from '../db/ops.js';
+import { getByKeys, type TransactItem } from '../db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
@@ -20,6 +20,7 @@ import type { Incident } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { applyChanges, statusEvents } from '../incidents/service.js';
 import { monitorItem } from './model.js';
+import { countIncident } from './repository.js';
 
 export const monitorCheckInput = z.strictObject({
   monitorId: z.uuid(),
@@ -50,7 +51,7 @@ const MAX_ATTEMPTS = 5;
 export async function processMonitorCheck(input: MonitorCheckInput): Promise<CheckResult> {
   const read = await getByKeys({ monitor: keys.monitor(input.monitorId), marker: keys.monitorOpenIncident(input.monitorId) });
   if (!read.monitor) throw new NotFoundError('Monitor not found');
-  const monitor = monitorItem.parse(read.monitor);
+  let monitor = monitorItem.parse(read.monitor);
   let marker = read.marker ? openIncidentMarker.parse(read.marker) : undefined;
 
   if (input.status === 'up') return recover(marker?.incident_id);
@@ -62,9 +63,12 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
       return { ok: true, outcome: 'incident_already_open', incident_id: current.id };
     }
     const opened = await openIncident(monitor, input, marker?.incident_id);
-    if (opened) return { ok: true, outcome: 'incident_opened', incident_id: opened };
-    // Another check claimed the marker first: look at what it opened.
-    const again = await getByKeys({ marker: keys.monitorOpenIncident(input.monitorId) });
+    if (opened.incidentId) return { ok: true, outcome: 'incident_opened', incident_id: opened.incidentId };
+    // Another check claimed the marker first (look at what it opened), or the monitor moved to
+    // another team or was deleted meanwhile (read it again).
+    const again = await getByKeys({ monitor: keys.monitor(input.monitorId), marker: keys.monitorOpenIncident(input.monitorId) });
+    if (!again.monitor) throw new NotFoundError('Monitor not found');
+    monitor = monitorItem.parse(again.monitor);
     marker = again.marker ? openIncidentMarker.parse(again.marker) : undefined;
   }
   throw new Error(`Monitor ${input.monitorId}: could not settle the open incident after ${MAX_ATTEMPTS} attempts`);
@@ -72,14 +76,16 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
 
 /**
  * Writes the incident, its escalation steps, the marker (claimed only if absent or still
- * pointing at `staleIncidentId`) and the `incident.created` event in one transaction.
- * Returns the new incident's id, or undefined if another check claimed the marker first.
+ * pointing at `staleIncidentId`), the monitor's incident count (on the condition that the
+ * monitor is still in the scope read) and the `incident.created` event in one transaction.
+ * Returns the new incident's id, or nothing if another check claimed the marker first or the
+ * monitor moved.
  */
 async function openIncident(
   monitor: z.output<typeof monitorItem>,
   input: MonitorCheckInput,
   staleIncidentId: string | undefined,
-): Promise<string | undefined> {
+): Promise<{ incidentId?: string }> {
   const now = clock.nowIso();
   const policy = monitor.escalation_policy_id ? await getPolicy(monitor.escalation_policy_id) : undefined;
   const incident: Incident = {
@@ -96,6 +102,8 @@ async function openIncident(
     started_at: now,
     resolved_at: null,
     escalation_policy_id: policy ? policy.id : null,
+    team_id: monitor.team_id,
+    team_seq: monitor.team_seq,
     created_at: now,
     updated_at: now,
   };
@@ -127,14 +135,18 @@ async function openIncident(
     },
     now,
   );
-  try {
-    await incidents.insertIncident(incident, [marker, ...stepItems, created]);
+  const { outcome } = await incidents.insertIncident(incident, [
+    ['marker_taken', marker],
+    ['moved', countIncident(monitor)],
+    ...stepItems.map((item) => ['conflict', item] as const),
+    ['conflict', created],
+  ]);
+  if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
-    return incident.id;
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[1]?.code === 'ConditionalCheckFailed') return undefined;
-    throw error;
+    return { incidentId: incident.id };
   }
+  if (outcome === 'conflict') throw new Error(`Unexpected conflict opening incident ${incident.id}`);
+  return {};
 }
 
 /** Resolves the monitor's open automatic incident and releases the marker, with the `incident.resolved` event. */
@@ -157,11 +169,11 @@ async function recover(incidentId: string | undefined): Promise<CheckResult> {
     }
     const now = clock.nowIso();
     const next = applyChanges(current, { status: 'RESOLVED' }, now);
-    const written = await incidents.writeIncidentChange(current, next, [
+    const { outcome } = await incidents.writeIncidentChange(current, next, [
       releaseMarker(current.monitor_id),
       ...statusEvents(current, next, now),
     ]);
-    if (written) {
+    if (outcome === 'ok') {
       countMetric('IncidentResolved');
       return { ok: true, outcome: 'incident_resolved', incident_id: current.id };
     }

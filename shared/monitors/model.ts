@@ -3,12 +3,19 @@ import { Id, Timestamp } from '../api/common.js';
 
 export const MonitorName = z.string().trim().min(1).max(200);
 export const FailureThreshold = z.int().min(1).max(10_000);
+/** A team to share with: a UUID shares the monitor with that team, null keeps it (or takes it back) to its owner alone. */
+export const TeamId = z.uuid();
+
+/** `GET /api/monitors?team_id=`: only the monitors shared with that team. */
+export const listMonitorsQuery = z.object({ team_id: TeamId.optional() });
+export type ListMonitorsQuery = z.output<typeof listMonitorsQuery>;
 
 export const createMonitorInput = z.strictObject({
   name: MonitorName,
   failure_threshold: FailureThreshold.default(3),
   escalation_policy_id: z.uuid().nullable().default(null),
-}).meta({ id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null } });
+  team_id: TeamId.nullable().default(null),
+}).meta({ id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } });
 export type CreateMonitorInput = z.output<typeof createMonitorInput>;
 
 export const updateMonitorInput = z
@@ -16,6 +23,7 @@ export const updateMonitorInput = z
     name: MonitorName,
     failure_threshold: FailureThreshold,
     escalation_policy_id: z.uuid().nullable(),
+    team_id: TeamId.nullable(),
   })
   .partial()
   .prefault({});
@@ -27,6 +35,12 @@ export const monitorItem = z.object({
   owner_id: z.string(),
   failure_threshold: z.number(),
   escalation_policy_id: z.string().nullable(),
+  /** The team the monitor is shared with; stored absent when it is its owner's alone. */
+  team_id: z.string().nullish().transform((value) => value ?? null),
+  /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
+  team_seq: z.number().default(0),
+  /** How many incidents the monitor has had (the rescoper knows when it has seen them all). */
+  incident_count: z.number().default(0),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -39,6 +53,7 @@ export const MonitorBody = z
     owner_id: Id,
     failure_threshold: z.int().min(1),
     escalation_policy_id: Id.nullable(),
+    team_id: Id.nullable().meta({ description: 'The team the monitor is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -50,6 +65,7 @@ export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => (
   owner_id: monitor.owner_id,
   failure_threshold: monitor.failure_threshold,
   escalation_policy_id: monitor.escalation_policy_id,
+  team_id: monitor.team_id,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,
 });

@@ -1,45 +1,58 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { policyUse } from '../escalation/repository.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex } from '../db/keys.js';
+import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../db/keys.js';
 import {
   conditionFailure,
   purgeCollection,
+  queryIndex,
   queryOwnerIndex,
-  TransactionCancelled,
-  transactNamed,
-  transactWrite,
+  transactOutcome,
   updateExpression,
+  type Item,
   type TransactItem,
 } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
+import { memberWithRole, OPERATORS, teamGuard, teamPresent, type GuardOutcome, type Transit } from '../teams/access.js';
+import type { Role } from '../teams/model.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';
 
-const monitorPut = (monitor: Monitor): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...keys.monitor(monitor.id),
-      ...ownerIndex.monitor(monitor.owner_id, monitor.created_at, monitor.id),
-      type: 'monitor',
-      ...monitor,
-    },
-    ConditionExpression: itemAbsent,
-  },
+export const scopeOf = (monitor: Monitor): MonitorScope => ({ ownerId: monitor.owner_id, teamId: monitor.team_id });
+
+const monitorAttributes = (monitor: Monitor) => ({
+  ...keys.monitor(monitor.id),
+  ...ownerIndex.monitor(monitor.owner_id, monitor.created_at, monitor.id),
+  ...(monitor.team_id ? teamIndex.monitor(monitor.team_id, monitor.created_at, monitor.id) : {}),
+  type: 'monitor',
+  ...monitor,
+  team_id: monitor.team_id ?? undefined,
 });
 
-/** Writes the monitor; with a policy, counts the use in the same transaction (the policy must be the owner's). */
-export async function insertMonitor(monitor: Monitor): Promise<'ok' | 'policy_not_found'> {
-  if (!monitor.escalation_policy_id) {
-    await db().send(new PutCommand(monitorPut(monitor).Put!));
-    return 'ok';
+const link = (teamId: string, monitorId: string) => keys.teamSharedMonitor(teamId, monitorId);
+const linkPut = (teamId: string, monitorId: string): TransactItem => ({
+  Put: { TableName: tableName(), Item: { ...link(teamId, monitorId), type: 'team_shared_monitor', monitor_id: monitorId } },
+});
+const linkDelete = (teamId: string, monitorId: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: link(teamId, monitorId) },
+});
+
+/**
+ * Writes the monitor. Shared with a team: with the guard that the caller may share into it and
+ * the team's link; with a policy: counting the use (the policy must fit the monitor's scope).
+ */
+export async function insertMonitor(monitor: Monitor, callerId: string) {
+  const put: TransactItem = { Put: { TableName: tableName(), Item: monitorAttributes(monitor), ConditionExpression: itemAbsent } };
+  if (!monitor.team_id && !monitor.escalation_policy_id) {
+    await db().send(new PutCommand(put.Put!));
+    return { outcome: 'ok' as const };
   }
-  try {
-    await transactWrite([monitorPut(monitor), policyUse(monitor.escalation_policy_id, monitor.owner_id, 1)]);
-    return 'ok';
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[1]?.code === 'ConditionalCheckFailed') return 'policy_not_found';
-    throw error;
-  }
+  return transactOutcome<GuardOutcome | 'conflict' | 'policy_not_found'>([
+    ...(monitor.team_id ? [...teamGuard(monitor.team_id, callerId, OPERATORS), ['conflict', linkPut(monitor.team_id, monitor.id)] as const] : []),
+    ['conflict', put],
+    ...(monitor.escalation_policy_id
+      ? [['policy_not_found', policyUse(monitor.escalation_policy_id, scopeOf(monitor), 1)] as const]
+      : []),
+  ]);
 }
 
 export async function getMonitor(monitorId: string): Promise<Monitor | undefined> {
@@ -55,13 +68,22 @@ export async function listMonitors(ownerId: string): Promise<Monitor[]> {
   return items.map((item) => monitorItem.parse(item));
 }
 
-/** Applies changes that leave the policy alone, if the monitor exists and is the owner's. */
-export async function updateMonitor(
+/** The monitors shared with a team, newest first: one Query on the team index. */
+export async function listTeamMonitors(teamId: string): Promise<Monitor[]> {
+  const items = await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.monitorPrefix);
+  return items.map((item) => monitorItem.parse(item));
+}
+
+/**
+ * The owner's fast path for changes that leave policy and team alone: one conditional
+ * UpdateItem. Refused (another owner, or no such monitor), it answers the monitor as it was.
+ */
+export async function updateOwnMonitor(
   ownerId: string,
   monitorId: string,
-  changes: Omit<UpdateMonitorInput, 'escalation_policy_id'>,
+  changes: Omit<UpdateMonitorInput, 'escalation_policy_id' | 'team_id'>,
   now: string,
-): Promise<Monitor | undefined> {
+): Promise<{ monitor?: Monitor; was?: Monitor }> {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -69,72 +91,165 @@ export async function updateMonitor(
         Key: keys.monitor(monitorId),
         ...updateExpression({ set: { ...changes, updated_at: now }, condition: ownedBy(ownerId) }),
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return monitorItem.parse(Attributes);
+    return { monitor: monitorItem.parse(Attributes) };
   } catch (error) {
-    if (conditionFailure(error)) return undefined;
-    throw error;
+    const failure = conditionFailure(error);
+    if (!failure) throw error;
+    return { was: failure.item ? monitorItem.parse(failure.item) : undefined };
   }
 }
 
-const stillUses = (monitor: Monitor) => ({
-  expression: `${itemPresent} AND #owner_id = :caller AND #policy = :old_policy`,
-  names: { '#owner_id': 'owner_id', '#policy': 'escalation_policy_id' },
-  values: { ':caller': monitor.owner_id, ':old_policy': monitor.escalation_policy_id },
-});
+/** `attribute = value`, where an absent attribute counts as `zero` (items written before it existed). */
+const counterIs = (attribute: string, placeholder: string, value: number) =>
+  value === 0 ? `(attribute_not_exists(${attribute}) OR ${attribute} = ${placeholder})` : `${attribute} = ${placeholder}`;
+
+/** The monitor is still as read: same scope (`team_seq`) and policy, and with `counted`, no incident since. */
+function asRead(current: Monitor, counted: boolean) {
+  const parts = [itemPresent, counterIs('team_seq', ':was_seq', current.team_seq), '#policy = :was_policy'];
+  const values: Item = { ':was_seq': current.team_seq, ':was_policy': current.escalation_policy_id };
+  if (counted) {
+    parts.push(counterIs('incident_count', ':was_count', current.incident_count));
+    values[':was_count'] = current.incident_count;
+  }
+  return { expression: parts.join(' AND '), names: { '#policy': 'escalation_policy_id' }, values };
+}
 
 /**
- * Moves the monitor from its current policy to `next.escalation_policy_id`, counting the uses
- * in the same transaction. `changed` when the monitor changed meanwhile (read again and retry).
+ * Counts a new incident of the monitor, on the condition that the monitor is still in the scope
+ * it was read in (a move changes `team_seq`), so the incident is indexed in the monitor's scope.
  */
-export async function replaceMonitor(current: Monitor, next: Monitor): Promise<'ok' | 'changed' | 'policy_not_found'> {
-  const { escalation_policy_id: before } = current;
-  const { escalation_policy_id: after } = next;
-  const { id, owner_id, ...fields } = next;
-  void id;
-  void owner_id;
-  const actions: (readonly ['changed' | 'policy_not_found', TransactItem])[] = [
-    [
+export const countIncident = (monitor: Monitor): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.monitor(monitor.id),
+    UpdateExpression: 'ADD incident_count :one',
+    ConditionExpression: `${itemPresent} AND ${counterIs('team_seq', ':seq', monitor.team_seq)}`,
+    ExpressionAttributeValues: { ':one': 1, ':seq': monitor.team_seq },
+  },
+});
+
+const transitSet = (teamId: string, transit: Transit): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.team(teamId),
+    UpdateExpression: 'SET #transit = :transit',
+    ConditionExpression: itemPresent,
+    ExpressionAttributeNames: { '#transit': transitAttribute(transit.monitor_id) },
+    ExpressionAttributeValues: { ':transit': transit },
+  },
+});
+
+export interface MonitorChange {
+  current: Monitor;
+  /** The monitor after the change; undefined deletes it. */
+  next?: Monitor;
+  /** The fields to set (besides team and policy, which follow `next`). */
+  set?: Omit<UpdateMonitorInput, 'escalation_policy_id' | 'team_id'>;
+  callerId: string;
+  /** When the caller acts through the monitor's current team: the roles that allow the change there. */
+  through?: readonly Role[];
+  /** The current team no longer exists: nobody sees the monitor through it any more. */
+  currentTeamGone?: boolean;
+  /** Keep the policy across a move without checking it fits (a deleted team gives its monitors back as they are). */
+  keepPolicy?: boolean;
+}
+
+export type ChangeOutcome =
+  | 'ok'
+  | 'changed'
+  | 'from_gone'
+  | 'from_role'
+  | GuardOutcome
+  | 'policy_not_found'
+  | 'policy_misfit';
+
+/**
+ * Changes (or deletes) the monitor in one transaction, on the condition that it is still as
+ * read, with everything that must hold or change with it:
+ * - acting through the current team: the team exists and the caller's role there allows it;
+ * - moving to a team: the team exists, the caller is OWNER, ADMIN or MEMBER there, its link;
+ * - moving a monitor that has incidents: a transit on both teams and a `monitor.team_changed`
+ *   event, after which the rescoper moves the incidents' team index entries;
+ * - policy: use counts move from the old policy to the new one, which must fit the new scope
+ *   (a policy kept across a move must fit it too).
+ */
+export async function changeMonitor(change: MonitorChange): Promise<{ outcome: ChangeOutcome; item?: Item }> {
+  const { current, next, callerId } = change;
+  const moving = next !== undefined && next.team_id !== current.team_id;
+  const rescope = moving && current.incident_count > 0;
+  const transit: Transit = { monitor_id: current.id, seq: current.team_seq + 1, to_team_id: next?.team_id ?? null };
+  const actions: (readonly [ChangeOutcome, TransactItem])[] = [];
+
+  const from = change.currentTeamGone ? null : current.team_id;
+  if (from) {
+    if (rescope) actions.push(['from_gone', transitSet(from, transit)]);
+    else if (change.through) actions.push(['from_gone', teamPresent(from)]);
+    if (change.through) actions.push(['from_role', memberWithRole(from, callerId, change.through)]);
+  }
+  if (current.team_id && (moving || !next)) actions.push(['changed', linkDelete(current.team_id, current.id)]);
+  if (moving && next.team_id) {
+    actions.push(['team_gone', rescope ? transitSet(next.team_id, transit) : teamPresent(next.team_id)]);
+    actions.push(['team_role', memberWithRole(next.team_id, callerId, OPERATORS)]);
+    actions.push(['changed', linkPut(next.team_id, current.id)]);
+  }
+
+  const condition = asRead(current, moving);
+  if (next) {
+    const teamKeys = next.team_id ? teamIndex.monitor(next.team_id, next.created_at, next.id) : {};
+    actions.push([
       'changed',
       {
         Update: {
           TableName: tableName(),
           Key: keys.monitor(current.id),
-          ...updateExpression({ set: fields, condition: stillUses(current) }),
+          ...updateExpression({
+            set: {
+              ...change.set,
+              updated_at: next.updated_at,
+              ...(next.escalation_policy_id !== current.escalation_policy_id ? { escalation_policy_id: next.escalation_policy_id } : {}),
+              ...(moving ? { team_seq: next.team_seq, ...(next.team_id ? { team_id: next.team_id, ...teamKeys } : {}) } : {}),
+            },
+            remove: moving && !next.team_id ? ['team_id', teamIndex.pk, teamIndex.sk] : undefined,
+            condition,
+          }),
         },
       },
-    ],
-  ];
-  if (after) actions.push(['policy_not_found', policyUse(after, current.owner_id, 1)]);
-  if (before) actions.push(['changed', policyUse(before, current.owner_id, -1)]);
-  return transactNamed(actions);
-}
-
-/** Deletes the monitor (releasing its policy) if it is still `current`; false if it changed. */
-export async function deleteMonitor(current: Monitor): Promise<boolean> {
-  const condition = stillUses(current);
-  const remove: TransactItem = {
-    Delete: {
-      TableName: tableName(),
-      Key: keys.monitor(current.id),
-      ConditionExpression: condition.expression,
-      ExpressionAttributeNames: condition.names,
-      ExpressionAttributeValues: condition.values,
-    },
-  };
-  try {
-    if (current.escalation_policy_id) {
-      await transactWrite([remove, policyUse(current.escalation_policy_id, current.owner_id, -1)]);
-    } else {
-      await db().send(new DeleteCommand(remove.Delete!));
-    }
-    return true;
-  } catch (error) {
-    if (conditionFailure(error)) return false;
-    if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return false;
-    throw error;
+    ]);
+  } else {
+    actions.push([
+      'changed',
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.monitor(current.id),
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: condition.names,
+          ExpressionAttributeValues: condition.values,
+        },
+      },
+    ]);
   }
+
+  const before = current.escalation_policy_id;
+  const after = next ? next.escalation_policy_id : null;
+  if (next && after && after !== before) actions.push(['policy_not_found', policyUse(after, scopeOf(next), 1)]);
+  if (before && after !== before) actions.push(['changed', policyUse(before, scopeOf(current), -1)]);
+  if (moving && after && after === before && !change.keepPolicy) actions.push(['policy_misfit', policyFits(after, scopeOf(next))]);
+
+  if (rescope) {
+    actions.push([
+      'changed',
+      outboxPut(
+        'monitor.team_changed',
+        { monitor_id: current.id, from_team_id: current.team_id, to_team_id: next.team_id, team_seq: next.team_seq },
+        next.updated_at,
+      ),
+    ]);
+  }
+  return transactOutcome(actions);
 }
 
 /** Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, its open-incident marker. */

@@ -1,12 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../clock.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../caller.js';
+import {
+  accessRefusal,
+  accessTo,
+  allows,
+  MANAGERS,
+  OPERATORS,
+  READERS,
+  readScopes,
+  shareRefusal,
+  teamGuard,
+  type Access,
+  type GuardOutcome,
+} from '../teams/access.js';
+import type { Role } from '../teams/model.js';
+import type { TransactItem } from '../db/ops.js';
 import * as repository from './repository.js';
 import {
   monitorView,
   type CreateMonitorInput,
+  type ListMonitorsQuery,
   type Monitor,
   type MonitorView,
   type UpdateMonitorInput,
@@ -14,11 +30,33 @@ import {
 
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
 
-/** The caller's monitor, or `404 Monitor not found` (another owner's monitor is indistinguishable). */
-export async function requireOwnedMonitor(caller: Caller, monitorId: string): Promise<Monitor> {
+/**
+ * The monitor, if the caller may see it (its owner, or any member of its team), with the
+ * caller's access; `404 Monitor not found` otherwise, exactly as for a monitor that never existed.
+ * Short of `needed`, `403 Not authorized` (the caller can see it, so 404 would be a lie).
+ */
+export async function visibleMonitor(
+  caller: Caller,
+  monitorId: string,
+  needed: readonly Role[] = READERS,
+): Promise<{ monitor: Monitor; access: Access }> {
   const monitor = await repository.getMonitor(monitorId);
-  if (!monitor || monitor.owner_id !== caller.userId) throw monitorNotFound();
-  return monitor;
+  const access = monitor && (await accessTo(caller.userId, monitor));
+  if (!monitor || !allows(access, READERS)) throw monitorNotFound();
+  if (!allows(access, needed)) throw new ForbiddenError('Not authorized');
+  return { monitor, access: access! };
+}
+
+/**
+ * For a write about a monitor (an incident, a subscriber): the guard actions the write's
+ * transaction must carry. None for the owner; through the monitor's team, that the team exists
+ * and the caller holds one of `roles` there. A monitor the caller cannot reach at all is 404.
+ */
+export function monitorWriteGuard(caller: Caller, monitor: Monitor | undefined, roles: readonly Role[] = OPERATORS) {
+  if (!monitor) throw monitorNotFound();
+  if (monitor.owner_id === caller.userId) return [];
+  if (!monitor.team_id) throw monitorNotFound();
+  return teamGuard(monitor.team_id, caller.userId, roles) as readonly (readonly [GuardOutcome, TransactItem])[];
 }
 
 export async function createMonitor(caller: Caller, input: CreateMonitorInput): Promise<MonitorView> {
@@ -29,61 +67,151 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     owner_id: caller.userId,
     failure_threshold: input.failure_threshold,
     escalation_policy_id: input.escalation_policy_id,
+    team_id: input.team_id,
+    team_seq: 0,
+    incident_count: 0,
     created_at: now,
     updated_at: now,
   };
-  if ((await repository.insertMonitor(monitor)) === 'policy_not_found') throw policyNotFound();
+  const { outcome, item } = await repository.insertMonitor(monitor, caller.userId);
+  if (outcome === 'policy_not_found') throw policyNotFound();
+  if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
+  if (outcome !== 'ok') throw new Error(`Unexpected conflict creating monitor ${monitor.id}`);
   return monitorView(monitor);
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
-  return monitorView(await requireOwnedMonitor(caller, monitorId));
+  return monitorView((await visibleMonitor(caller, monitorId)).monitor);
 }
 
-export async function listMonitors(caller: Caller): Promise<MonitorView[]> {
-  return (await repository.listMonitors(caller.userId)).map(monitorView);
+/** The caller's own monitors and those of every team they belong to (or of one team), newest first. */
+export async function listMonitors(caller: Caller, query: ListMonitorsQuery = {}): Promise<MonitorView[]> {
+  const { own, teams } = await readScopes(caller.userId, () => repository.listMonitors(caller.userId), repository.listTeamMonitors, query.team_id);
+  const byId = new Map<string, Monitor>();
+  for (const monitor of own ?? []) byId.set(monitor.id, monitor);
+  for (const team of teams) {
+    for (const monitor of team.items) if (monitor.team_id === team.teamId) byId.set(monitor.id, monitor);
+  }
+  return [...byId.values()]
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+    .map(monitorView);
 }
 
 const MAX_ATTEMPTS = 5;
+const gaveUp = (monitorId: string) => new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 
-export async function updateMonitor(
-  caller: Caller,
-  monitorId: string,
-  changes: UpdateMonitorInput,
-): Promise<MonitorView> {
+/**
+ * Updates name, threshold, policy and team. The owner may do anything; through the team, OWNER,
+ * ADMIN and MEMBER may update it, and OWNER and ADMIN may also move it out of the team. Moving
+ * into a team needs OWNER, ADMIN or MEMBER there.
+ */
+export async function updateMonitor(caller: Caller, monitorId: string, changes: UpdateMonitorInput): Promise<MonitorView> {
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
-  const { escalation_policy_id: policyId, ...others } = changes;
-  if (policyId === undefined) {
-    // The policy stays: one conditional UpdateItem.
-    const monitor = await repository.updateMonitor(caller.userId, monitorId, others, clock.nowIso());
-    if (!monitor) throw monitorNotFound();
-    return monitorView(monitor);
+  const { escalation_policy_id: policyId, team_id: teamId, ...fields } = changes;
+  let current: Monitor | undefined;
+  if (policyId === undefined && teamId === undefined) {
+    // The owner's plain update is one conditional UpdateItem; refused, it answers the monitor as it was.
+    const own = await repository.updateOwnMonitor(caller.userId, monitorId, fields, clock.nowIso());
+    if (own.monitor) return monitorView(own.monitor);
+    current = own.was;
+  } else {
+    current = await repository.getMonitor(monitorId);
   }
+  let currentTeamGone = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await requireOwnedMonitor(caller, monitorId);
-    const next: Monitor = { ...current, ...others, escalation_policy_id: policyId, updated_at: clock.nowIso() };
-    if (current.escalation_policy_id === policyId) {
-      const monitor = await repository.updateMonitor(caller.userId, monitorId, others, next.updated_at);
-      if (!monitor) throw monitorNotFound();
-      return monitorView(monitor);
+    if (!current) throw monitorNotFound();
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw monitorNotFound();
+    const moving = teamId !== undefined && teamId !== current.team_id;
+    const next: Monitor = {
+      ...current,
+      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+      escalation_policy_id: policyId === undefined ? current.escalation_policy_id : policyId,
+      team_id: moving ? teamId : current.team_id,
+      team_seq: moving ? current.team_seq + 1 : current.team_seq,
+      updated_at: clock.nowIso(),
+    };
+    const { outcome, item } = await repository.changeMonitor({
+      current,
+      next,
+      set: fields,
+      callerId: caller.userId,
+      through: owner ? undefined : moving ? MANAGERS : OPERATORS,
+      currentTeamGone,
+    });
+    switch (outcome) {
+      case 'ok':
+        return monitorView(next);
+      case 'changed':
+        current = await repository.getMonitor(monitorId);
+        continue;
+      case 'from_gone':
+        // The team the monitor is in was deleted: its owner goes on without it; nobody else reaches it.
+        if (!owner) throw monitorNotFound();
+        currentTeamGone = true;
+        continue;
+      case 'from_role':
+        throw accessRefusal('team_role', item, monitorNotFound);
+      case 'team_gone':
+      case 'team_role':
+        throw shareRefusal(outcome, item);
+      case 'policy_not_found':
+        throw policyNotFound();
+      case 'policy_misfit':
+        throw new ValidationError([
+          {
+            field: 'escalation_policy_id',
+            message: "The monitor's escalation policy cannot go with it to that team; choose one of the team's policies, one of the owner's, or null",
+          },
+        ]);
     }
-    const outcome = await repository.replaceMonitor(current, next);
-    if (outcome === 'policy_not_found') throw policyNotFound();
-    if (outcome === 'ok') return monitorView(next);
   }
-  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  throw gaveUp(monitorId);
 }
 
-/** Deletes the monitor with its subscribers; its incidents stay, as history. */
-export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
+/**
+ * Gives a monitor of a deleted team back to its owner (`team_id` null), as it is: subscribers,
+ * policy and incidents stay (the incidents follow it to its owner's scope).
+ */
+export async function returnToOwner(monitorId: string, teamId: string): Promise<void> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await requireOwnedMonitor(caller, monitorId);
-    if (await repository.deleteMonitor(current)) {
+    const current = await repository.getMonitor(monitorId);
+    if (!current || current.team_id !== teamId) return;
+    const next: Monitor = { ...current, team_id: null, team_seq: current.team_seq + 1, updated_at: clock.nowIso() };
+    const { outcome } = await repository.changeMonitor({ current, next, callerId: current.owner_id, currentTeamGone: true, keepPolicy: true });
+    if (outcome === 'ok') return;
+  }
+  throw gaveUp(monitorId);
+}
+
+/**
+ * Deletes the monitor with its subscribers (its owner, or an OWNER or ADMIN of its team); its
+ * incidents stay, as history, with the audience they had.
+ */
+export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
+  let currentTeamGone = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await repository.getMonitor(monitorId);
+    if (!current) throw monitorNotFound();
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw monitorNotFound();
+    const { outcome, item } = await repository.changeMonitor({
+      current,
+      callerId: caller.userId,
+      through: owner ? undefined : MANAGERS,
+      currentTeamGone,
+    });
+    if (outcome === 'ok') {
       await repository.purgeMonitorItems(monitorId);
       return;
     }
+    if (outcome === 'from_role') throw accessRefusal('team_role', item, monitorNotFound);
+    if (outcome === 'from_gone') {
+      if (!owner) throw monitorNotFound();
+      currentTeamGone = true;
+    }
   }
-  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  throw gaveUp(monitorId);
 }

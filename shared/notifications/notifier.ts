@@ -14,6 +14,7 @@ const KIND: Record<EventType, string> = {
   'incident.acknowledged': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
+  'monitor.team_changed': 'none',
 };
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Email[] }> {
@@ -40,6 +41,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       return { eventId: detail.event_id, emails: detail.step.emails.map((to) => escalationEmail(detail, to, apiUrl)) };
     }
     case 'incident.acknowledged':
+    case 'monitor.team_changed':
       return { eventId: '', emails: [] };
   }
 }

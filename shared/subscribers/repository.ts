@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
-import { batchGet, queryCollection, TransactionCancelled, transactNamed, transactWrite, type TransactItem } from '../db/ops.js';
+import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
@@ -19,20 +19,25 @@ export async function getMonitorWithSubscribers(monitorId: string): Promise<{ mo
   return { monitor, subscribers };
 }
 
-/** Subscribes on the conditions that the monitor is the owner's and the e-mail not yet subscribed. */
-export async function insertSubscriber(ownerId: string, monitorName: string, subscriber: Subscriber) {
-  const actions: (readonly ['monitor_not_found' | 'already_subscribed' | 'conflict', TransactItem])[] = [
-    [
-      'monitor_not_found',
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.monitor(subscriber.monitor_id),
-          ConditionExpression: `${itemPresent} AND owner_id = :owner`,
-          ExpressionAttributeValues: { ':owner': ownerId },
-        },
-      },
-    ],
+/** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
+const monitorAsRead = (monitor: Monitor): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitor.id),
+    ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq = :seq)`,
+    ExpressionAttributeValues: { ':seq': monitor.team_seq },
+  },
+});
+
+/**
+ * Subscribes on the conditions that the monitor is still as read (with the caller's `guard`
+ * when acting through its team) and the e-mail not yet subscribed.
+ */
+export async function insertSubscriber<G extends string>(monitor: Monitor, subscriber: Subscriber, guard: readonly (readonly [G, TransactItem])[]) {
+  const monitorName = monitor.name;
+  const actions: (readonly [G | 'moved' | 'already_subscribed' | 'conflict', TransactItem])[] = [
+    ...guard,
+    ['moved', monitorAsRead(monitor)],
     [
       'already_subscribed',
       {
@@ -71,7 +76,7 @@ export async function insertSubscriber(ownerId: string, monitorName: string, sub
       },
     ],
   ];
-  return transactNamed(actions);
+  return transactOutcome(actions);
 }
 
 /** The monitor and one subscriber, in one BatchGetItem. */
@@ -86,19 +91,23 @@ export async function getMonitorAndSubscriber(monitorId: string, subscriberId: s
   };
 }
 
-/** Removes the subscription, its e-mail claim and its unsubscribe token together. False if already gone. */
-export async function deleteSubscriber(subscriber: Subscriber): Promise<boolean> {
-  try {
-    await transactWrite([
-      { Delete: { TableName: tableName(), Key: keys.subscriber(subscriber.monitor_id, subscriber.id), ConditionExpression: itemPresent } },
-      { Delete: { TableName: tableName(), Key: keys.subscriberEmail(subscriber.monitor_id, subscriber.email) } },
-      { Delete: { TableName: tableName(), Key: keys.unsubscribeToken(subscriber.unsubscribe_token) } },
-    ]);
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return false;
-    throw error;
-  }
+/**
+ * Removes the subscription, its e-mail claim and its unsubscribe token together (with the
+ * caller's `guard` and the monitor still as read, when acting through its team). `gone` if
+ * already removed.
+ */
+export async function deleteSubscriber<G extends string = never>(
+  subscriber: Subscriber,
+  guard: readonly (readonly [G, TransactItem])[] = [],
+  monitor?: Monitor,
+) {
+  return transactOutcome<G | 'moved' | 'gone'>([
+    ...guard,
+    ...(monitor ? [['moved', monitorAsRead(monitor)] as const] : []),
+    ['gone', { Delete: { TableName: tableName(), Key: keys.subscriber(subscriber.monitor_id, subscriber.id), ConditionExpression: itemPresent } }],
+    ['gone', { Delete: { TableName: tableName(), Key: keys.subscriberEmail(subscriber.monitor_id, subscriber.email) } }],
+    ['gone', { Delete: { TableName: tableName(), Key: keys.unsubscribeToken(subscriber.unsubscribe_token) } }],
+  ]);
 }
 
 export async function getUnsubscribeToken(token: string) {

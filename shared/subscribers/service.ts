@@ -1,39 +1,64 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import { monitorNotFound, requireOwnedMonitor } from '../monitors/service.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import { getMonitor } from '../monitors/repository.js';
+import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
+import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
 import * as repository from './repository.js';
 import { subscriberView, type SubscribeInput, type Subscriber } from './model.js';
 
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
+const MAX_ATTEMPTS = 5;
 
+/** Subscribes an e-mail to a monitor's incidents: its owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function subscribe(caller: Caller, monitorId: string, input: SubscribeInput) {
-  const monitor = await requireOwnedMonitor(caller, monitorId);
-  const subscriber: Subscriber = {
-    id: randomUUID(),
-    monitor_id: monitorId,
-    email: input.email,
-    created_at: clock.nowIso(),
-    unsubscribe_token: randomBytes(32).toString('base64url'),
-  };
-  const outcome = await repository.insertSubscriber(caller.userId, monitor.name, subscriber);
-  if (outcome === 'monitor_not_found') throw monitorNotFound();
-  if (outcome === 'already_subscribed') throw new BadRequestError('Already subscribed');
-  if (outcome !== 'ok') throw new Error(`Unexpected conflict: ${outcome}`);
-  return subscriberView(subscriber);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const monitor = await getMonitor(monitorId);
+    const guard = monitorWriteGuard(caller, monitor, OPERATORS);
+    const subscriber: Subscriber = {
+      id: randomUUID(),
+      monitor_id: monitorId,
+      email: input.email,
+      created_at: clock.nowIso(),
+      unsubscribe_token: randomBytes(32).toString('base64url'),
+    };
+    const { outcome, item } = await repository.insertSubscriber(monitor!, subscriber, guard);
+    if (outcome === 'ok') return subscriberView(subscriber);
+    if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
+    if (outcome === 'already_subscribed') throw new BadRequestError('Already subscribed');
+    if (outcome !== 'moved') throw new Error(`Unexpected conflict: ${outcome}`);
+  }
+  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
+/** A monitor's subscribers: for its owner and every member of its team. */
 export async function listSubscribers(caller: Caller, monitorId: string) {
   const { monitor, subscribers } = await repository.getMonitorWithSubscribers(monitorId);
-  if (!monitor || monitor.owner_id !== caller.userId) throw monitorNotFound();
+  if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
   return subscribers.map(subscriberView);
 }
 
+/** Removes a subscriber: the monitor's owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function removeSubscriber(caller: Caller, monitorId: string, subscriberId: string) {
-  const { monitor, subscriber } = await repository.getMonitorAndSubscriber(monitorId, subscriberId);
-  if (!monitor || monitor.owner_id !== caller.userId) throw monitorNotFound();
-  if (!subscriber || !(await repository.deleteSubscriber(subscriber))) throw subscriberNotFound();
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const { monitor, subscriber } = await repository.getMonitorAndSubscriber(monitorId, subscriberId);
+    const guard = monitorWriteGuard(caller, monitor, OPERATORS);
+    if (!subscriber) {
+      // Tell a missing subscriber (404 Subscriber not found) only to whoever may remove one.
+      if (guard.length > 0) {
+        const access = await accessTo(caller.userId, monitor!);
+        if (!allows(access, READERS)) throw monitorNotFound();
+        if (!allows(access, OPERATORS)) throw new ForbiddenError('Not authorized');
+      }
+      throw subscriberNotFound();
+    }
+    const { outcome, item } = await repository.deleteSubscriber(subscriber, guard, guard.length > 0 ? monitor : undefined);
+    if (outcome === 'ok') return;
+    if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
+    if (outcome === 'gone') throw subscriberNotFound();
+  }
+  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
 /** Follows an unsubscribe link (no account needed): the subscription is gone, whoever clicks twice. */

@@ -318,5 +318,22 @@ export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
   ]);
 }
 
-/** Deletes every remaining item of a deleted team, and the token lookups of its invites. */
-export const purgeTeamItems = (teamId: string) => purgeCollection(keys.teamPartition(teamId), 'token', keys.inviteToken);
+/** What a team shares: the monitors and policies its links name. */
+export interface Shared {
+  monitorIds: string[];
+  policyIds: string[];
+}
+
+/**
+ * Deletes every remaining item of a deleted team, and the token lookups of its invites; first,
+ * `release` gives back what the team's links name (read in the same consistent Query).
+ */
+export const purgeTeamItems = (teamId: string, release: (shared: Shared) => Promise<void>) =>
+  purgeCollection(keys.teamPartition(teamId), 'token', keys.inviteToken, {
+    attributes: ['monitor_id', 'policy_id'],
+    before: (items) => {
+      const links = items.filter((item) => String(item[attributes.sk]).startsWith(teamItemSk.sharedPrefix));
+      const ids = (attribute: string) => links.flatMap((link) => (typeof link[attribute] === 'string' ? [link[attribute] as string] : []));
+      return release({ monitorIds: ids('monitor_id'), policyIds: ids('policy_id') });
+    },
+  });

@@ -7,6 +7,8 @@ import { clock } from '../clock.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
+import { returnPolicyToOwner } from '../escalation/repository.js';
+import { returnToOwner } from '../monitors/service.js';
 import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
 import {
@@ -138,14 +140,26 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
   return teamView({ ...team, name: input.name, updated_at: now });
 }
 
-/** Deletes the team (gone at once), then every membership, invite and lookup item. */
+/**
+ * Deletes the team (gone at once: nobody sees anything through it from then on), gives every
+ * shared monitor and policy back to its owner, then removes every membership, invite and
+ * lookup item. No monitor, incident, subscriber or acknowledgement is lost.
+ */
 export async function deleteTeam(caller: Caller, teamId: string) {
   const { team, guard } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
   fail(await repository.deleteTeamRecord(guard, team), {
     forbidden: () => new ForbiddenError('Only owner can delete team'),
     not_found: teamNotFound,
   });
-  await repository.purgeTeamItems(teamId);
+  await repository.purgeTeamItems(teamId, async (shared) => {
+    await inBatches(shared.policyIds, (policyId) => returnPolicyToOwner(policyId, teamId));
+    await inBatches(shared.monitorIds, (monitorId) => returnToOwner(monitorId, teamId));
+  });
+}
+
+/** Runs `work` on each id, a few at a time. */
+async function inBatches(ids: string[], work: (id: string) => Promise<void>, size = 8) {
+  for (let start = 0; start < ids.length; start += size) await Promise.all(ids.slice(start, start + size).map(work));
 }
 
 /**

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../infra/system.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
-import { createTeam, invite } from '../support/teams.js';
+import { createTeam, invite, join } from '../support/teams.js';
 import { subscribersOf } from '../../shared/subscribers/service.js';
 
 let api: Api;
@@ -24,6 +24,8 @@ interface Case {
   as?: () => User;
   expectStatus: number;
   budget: number;
+  /** Round trips: calls made in parallel count once (asserted where given). */
+  rounds?: number;
 }
 
 const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '' };
@@ -31,18 +33,19 @@ const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvit
 /** In order: later cases use what earlier ones made. */
 const cases: Case[] = [
   { route: 'monitors-create', method: 'POST', path: () => '/api/monitors', body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 1 },
-  { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', expectStatus: 200, budget: 1 },
+  // The caller is in one team (T = 1): own scope and memberships, then the team's scope and one check of teams and memberships.
+  { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${ids.monitor}`, expectStatus: 200, budget: 1 },
   { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.monitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 1 },
   { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: ids.monitor, title: 'Budget' }), expectStatus: 201, budget: 2 },
-  { route: 'incidents-list', method: 'GET', path: () => '/api/incidents?severity=MEDIUM', expectStatus: 200, budget: 1 },
+  { route: 'incidents-list', method: 'GET', path: () => '/api/incidents?severity=MEDIUM', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'incidents-get', method: 'GET', path: () => `/api/incidents/${ids.incident}`, expectStatus: 200, budget: 1 },
   // A status change reads, then writes with its event (1 call without a status change).
   { route: 'incidents-update', method: 'PUT', path: () => `/api/incidents/${ids.incident}`, body: () => ({ status: 'IDENTIFIED' }), expectStatus: 200, budget: 2 },
   { route: 'incidents-acknowledge', method: 'POST', path: () => `/api/incidents/${ids.incident}/acknowledge`, expectStatus: 200, budget: 2 },
   { route: 'incidents-resolve', method: 'DELETE', path: () => `/api/incidents/${ids.incident}`, expectStatus: 200, budget: 2 },
   { route: 'policies-create', method: 'POST', path: () => '/api/escalation-policies', body: () => ({ name: 'P', steps: [{ delay_minutes: 0, emails: ['a@example.com'] }] }), expectStatus: 201, budget: 1 },
-  { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', expectStatus: 200, budget: 1 },
+  { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'policies-get', method: 'GET', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
   { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
   { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/subscribers`, body: () => ({ email: uniqueEmail('sub') }), expectStatus: 201, budget: 2 },
@@ -112,21 +115,79 @@ describe('DynamoDB calls per route', () => {
     expect(cases.map((testCase) => testCase.route).sort()).toEqual(routes.map((route) => route.name).sort());
   });
 
-  for (const testCase of cases) {
-    const route = routes.find((candidate) => candidate.name === testCase.route)!;
-    it(`${route.method} ${route.path} makes ${testCase.budget} call(s)`, async () => {
-      const path = await testCase.path();
-      calls.reset();
-      const response = await api.request(testCase.method, path, {
-        token: (testCase.as?.() ?? user).token,
-        body: testCase.body?.(),
-      });
-      expect(response.status, JSON.stringify(response.body)).toBe(testCase.expectStatus);
-      const commands = calls.commandsOf(route.name);
-      expect(commands, commands.join(', ')).toHaveLength(testCase.budget);
-      if (route.table === 'read') {
-        expect(commands.filter((command) => !READS.has(command))).toEqual([]);
-      }
+  for (const testCase of cases) budgetTest(testCase);
+});
+
+function budgetTest(testCase: Case) {
+  const route = routes.find((candidate) => candidate.name === testCase.route)!;
+  const rounds = testCase.rounds === undefined ? '' : ` in ${testCase.rounds} round trip(s)`;
+  it(`${route.method} ${route.path} makes ${testCase.budget} call(s)${rounds}`, async () => {
+    const path = await testCase.path();
+    calls.reset();
+    const response = await api.request(testCase.method, path, {
+      token: (testCase.as?.() ?? user).token,
+      body: testCase.body?.(),
     });
-  }
+    expect(response.status, JSON.stringify(response.body)).toBe(testCase.expectStatus);
+    const commands = calls.commandsOf(route.name);
+    expect(commands, commands.join(', ')).toHaveLength(testCase.budget);
+    if (testCase.rounds !== undefined) expect(calls.roundsOf(route.name), commands.join(', ')).toBe(testCase.rounds);
+    if (route.table === 'read') {
+      expect(commands.filter((command) => !READS.has(command))).toEqual([]);
+    }
+  });
+}
+
+/**
+ * Through a team: a MEMBER of one team acts on the team's monitor and its incidents. Reads and
+ * writes of a team incident take at most 2 round trips; lists read the own scope and the
+ * memberships, then every team's scope with one consistent check of teams and memberships.
+ */
+describe('DynamoDB calls per route, through a team', () => {
+  const team = { id: '', monitor: '', incident: '', subscriber: '', personal: '' };
+  let mate: User;
+  beforeAll(async () => {
+    mate = await api.signUp(uniqueEmail('budget-mate'));
+    team.id = (await createTeam(api, user)).id;
+    await join(api, user, team.id, mate, 'MEMBER');
+    team.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'Team', team_id: team.id } })).body.monitor.id;
+    team.personal = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'Personal' } })).body.monitor.id;
+    team.incident = (
+      await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: team.monitor, title: 'Team incident' } })
+    ).body.incident.id;
+    team.subscriber = (
+      await api.request('POST', `/api/monitors/${team.monitor}/subscribers`, { token: user.token, body: { email: uniqueEmail('ts') } })
+    ).body.subscriber.id;
+  });
+  const asMate = () => mate;
+  let solo: User;
+  beforeAll(async () => {
+    solo = await api.signUp(uniqueEmail('budget-solo'));
+  });
+  const asSolo = () => solo;
+  const teamCases: Case[] = [
+    // A caller in no team: the own scope and the (empty) memberships, in parallel.
+    { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
+    { route: 'incidents-list', method: 'GET', path: () => '/api/incidents', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
+    { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
+    { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+    { route: 'monitors-list', method: 'GET', path: () => `/api/monitors?team_id=${team.id}`, as: asMate, expectStatus: 200, budget: 2, rounds: 1 },
+    { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${team.monitor}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.monitor}`, body: () => ({ name: 'Renamed' }), as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    // The owner shares a monitor (no incidents yet): read it, then one guarded transaction.
+    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.personal}`, body: () => ({ team_id: team.id }), expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'incidents-list', method: 'GET', path: () => '/api/incidents', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+    { route: 'incidents-get', method: 'GET', path: () => `/api/incidents/${team.incident}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: team.monitor, title: 'By a member' }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
+    // Refused as the owner's update (answering the incident as it was), then one guarded transaction.
+    { route: 'incidents-update', method: 'PUT', path: () => `/api/incidents/${team.incident}`, body: () => ({ title: 'Renamed' }), as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'incidents-update', method: 'PUT', path: () => `/api/incidents/${team.incident}`, body: () => ({ status: 'IDENTIFIED' }), as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'incidents-acknowledge', method: 'POST', path: () => `/api/incidents/${team.incident}/acknowledge`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'incidents-resolve', method: 'DELETE', path: () => `/api/incidents/${team.incident}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/subscribers`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/subscribers`, body: () => ({ email: uniqueEmail('tm') }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
+    { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${team.monitor}/subscribers/${team.subscriber}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+  ];
+  for (const testCase of teamCases) budgetTest(testCase);
 });

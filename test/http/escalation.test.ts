@@ -68,6 +68,7 @@ describe('escalation policies', () => {
         { step_order: 1, delay_minutes: 0, emails: ['a@example.com'] },
         { step_order: 2, delay_minutes: 1440, emails: ['b@example.com', 'c@example.com'] },
       ],
+      team_id: null,
       created_at: expect.any(String),
     });
     const listed = await api.request('GET', '/api/escalation-policies', { token: owner.token });

@@ -118,7 +118,7 @@ describe('CDK stack', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
         StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'gsi1' })],
+        GlobalSecondaryIndexes: ['gsi1', 'gsi2', 'gsi3'].map((IndexName) => Match.objectLike({ IndexName })),
       },
     });
     synth({ removalPolicy: 'destroy' }).template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });

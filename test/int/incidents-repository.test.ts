@@ -25,6 +25,8 @@ function newIncident(ownerId: string, overrides: Partial<Incident> = {}): Incide
     started_at: now,
     resolved_at: null,
     escalation_policy_id: null,
+    team_id: null,
+    team_seq: 0,
     created_at: now,
     updated_at: now,
     ...overrides,
@@ -53,7 +55,8 @@ describe('incident repository', () => {
   it('refuses to overwrite an existing incident id', async () => {
     const incident = newIncident(randomUUID());
     await repository.insertIncident(incident, []);
-    await expect(repository.insertIncident({ ...incident, title: 'other' }, [])).rejects.toThrow(/conditional/i);
+    expect((await repository.insertIncident({ ...incident, title: 'other' }, [])).outcome).toBe('conflict');
+    expect((await repository.getIncident(incident.id))?.title).toBe('T');
   });
 
   it('acknowledges exactly once under concurrency, with one acknowledgement record', async () => {
@@ -61,7 +64,7 @@ describe('incident repository', () => {
     const incident = newIncident(owner);
     await repository.insertIncident(incident, []);
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => repository.acknowledgeIncident(owner, acknowledgement(incident, owner), new Date().toISOString(), [])),
+      Array.from({ length: 10 }, async () => (await repository.acknowledgeIncident(acknowledgement(incident, owner), new Date().toISOString(), [], [])).outcome),
     );
     expect(outcomes.filter((outcome) => outcome === 'acknowledged')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'already_acknowledged')).toHaveLength(9);
@@ -72,17 +75,10 @@ describe('incident repository', () => {
     expect(items.map((item) => item.sk).sort()).toEqual(['ACK', 'INCIDENT']);
   });
 
-  it('reports not_found for a missing or foreign incident, writing nothing', async () => {
+  it('reports not_found for a missing incident, writing nothing', async () => {
     const owner = randomUUID();
-    const incident = newIncident(owner);
-    await repository.insertIncident(incident, []);
-    const other = randomUUID();
-    expect(await repository.acknowledgeIncident(other, acknowledgement(incident, other), new Date().toISOString(), [])).toBe('not_found');
     const ghost = newIncident(owner);
-    expect(await repository.acknowledgeIncident(owner, acknowledgement(ghost, owner), new Date().toISOString(), [])).toBe('not_found');
-    const collection = await repository.getIncidentCollection(incident.id);
-    expect(collection?.acknowledgement).toBeUndefined();
-    expect(collection?.incident.acknowledged).toBe(false);
+    expect((await repository.acknowledgeIncident(acknowledgement(ghost, owner), new Date().toISOString(), [], [])).outcome).toBe('not_found');
     expect(await repository.getIncidentCollection(ghost.id)).toBeUndefined();
   });
 
@@ -90,8 +86,9 @@ describe('incident repository', () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
     await repository.insertIncident(incident, []);
-    expect(await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString())).toBeUndefined();
-    const updated = await repository.updateIncident(owner, incident.id, { severity: 'LOW', title: 'New' }, '2026-02-02T00:00:00.000Z');
+    const refused = await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString());
+    expect(refused).toEqual({ was: incident });
+    const { incident: updated } = await repository.updateIncident(owner, incident.id, { severity: 'LOW', title: 'New' }, '2026-02-02T00:00:00.000Z');
     expect(updated).toMatchObject({ severity: 'LOW', title: 'New', status: 'INVESTIGATING', updated_at: '2026-02-02T00:00:00.000Z' });
   });
 
@@ -128,7 +125,7 @@ describe('incident status changes', () => {
       repository.writeIncidentChange(incident, resolved, []),
       repository.writeIncidentChange(incident, { ...resolved, status: 'MONITORING', resolved_at: null }, []),
     ]);
-    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(results.map((result) => result.outcome).sort()).toEqual(['changed', 'ok']);
     const stored = (await repository.getIncident(incident.id))!;
     expect(['RESOLVED', 'MONITORING']).toContain(stored.status);
     expect(stored.resolved_at).toBe(stored.status === 'RESOLVED' ? '2026-02-02T00:00:00.000Z' : null);

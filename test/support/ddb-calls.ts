@@ -6,16 +6,23 @@ import { invocationScope } from '../../infra/local/gateway.js';
 import { db } from '../../shared/db/client.js';
 
 export interface CallLog {
-  /** Every call, with the function invocation it belonged to (none for test code itself). */
-  calls: { command: string; functionName?: string }[];
+  /**
+   * Every call, with the function invocation it belonged to (none for test code itself), and
+   * whether it opened a round trip: it started while no other call of that function was under way.
+   */
+  calls: { command: string; functionName?: string; opensRound: boolean }[];
   /** The commands one function's invocations sent. */
   commandsOf(functionName: string): string[];
+  /** How many round trips one function's calls took: calls made in parallel share one. */
+  roundsOf(functionName: string): number;
   /** The commands sent outside any function invocation (test code calling domain code). */
   readonly commands: string[];
   reset(): void;
 }
 
 let installed: CallLog | undefined;
+/** Calls under way, per function. */
+const inFlight = new Map<string, number>();
 /** Functions whose next DynamoDB call fails. */
 const failuresPending = new Set<string>();
 
@@ -25,6 +32,7 @@ export function dynamoCalls(): CallLog {
     calls: [],
     commandsOf: (functionName) =>
       log.calls.filter((call) => call.functionName === functionName).map((call) => call.command),
+    roundsOf: (functionName) => log.calls.filter((call) => call.functionName === functionName && call.opensRound).length,
     get commands() {
       return log.calls.filter((call) => call.functionName === undefined).map((call) => call.command);
     },
@@ -35,13 +43,20 @@ export function dynamoCalls(): CallLog {
   db().middlewareStack.add(
     (next, context) => async (args) => {
       const functionName = invocationScope.getStore()?.functionName;
-      log.calls.push({ command: String(context.commandName), functionName });
+      const key = functionName ?? '';
+      const underWay = inFlight.get(key) ?? 0;
+      log.calls.push({ command: String(context.commandName), functionName, opensRound: underWay === 0 });
       if (functionName && failuresPending.delete(functionName)) {
         throw Object.assign(new Error('Injected failure: DynamoDB unavailable (secret-internal-detail)'), {
           name: 'ServiceUnavailable',
         });
       }
-      return next(args);
+      inFlight.set(key, underWay + 1);
+      try {
+        return await next(args);
+      } finally {
+        inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
+      }
     },
     { step: 'initialize', name: 'testCallObserver' },
   );

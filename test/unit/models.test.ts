@@ -25,6 +25,8 @@ const incident: Incident = {
   started_at: '2026-01-01T00:00:00.000Z',
   resolved_at: null,
   escalation_policy_id: null,
+  team_id: null,
+  team_seq: 0,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
 };

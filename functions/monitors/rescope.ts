@@ -1,0 +1,11 @@
+/** `incident-rescoper`: after a monitor moved between teams, moves its incidents' team index entries with it. */
+import { eventDetails } from '../../shared/events/model.js';
+import { rescopeIncidents } from '../../shared/monitors/rescope.js';
+import type { BusEvent } from '../lib/events.js';
+import { workerHandler } from '../lib/observability.js';
+
+export const handler = workerHandler(
+  'incident-rescoper',
+  async (event: BusEvent) => rescopeIncidents(eventDetails['monitor.team_changed'].parse(event.detail)),
+  (result) => `moved ${result.moved} of ${result.seen} incidents`,
+);

@@ -1,0 +1,101 @@
+/**
+ * The incident rescoper: after a monitor moved between scopes (a team, or its owner alone),
+ * moves each of its incidents' team index entries to the monitor's scope. It runs off the
+ * request path (`monitor.team_changed` on the bus); until it has finished, the transits the
+ * move wrote on both teams make lists behave as if it already had (`shared/teams/access.ts`).
+ *
+ * It is idempotent and ordered: an incident is re-scoped only to a later `team_seq` than the one
+ * it carries, so redeliveries and overtaking moves are harmless. It finishes only when it has
+ * seen as many incidents as the monitor has counted (the monitor index is eventually
+ * consistent); otherwise it throws, and the event is retried, then dead-lettered and alarmed.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { attributes, itemPresent, keys, teamIndex, transitAttribute } from '../db/keys.js';
+import { conditionFailure } from '../db/ops.js';
+import type { EventDetail } from '../events/model.js';
+import { listMonitorIncidents } from '../incidents/repository.js';
+import type { Incident } from '../incidents/model.js';
+import { getMonitor } from './repository.js';
+
+const CONCURRENCY = 8;
+const PASSES = 5;
+
+export interface RescopeResult {
+  /** Incidents whose scope this run changed. */
+  moved: number;
+  /** Incidents of the monitor seen. */
+  seen: number;
+}
+
+export async function rescopeIncidents(
+  detail: Pick<EventDetail<'monitor.team_changed'>, 'monitor_id' | 'from_team_id' | 'to_team_id' | 'team_seq'>,
+  options: { pauseMs?: number } = {},
+): Promise<RescopeResult> {
+  const monitor = await getMonitor(detail.monitor_id);
+  // A deleted monitor's incidents keep the audience of its last move.
+  const target = monitor ? { teamId: monitor.team_id, seq: monitor.team_seq } : { teamId: detail.to_team_id, seq: detail.team_seq };
+  const expected = monitor?.incident_count ?? 0;
+  let moved = 0;
+  let seen = 0;
+  for (let pass = 1; pass <= PASSES; pass++) {
+    const incidents = await listMonitorIncidents(detail.monitor_id);
+    seen = incidents.length;
+    const stale = incidents.filter((incident) => incident.team_seq < target.seq);
+    for (let start = 0; start < stale.length; start += CONCURRENCY) {
+      const results = await Promise.all(stale.slice(start, start + CONCURRENCY).map((incident) => rescope(incident, target)));
+      moved += results.filter(Boolean).length;
+    }
+    if (seen >= expected) break;
+    await new Promise((resolve) => setTimeout(resolve, (options.pauseMs ?? 500) * pass));
+  }
+  if (seen < expected) {
+    throw new Error(`Monitor ${detail.monitor_id}: saw ${seen} of ${expected} incidents in the monitor index; will retry`);
+  }
+  await Promise.all([detail.from_team_id, detail.to_team_id].map((teamId) => teamId && clearTransit(teamId, detail.monitor_id, detail.team_seq)));
+  return { moved, seen };
+}
+
+/** Gives one incident the target scope, unless it already reflects the same or a later move. */
+async function rescope(incident: Incident, target: { teamId: string | null; seq: number }): Promise<boolean> {
+  const teamKeys = target.teamId ? teamIndex.incident(target.teamId, incident.started_at, incident.id) : undefined;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.incident(incident.id),
+        UpdateExpression: teamKeys
+          ? 'SET team_seq = :seq, team_id = :team, #gpk = :gpk, #gsk = :gsk'
+          : 'SET team_seq = :seq REMOVE team_id, #gpk, #gsk',
+        ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq < :seq)`,
+        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
+        ExpressionAttributeValues: {
+          ':seq': target.seq,
+          ...(teamKeys ? { ':team': target.teamId, ':gpk': teamKeys[teamIndex.pk], ':gsk': teamKeys[teamIndex.sk] } : {}),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (conditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Removes the transit of that move from the team (a later move's transit, or a deleted team, is left alone). */
+async function clearTransit(teamId: string, monitorId: string, seq: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.team(teamId),
+        UpdateExpression: 'REMOVE #transit',
+        ConditionExpression: `attribute_exists(${attributes.pk}) AND #transit.seq = :seq`,
+        ExpressionAttributeNames: { '#transit': transitAttribute(monitorId) },
+        ExpressionAttributeValues: { ':seq': seq },
+      }),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+  }
+}
