@@ -27,7 +27,8 @@ import {
 /** Named transaction actions (see `transactOutcome`): a write's guards and extra items. */
 export type Actions<N extends string = string> = readonly (readonly [N, TransactItem])[];
 
-const incidentAttributes = (incident: Incident) => ({
+/** The incident as stored: its item with owner, monitor and (when shared) team index keys. */
+export const incidentAttributes = (incident: Incident) => ({
   ...keys.incident(incident.id),
   ...ownerIndex.incident(incident.owner_id, incident.started_at, incident.id),
   ...monitorIndex.incident(incident.monitor_id, incident.started_at, incident.id),

@@ -51,6 +51,8 @@ export function dynamoCalls(): CallLog {
           name: 'ServiceUnavailable',
         });
       }
+      const hold = holds.find((candidate) => candidate.matches(functionName, String(context.commandName)));
+      if (hold) await hold.park();
       inFlight.set(key, underWay + 1);
       try {
         return await next(args);
@@ -62,6 +64,51 @@ export function dynamoCalls(): CallLog {
   );
   installed = log;
   return log;
+}
+
+/** Calls parked by `holdCalls` until released. */
+export interface Hold {
+  /** How many calls are parked now. */
+  readonly parked: number;
+  /** Resolves once `count` calls are parked. */
+  arrived(count?: number): Promise<void>;
+  /** Lets every parked call (and every later one) go on; the hold is gone. */
+  release(): void;
+}
+
+const holds: (Hold & { matches(functionName: string | undefined, command: string): boolean; park(): Promise<void> })[] = [];
+
+/**
+ * Parks `functionName`'s DynamoDB calls of `command` (any command if omitted) before they are
+ * sent, until released: a deterministic way to run something between a function's read and its
+ * write, or before a worker gets to work.
+ */
+export function holdCalls(functionName: string, command?: string): Hold {
+  dynamoCalls();
+  let parked = 0;
+  let open: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (open = resolve));
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const hold = {
+    get parked() {
+      return parked;
+    },
+    matches: (name: string | undefined, commandName: string) =>
+      name === functionName && (command === undefined || commandName === command),
+    async park() {
+      parked++;
+      for (const waiter of waiters.filter((candidate) => parked >= candidate.count)) waiter.resolve();
+      await released;
+    },
+    arrived: (count = 1) =>
+      parked >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+    release() {
+      holds.splice(holds.indexOf(hold), 1);
+      open();
+    },
+  };
+  holds.push(hold);
+  return hold;
 }
 
 /** The next DynamoDB call of `functionName` fails as if the service were unavailable. */

@@ -50,3 +50,57 @@ export async function teamWithRoles(api: Api): Promise<TeamWithRoles> {
     },
   };
 }
+
+export type SharingActor = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | 'NON_MEMBER' | 'MONITOR_OWNER';
+
+export interface SharedFixture {
+  team: TeamWithRoles['team'];
+  users: Record<SharingActor, User>;
+  monitorId: string;
+  incidentId: string;
+  subscriberId: string;
+}
+
+/** Creates a monitor as `owner` (optionally shared with a team) and answers it. */
+export async function createMonitor(api: Api, owner: User, body: Record<string, unknown> = {}) {
+  const response = await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Shared API', ...body } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.monitor as { id: string; name: string; team_id: string | null; owner_id: string };
+}
+
+/** Creates a manual incident on a monitor as `by` and answers its id. */
+export async function createIncident(api: Api, by: User, monitorId: string, title = 'Checkout errors') {
+  const response = await api.request('POST', '/api/incidents', { token: by.token, body: { monitorId, title } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.incident.id as string;
+}
+
+/**
+ * A team with one user in each role and an outsider, and a monitor shared with it by a sixth
+ * user, the monitor's owner, who is only a VIEWER of the team (shared as MEMBER, then demoted):
+ * the monitor has an incident and a subscriber.
+ */
+export async function sharedMonitorFixture(api: Api): Promise<SharedFixture> {
+  const base = await teamWithRoles(api);
+  const monitorOwner = await api.signUp(uniqueEmail('monitor-owner'), 'monitor owner');
+  const memberId = await join(api, base.users.OWNER, base.team.id, monitorOwner, 'MEMBER');
+  const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
+  const demoted = await api.request('PUT', `/api/teams/${base.team.id}/members/${memberId}`, {
+    token: base.users.OWNER.token,
+    body: { role: 'VIEWER' },
+  });
+  expect(demoted.status).toBe(200);
+  const incidentId = await createIncident(api, monitorOwner, monitor.id);
+  const subscriber = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, {
+    token: monitorOwner.token,
+    body: { email: uniqueEmail('subscriber') },
+  });
+  expect(subscriber.status).toBe(201);
+  return {
+    team: base.team,
+    users: { ...base.users, MONITOR_OWNER: monitorOwner },
+    monitorId: monitor.id,
+    incidentId,
+    subscriberId: subscriber.body.subscriber.id,
+  };
+}

@@ -1,0 +1,383 @@
+/**
+ * Teams as the unit of collaboration: sharing rules, membership changes taking effect at once,
+ * the races the database settles (removal vs acknowledge, share vs team deletion, members
+ * acknowledging together), monitors with a thousand incidents moving between teams, team
+ * deletion giving everything back, and shared escalation policies.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/db/client.js';
+import { keys, transitAttributePrefix } from '../../shared/db/keys.js';
+import { batchWrite, getByKeys, queryCollection } from '../../shared/db/ops.js';
+import { incidentAttributes } from '../../shared/incidents/repository.js';
+import type { Incident } from '../../shared/incidents/model.js';
+import { Api, settle, uniqueEmail, type User } from '../support/api.js';
+import { holdCalls } from '../support/ddb-calls.js';
+import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';
+
+let api: Api;
+beforeAll(async () => {
+  api = await Api.start();
+});
+afterAll(() => api.close());
+
+const signUp = (name: string) => api.signUp(uniqueEmail(name), name);
+const ids = (items: { id: string }[]) => items.map((item) => item.id);
+const listIncidents = async (user: User) => (await api.request('GET', '/api/incidents', { token: user.token })).body.incidents as { id: string }[];
+const listMonitors = async (user: User, query = '') =>
+  (await api.request('GET', `/api/monitors${query}`, { token: user.token })).body.monitors as { id: string; team_id: string | null }[];
+const getMonitor = async (user: User, id: string) => (await api.request('GET', `/api/monitors/${id}`, { token: user.token })).body.monitor;
+
+describe('sharing a monitor with a team', () => {
+  it('shares at creation and by update, and takes it back with null', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const created = await createMonitor(api, users.MEMBER, { team_id: team.id });
+    expect(created.team_id).toBe(team.id);
+    const personal = await createMonitor(api, users.MEMBER);
+    expect(personal.team_id).toBeNull();
+    const shared = await api.request('PUT', `/api/monitors/${personal.id}`, { token: users.MEMBER.token, body: { team_id: team.id } });
+    expect(shared.body.monitor).toMatchObject({ id: personal.id, team_id: team.id });
+    expect(ids(await listMonitors(users.VIEWER))).toEqual(expect.arrayContaining([created.id, personal.id]));
+    const back = await api.request('PUT', `/api/monitors/${personal.id}`, { token: users.MEMBER.token, body: { team_id: null } });
+    expect(back.body.monitor.team_id).toBeNull();
+    expect(ids(await listMonitors(users.VIEWER))).not.toContain(personal.id);
+    expect(ids(await listMonitors(users.MEMBER))).toContain(personal.id);
+  });
+
+  it('refuses a VIEWER (403 Not authorized), a non-member (403 Not a team member) and an unknown team (404 Team not found)', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const cases: [User, string, number, string][] = [
+      [users.VIEWER, team.id, 403, 'Not authorized'],
+      [users.NON_MEMBER, team.id, 403, 'Not a team member'],
+      [users.MEMBER, randomUUID(), 404, 'Team not found'],
+    ];
+    for (const [user, teamId, status, error] of cases) {
+      const atCreation = await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'X', team_id: teamId } });
+      expect(atCreation).toMatchObject({ status, body: { error } });
+      const monitor = await createMonitor(api, user);
+      const byUpdate = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: user.token, body: { team_id: teamId, name: 'Changed' } });
+      expect(byUpdate).toMatchObject({ status, body: { error } });
+      expect(await getMonitor(user, monitor.id)).toEqual(monitor);
+    }
+    expect(ids(await listMonitors(users.OWNER, `?team_id=${team.id}`))).toEqual([]);
+  });
+
+  it('moves a monitor between teams only for its owner or an OWNER/ADMIN of its team who operates in the target', async () => {
+    const a = await teamWithRoles(api);
+    const b = await createTeam(api, a.users.OWNER, 'B');
+    await join(api, a.users.OWNER, b.id, a.users.MEMBER, 'MEMBER');
+    await join(api, a.users.OWNER, b.id, a.users.ADMIN, 'MEMBER');
+    const monitor = await createMonitor(api, a.users.OWNER, { team_id: a.team.id });
+    const byMember = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: a.users.MEMBER.token, body: { team_id: b.id } });
+    expect(byMember).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    const byAdmin = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: a.users.ADMIN.token, body: { team_id: b.id } });
+    expect(byAdmin.body.monitor.team_id).toBe(b.id);
+    expect(ids(await listMonitors(a.users.ADMIN, `?team_id=${b.id}`))).toEqual([monitor.id]);
+    expect(ids(await listMonitors(a.users.ADMIN, `?team_id=${a.team.id}`))).toEqual([]);
+  });
+
+  it('narrows the list to one team: 404 Team not found, 403 Not a team member', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const mine = await createMonitor(api, users.ADMIN);
+    const shared = await createMonitor(api, users.ADMIN, { team_id: team.id });
+    expect(ids(await listMonitors(users.ADMIN))).toEqual([shared.id, mine.id]);
+    expect(ids(await listMonitors(users.VIEWER, `?team_id=${team.id}`))).toEqual([shared.id]);
+    expect(await api.request('GET', `/api/monitors?team_id=${randomUUID()}`, { token: users.ADMIN.token })).toMatchObject({
+      status: 404,
+      body: { error: 'Team not found' },
+    });
+    expect(await api.request('GET', `/api/monitors?team_id=${team.id}`, { token: users.NON_MEMBER.token })).toMatchObject({
+      status: 403,
+      body: { error: 'Not a team member' },
+    });
+    expect(await api.request('GET', '/api/monitors?team_id=nope', { token: users.ADMIN.token })).toMatchObject({
+      status: 400,
+      body: { error: 'Validation errors' },
+    });
+  });
+
+  it("lists the caller's own incidents and every team's in one newest-first order", async () => {
+    const { team, users } = await teamWithRoles(api);
+    const other = await createTeam(api, users.OWNER, 'Other');
+    await join(api, users.OWNER, other.id, users.VIEWER, 'MEMBER');
+    const own = await createMonitor(api, users.VIEWER);
+    const inTeam = await createMonitor(api, users.MEMBER, { team_id: team.id });
+    const inOther = await createMonitor(api, users.OWNER, { team_id: other.id });
+    const expected: string[] = [];
+    for (const [by, monitor] of [[users.VIEWER, own], [users.MEMBER, inTeam], [users.OWNER, inOther], [users.VIEWER, own]] as const) {
+      expected.unshift(await createIncident(api, by, monitor.id));
+    }
+    const listed = await listIncidents(users.VIEWER);
+    expect(ids(listed)).toEqual(expected);
+    expect(ids(await listIncidents(users.NON_MEMBER))).toEqual([]);
+  });
+});
+
+describe('membership changes take effect on the next request', () => {
+  it('a removed member sees nothing of the team the moment the removal answers', async () => {
+    const { team, users, memberIds } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
+    const incidentId = await createIncident(api, users.OWNER, monitor.id);
+    expect(ids(await listIncidents(users.MEMBER))).toEqual([incidentId]);
+    const removed = await api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
+    expect(removed.status).toBe(200);
+    expect(await listIncidents(users.MEMBER)).toEqual([]);
+    expect(await listMonitors(users.MEMBER)).toEqual([]);
+    expect((await api.request('GET', `/api/incidents/${incidentId}`, { token: users.MEMBER.token })).body).toEqual({ error: 'Incident not found' });
+    expect((await api.request('GET', `/api/monitors/${monitor.id}`, { token: users.MEMBER.token })).body).toEqual({ error: 'Monitor not found' });
+  });
+
+  it('a changed role counts at once', async () => {
+    const { team, users, memberIds } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
+    const incidentId = await createIncident(api, users.OWNER, monitor.id);
+    await api.request('PUT', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token, body: { role: 'VIEWER' } });
+    const refused = await api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: users.MEMBER.token });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    await api.request('PUT', `/api/teams/${team.id}/members/${memberIds.VIEWER}`, { token: users.OWNER.token, body: { role: 'MEMBER' } });
+    const allowed = await api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: users.VIEWER.token });
+    expect(allowed.status).toBe(200);
+  });
+});
+
+describe('races the database settles', () => {
+  it('an acknowledgement in flight while its member is removed fails: 50 acknowledgements held between read and write', async () => {
+    const { team, users, memberIds } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
+    const incidents = await Promise.all(Array.from({ length: 50 }, (_, index) => createIncident(api, users.OWNER, monitor.id, `Race ${index}`)));
+    // Each acknowledgement has read the incident; its write waits until the member is removed.
+    const hold = holdCalls('incidents-acknowledge', 'TransactWriteItemsCommand');
+    const acknowledgements = incidents.map((id) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: users.MEMBER.token }));
+    await hold.arrived(50);
+    const removed = await api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
+    expect(removed.status).toBe(200);
+    hold.release();
+    const responses = await Promise.all(acknowledgements);
+    expect(responses.map((response) => response.status)).toEqual(incidents.map(() => 404));
+    expect(responses.map((response) => response.body)).toEqual(incidents.map(() => ({ error: 'Incident not found' })));
+    const after = await Promise.all(incidents.map((id) => api.request('GET', `/api/incidents/${id}`, { token: users.OWNER.token })));
+    expect(after.filter((response) => response.body.incident.acknowledged)).toEqual([]);
+  });
+
+  it('removal racing 50 acknowledgements: each is acknowledged-before-removal or 404, never after', async () => {
+    const { team, users, memberIds } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
+    const incidents = await Promise.all(Array.from({ length: 50 }, (_, index) => createIncident(api, users.OWNER, monitor.id, `Race ${index}`)));
+    const acknowledgements = incidents.map((id) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: users.MEMBER.token }));
+    const removal = api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
+    const [removed, ...responses] = await Promise.all([removal, ...acknowledgements]);
+    expect(removed!.status).toBe(200);
+    const after = await Promise.all(incidents.map((id) => api.request('GET', `/api/incidents/${id}`, { token: users.OWNER.token })));
+    responses.forEach((response, index) => {
+      expect([200, 404]).toContain(response.status);
+      const incident = after[index]!.body.incident;
+      expect(incident.acknowledged).toBe(response.status === 200);
+      if (response.status === 200) expect(incident.acknowledgement.user_id).toBe(users.MEMBER.id);
+    });
+    // Once the removal has answered, nothing more goes through.
+    const late = await Promise.all(incidents.map((id) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: users.MEMBER.token })));
+    expect(new Set(late.map((response) => response.status))).toEqual(new Set([404]));
+  });
+
+  it('members acknowledging at once: exactly one 200', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.MEMBER, { team_id: team.id });
+    const incidentId = await createIncident(api, users.MEMBER, monitor.id);
+    const responses = await Promise.all(
+      [users.OWNER, users.ADMIN, users.MEMBER, users.OWNER, users.ADMIN, users.MEMBER].map((user) =>
+        api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: user.token }),
+      ),
+    );
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 400).map((response) => response.body)).toEqual(
+      Array.from({ length: 5 }, () => ({ error: 'Incident already acknowledged' })),
+    );
+  });
+
+  it('sharing while the team is deleted: either refused, or shared and given back; nothing left behind', async () => {
+    for (let round = 0; round < 8; round++) {
+      const owner = await signUp('race-owner');
+      const team = await createTeam(api, owner);
+      const monitor = await createMonitor(api, owner);
+      const incidentId = await createIncident(api, owner, monitor.id);
+      const [shared, deleted] = await Promise.all([
+        api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: team.id } }),
+        api.request('DELETE', `/api/teams/${team.id}`, { token: owner.token }),
+      ]);
+      expect(deleted.status).toBe(200);
+      expect([200, 404]).toContain(shared.status);
+      if (shared.status === 404) expect(shared.body).toEqual({ error: 'Team not found' });
+      await settle(api);
+      expect(await getMonitor(owner, monitor.id)).toMatchObject({ id: monitor.id, team_id: null });
+      expect(ids(await listIncidents(owner))).toEqual([incidentId]);
+      expect(await queryCollection(keys.teamPartition(team.id))).toEqual([]);
+    }
+  });
+});
+
+/** Seeds `count` incidents of a monitor directly (as the service stores them) and counts them on the monitor. */
+async function seedIncidents(monitor: { id: string; name: string; owner_id: string; team_id: string | null }, count: number) {
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  const incidents: Incident[] = Array.from({ length: count }, (_, index) => {
+    const at = new Date(base + index * 60_000).toISOString();
+    return {
+      id: randomUUID(),
+      monitor_id: monitor.id,
+      monitor_name: monitor.name,
+      owner_id: monitor.owner_id,
+      title: `Flap ${index}`,
+      message: null,
+      status: 'RESOLVED',
+      severity: 'LOW',
+      acknowledged: false,
+      automatic: true,
+      started_at: at,
+      resolved_at: at,
+      escalation_policy_id: null,
+      team_id: monitor.team_id,
+      team_seq: 0,
+      created_at: at,
+      updated_at: at,
+    };
+  });
+  await batchWrite(incidents.map((incident) => ({ PutRequest: { Item: incidentAttributes(incident) } })));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.monitor(monitor.id),
+      UpdateExpression: 'ADD incident_count :count',
+      ExpressionAttributeValues: { ':count': count },
+    }),
+  );
+  return incidents.map((incident) => incident.id);
+}
+
+const transitsOn = async (teamId: string) => {
+  const { team } = await getByKeys({ team: keys.team(teamId) });
+  return Object.keys(team ?? {}).filter((name) => name.startsWith(transitAttributePrefix));
+};
+
+describe('a monitor with a thousand incidents moves between teams', () => {
+  it('takes every incident with it at once: none visible to both audiences or to neither', async () => {
+    const owner = await signUp('mover');
+    const [alpha, beta] = [await signUp('alpha'), await signUp('beta')];
+    const teamA = await createTeam(api, owner, 'A');
+    const teamB = await createTeam(api, owner, 'B');
+    await join(api, owner, teamA.id, alpha, 'VIEWER');
+    await join(api, owner, teamB.id, beta, 'VIEWER');
+    const monitor = await createMonitor(api, owner);
+    const seeded = await seedIncidents(monitor, 1000);
+    const all = [...seeded].reverse();
+    const sorted = (list: { id: string }[]) => ids(list);
+
+    // Into team A: the rescoper is held, yet A's member sees every incident at once.
+    let rescoper = holdCalls('incident-rescoper');
+    const intoA = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: teamA.id } });
+    expect(intoA.status).toBe(200);
+    expect(sorted(await listIncidents(alpha))).toEqual(all);
+    expect(await listIncidents(beta)).toEqual([]);
+    expect((await api.request('GET', `/api/incidents/${seeded[0]}`, { token: alpha.token })).status).toBe(200);
+    expect(await transitsOn(teamA.id)).toHaveLength(1);
+    rescoper.release();
+    await settle(api);
+    expect(await transitsOn(teamA.id)).toEqual([]);
+    expect(sorted(await listIncidents(alpha))).toEqual(all);
+
+    // From A to B, held again: A's member sees none at once, B's member all.
+    rescoper = holdCalls('incident-rescoper');
+    const intoB = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: teamB.id } });
+    expect(intoB.status).toBe(200);
+    expect(await listIncidents(alpha)).toEqual([]);
+    expect(sorted(await listIncidents(beta))).toEqual(all);
+    expect((await api.request('GET', `/api/incidents/${seeded[1]}`, { token: alpha.token })).status).toBe(404);
+    expect((await api.request('GET', `/api/incidents/${seeded[1]}`, { token: beta.token })).status).toBe(200);
+    rescoper.release();
+    await settle(api);
+    expect(await listIncidents(alpha)).toEqual([]);
+    expect(sorted(await listIncidents(beta))).toEqual(all);
+    expect([...(await transitsOn(teamA.id)), ...(await transitsOn(teamB.id))]).toEqual([]);
+
+    // Back to its owner alone.
+    const back = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: null } });
+    expect(back.status).toBe(200);
+    expect(await listIncidents(beta)).toEqual([]);
+    await settle(api);
+    expect(await listIncidents(beta)).toEqual([]);
+    expect(sorted(await listIncidents(owner))).toEqual(all);
+  }, 60_000);
+});
+
+describe('deleting a team', () => {
+  it('gives every shared monitor and policy back to its owner, losing no incident, subscriber or acknowledgement', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.MEMBER, { team_id: team.id });
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: users.ADMIN.token,
+      body: { name: 'Team on-call', steps: [{ delay_minutes: 0, emails: ['oncall@example.com'] }], team_id: team.id },
+    });
+    expect(policy.status).toBe(201);
+    const incidentId = await createIncident(api, users.ADMIN, monitor.id);
+    await api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: users.ADMIN.token });
+    const subscriber = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: users.ADMIN.token, body: { email: uniqueEmail('kept') } });
+    expect(subscriber.status).toBe(201);
+
+    const deleted = await api.request('DELETE', `/api/teams/${team.id}`, { token: users.OWNER.token });
+    expect(deleted.status).toBe(200);
+    expect(await listIncidents(users.ADMIN)).toEqual([]);
+    expect(await listMonitors(users.VIEWER)).toEqual([]);
+    expect((await api.request('GET', `/api/incidents/${incidentId}`, { token: users.ADMIN.token })).status).toBe(404);
+    expect((await api.request('GET', `/api/escalation-policies/${policy.body.escalation_policy.id}`, { token: users.MEMBER.token })).status).toBe(404);
+
+    await settle(api);
+    expect(await getMonitor(users.MEMBER, monitor.id)).toMatchObject({ id: monitor.id, team_id: null });
+    const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: users.MEMBER.token })).body.incident;
+    expect(incident.acknowledgement).toMatchObject({ user_id: users.ADMIN.id });
+    const subscribers = (await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: users.MEMBER.token })).body.subscribers;
+    expect(ids(subscribers)).toEqual([subscriber.body.subscriber.id]);
+    const returned = (await api.request('GET', `/api/escalation-policies/${policy.body.escalation_policy.id}`, { token: users.ADMIN.token })).body;
+    expect(returned.escalation_policy).toMatchObject({ owner_id: users.ADMIN.id, team_id: null });
+    expect(await queryCollection(keys.teamPartition(team.id))).toEqual([]);
+  });
+});
+
+describe('shared escalation policies', () => {
+  const steps = [{ delay_minutes: 0, emails: ['oncall@example.com'] }];
+
+  it('are seen by every member, created by OWNER, ADMIN or MEMBER, deleted by OWNER or ADMIN', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const refused = await api.request('POST', '/api/escalation-policies', { token: users.VIEWER.token, body: { name: 'P', steps, team_id: team.id } });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    const outsider = await api.request('POST', '/api/escalation-policies', { token: users.NON_MEMBER.token, body: { name: 'P', steps, team_id: team.id } });
+    expect(outsider).toMatchObject({ status: 403, body: { error: 'Not a team member' } });
+    const created = await api.request('POST', '/api/escalation-policies', { token: users.MEMBER.token, body: { name: 'P', steps, team_id: team.id } });
+    expect(created.status).toBe(201);
+    const policy = created.body.escalation_policy;
+    expect(policy.team_id).toBe(team.id);
+    const listed = await api.request('GET', '/api/escalation-policies', { token: users.VIEWER.token });
+    expect(ids(listed.body.escalation_policies)).toEqual([policy.id]);
+    expect((await api.request('GET', `/api/escalation-policies/${policy.id}`, { token: users.VIEWER.token })).body).toEqual({ escalation_policy: policy });
+    expect((await api.request('GET', `/api/escalation-policies/${policy.id}`, { token: users.NON_MEMBER.token })).status).toBe(404);
+    const byViewer = await api.request('DELETE', `/api/escalation-policies/${policy.id}`, { token: users.VIEWER.token });
+    expect(byViewer).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    const byOutsider = await api.request('DELETE', `/api/escalation-policies/${policy.id}`, { token: users.NON_MEMBER.token });
+    expect(byOutsider).toMatchObject({ status: 404, body: { error: 'Escalation policy not found' } });
+    const byAdmin = await api.request('DELETE', `/api/escalation-policies/${policy.id}`, { token: users.ADMIN.token });
+    expect(byAdmin.status).toBe(200);
+  });
+
+  it("a team monitor uses a policy of its team or one of its owner's; moving it re-checks the policy", async () => {
+    const { team, users } = await teamWithRoles(api);
+    const teamPolicy = (await api.request('POST', '/api/escalation-policies', { token: users.ADMIN.token, body: { name: 'Team', steps, team_id: team.id } })).body.escalation_policy;
+    const ownPolicy = (await api.request('POST', '/api/escalation-policies', { token: users.MEMBER.token, body: { name: 'Mine', steps } })).body.escalation_policy;
+    const personal = await api.request('POST', '/api/monitors', { token: users.MEMBER.token, body: { name: 'P', escalation_policy_id: teamPolicy.id } });
+    expect(personal).toMatchObject({ status: 404, body: { error: 'Escalation policy not found' } });
+    const monitor = await createMonitor(api, users.MEMBER, { team_id: team.id, escalation_policy_id: teamPolicy.id });
+    const moveOut = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: users.MEMBER.token, body: { team_id: null } });
+    expect(moveOut).toMatchObject({ status: 400, body: { error: 'Validation errors', details: [{ field: 'escalation_policy_id' }] } });
+    expect(await getMonitor(users.MEMBER, monitor.id)).toMatchObject({ team_id: team.id, escalation_policy_id: teamPolicy.id });
+    const withOwn = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: users.MEMBER.token, body: { team_id: null, escalation_policy_id: ownPolicy.id } });
+    expect(withOwn.body.monitor).toMatchObject({ team_id: null, escalation_policy_id: ownPolicy.id });
+    expect((await api.request('DELETE', `/api/escalation-policies/${teamPolicy.id}`, { token: users.ADMIN.token })).status).toBe(200);
+  });
+});
