@@ -2,13 +2,14 @@
  * The role matrix for what a team shares: every action on a team monitor and its incidents and
  * subscribers × {OWNER, ADMIN, MEMBER, VIEWER, non-member, the monitor's owner}, driven from one
  * table. The monitor's owner is a VIEWER of the team: they keep every right on their monitor.
- * Each cell runs on a fresh team; a refused call must leave monitor, incident and subscribers
- * exactly as they were, and an outsider's refusal is byte for byte that of an unknown id.
+ * Each action runs on a fresh team and each cell on its own monitor there; a refused call must
+ * leave monitor, incident and subscribers exactly as they were, and an outsider's refusal is
+ * byte for byte that of an unknown id.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, uniqueEmail } from '../support/api.js';
-import { sharedMonitorFixture, type SharedFixture, type SharingActor } from '../support/teams.js';
+import { sharedMonitorsFixture, type SharedFixture, type SharingActor } from '../support/teams.js';
 
 type Outcome = number | [number, string];
 
@@ -112,7 +113,8 @@ async function snapshot(fx: SharedFixture) {
     api.request('GET', `/api/monitors/${fx.monitorId}/subscribers`, as),
     api.request('GET', '/api/incidents', as),
   ]);
-  return { monitor: monitor.body, incident: incident.body, subscribers: subscribers.body, incidents: incidents.body };
+  const ofThisMonitor = incidents.body.incidents.filter((listed: { monitor_id: string }) => listed.monitor_id === fx.monitorId);
+  return { monitor: monitor.body, incident: incident.body, subscribers: subscribers.body, incidents: ofThisMonitor };
 }
 
 describe('role matrix of a team monitor, its incidents and subscribers', () => {
@@ -124,8 +126,15 @@ describe('role matrix of a team monitor, its incidents and subscribers', () => {
     expect(cells).toHaveLength(15 * 6);
   });
 
+  /** One team per action, with a monitor for each of its cells. */
+  const fixtures = new Map<string, Promise<SharedFixture[]>>();
+  const fixtureFor = (name: string, actor: SharingActor) => {
+    if (!fixtures.has(name)) fixtures.set(name, sharedMonitorsFixture(api, ACTORS.length));
+    return fixtures.get(name)!.then((monitors) => monitors[ACTORS.indexOf(actor)]!);
+  };
+
   it.concurrent.for(cells.map((cell) => [cell.name, cell.actor, cell] as const))('%s as %s', async ([, , cell], { expect }) => {
-    const fx = await sharedMonitorFixture(api);
+    const fx = await fixtureFor(cell.name, cell.actor);
     const before = await snapshot(fx);
     const { method, path, body } = cell.action.request(fx);
     const response = await api.request(method, path, { token: fx.users[cell.actor].token, body });
@@ -150,7 +159,7 @@ describe('role matrix of a team monitor, its incidents and subscribers', () => {
   });
 
   it('names the member who acknowledged, from their account', async () => {
-    const fx = await sharedMonitorFixture(api);
+    const [fx] = (await sharedMonitorsFixture(api, 1)) as [SharedFixture];
     const member = fx.users.MEMBER;
     const acknowledged = await api.request('POST', `/api/incidents/${fx.incidentId}/acknowledge`, { token: member.token });
     expect(acknowledged.status).toBe(200);

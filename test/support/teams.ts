@@ -53,12 +53,15 @@ export async function teamWithRoles(api: Api): Promise<TeamWithRoles> {
 
 export type SharingActor = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | 'NON_MEMBER' | 'MONITOR_OWNER';
 
-export interface SharedFixture {
-  team: TeamWithRoles['team'];
-  users: Record<SharingActor, User>;
+export interface SharedMonitor {
   monitorId: string;
   incidentId: string;
   subscriberId: string;
+}
+
+export interface SharedFixture extends SharedMonitor {
+  team: TeamWithRoles['team'];
+  users: Record<SharingActor, User>;
 }
 
 /** Creates a monitor as `owner` (optionally shared with a team) and answers it. */
@@ -76,31 +79,31 @@ export async function createIncident(api: Api, by: User, monitorId: string, titl
 }
 
 /**
- * A team with one user in each role and an outsider, and a monitor shared with it by a sixth
- * user, the monitor's owner, who is only a VIEWER of the team (shared as MEMBER, then demoted):
- * the monitor has an incident and a subscriber.
+ * A team with one user in each role and an outsider, and `count` monitors shared with it by a
+ * sixth user, the monitors' owner, who is only a VIEWER of the team (shared as MEMBER, then
+ * demoted): each monitor has an incident and a subscriber.
  */
-export async function sharedMonitorFixture(api: Api): Promise<SharedFixture> {
+export async function sharedMonitorsFixture(api: Api, count: number) {
   const base = await teamWithRoles(api);
   const monitorOwner = await api.signUp(uniqueEmail('monitor-owner'), 'monitor owner');
   const memberId = await join(api, base.users.OWNER, base.team.id, monitorOwner, 'MEMBER');
-  const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
+  const monitors = await Promise.all(
+    Array.from({ length: count }, async (): Promise<SharedMonitor> => {
+      const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
+      const incidentId = await createIncident(api, monitorOwner, monitor.id);
+      const subscriber = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, {
+        token: monitorOwner.token,
+        body: { email: uniqueEmail('subscriber') },
+      });
+      expect(subscriber.status).toBe(201);
+      return { monitorId: monitor.id, incidentId, subscriberId: subscriber.body.subscriber.id };
+    }),
+  );
   const demoted = await api.request('PUT', `/api/teams/${base.team.id}/members/${memberId}`, {
     token: base.users.OWNER.token,
     body: { role: 'VIEWER' },
   });
   expect(demoted.status).toBe(200);
-  const incidentId = await createIncident(api, monitorOwner, monitor.id);
-  const subscriber = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, {
-    token: monitorOwner.token,
-    body: { email: uniqueEmail('subscriber') },
-  });
-  expect(subscriber.status).toBe(201);
-  return {
-    team: base.team,
-    users: { ...base.users, MONITOR_OWNER: monitorOwner },
-    monitorId: monitor.id,
-    incidentId,
-    subscriberId: subscriber.body.subscriber.id,
-  };
+  const users = { ...base.users, MONITOR_OWNER: monitorOwner };
+  return monitors.map((monitor): SharedFixture => ({ team: base.team, users, ...monitor }));
 }
