@@ -10,29 +10,35 @@ export const policyStepInput = z.strictObject({
 });
 
 /** 1-10 steps; the first at delay 0, delays strictly increasing, at most 1,440 minutes. */
-export const createPolicyInput = z
-  .strictObject({
-    name: z.string().trim().min(1).max(100),
-    steps: z.array(policyStepInput).min(1).max(10),
-    /** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
-    team_id: z.uuid().nullable().default(null),
-  })
-  .superRefine((policy, context) => {
-    policy.steps.forEach((step, index) => {
+const PolicySteps = z
+  .array(policyStepInput)
+  .min(1)
+  .max(10)
+  .superRefine((steps, context) => {
+    steps.forEach((step, index) => {
       if (index === 0 && step.delay_minutes !== 0) {
-        context.addIssue({ code: 'custom', path: ['steps', 0, 'delay_minutes'], message: 'The first step must have delay_minutes 0' });
+        context.addIssue({ code: 'custom', path: [0, 'delay_minutes'], message: 'The first step must have delay_minutes 0' });
       }
-      const previous = policy.steps[index - 1];
+      const previous = steps[index - 1];
       if (previous && step.delay_minutes <= previous.delay_minutes) {
-        context.addIssue({
-          code: 'custom',
-          path: ['steps', index, 'delay_minutes'],
-          message: 'Step delays must be strictly increasing',
-        });
+        context.addIssue({ code: 'custom', path: [index, 'delay_minutes'], message: 'Step delays must be strictly increasing' });
       }
     });
   });
+const PolicyName = z.string().trim().min(1).max(100);
+/** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
+const PolicyTeam = z.uuid().nullable();
+
+export const createPolicyInput = z.strictObject({ name: PolicyName, steps: PolicySteps, team_id: PolicyTeam.default(null) });
 export type CreatePolicyInput = z.output<typeof createPolicyInput>;
+
+/** Every field optional; an absent body is an empty update ("No updates provided"). New steps apply to incidents opened from then on. */
+export const updatePolicyInput = z
+  .strictObject({ name: PolicyName, steps: PolicySteps, team_id: PolicyTeam })
+  .partial()
+  .meta({ id: 'UpdateEscalationPolicy', example: { name: 'Payments on-call', team_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' } })
+  .prefault({});
+export type UpdatePolicyInput = z.output<typeof updatePolicyInput>;
 
 export const listPoliciesQuery = z.object({ team_id: z.uuid().optional() });
 export type ListPoliciesQuery = z.output<typeof listPoliciesQuery>;

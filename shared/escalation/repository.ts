@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../db/keys.js';
-import { conditionFailure, queryIndex, queryOwnerIndex, transactOutcome, type TransactItem } from '../db/ops.js';
+import { conditionFailure, queryIndex, queryOwnerIndex, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
 import { teamGuard, type GuardOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { policyItem, type Policy } from './model.js';
@@ -46,6 +46,50 @@ export async function listPolicies(ownerId: string): Promise<Policy[]> {
 
 export async function listTeamPolicies(teamId: string): Promise<Policy[]> {
   return (await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.policyPrefix)).map((item) => policyItem.parse(item));
+}
+
+/**
+ * Changes name and steps and (with `next.team_id`) the team, on the condition that the policy
+ * is still shared as read and, when it moves, no monitor uses it; with the caller's guards on
+ * the team it is in (`from`) and the team it joins (`to`), and the teams' links.
+ */
+export async function updatePolicy(
+  current: Policy,
+  next: Policy,
+  guards: { from: readonly (readonly [GuardOutcome, TransactItem])[]; to: readonly (readonly [GuardOutcome, TransactItem])[] },
+) {
+  const moving = next.team_id !== current.team_id;
+  const sameTeam = current.team_id ? 'team_id = :was_team' : 'attribute_not_exists(team_id)';
+  const unused = moving ? ' AND (attribute_not_exists(monitor_count) OR monitor_count = :zero)' : '';
+  const teamKeys = next.team_id ? teamIndex.policy(next.team_id, next.created_at, next.id) : undefined;
+  return transactOutcome<GuardOutcome | 'from_gone' | 'from_role' | 'refused'>([
+    ...guards.from.map(([name, item]) => [name === 'team_gone' ? 'from_gone' : 'from_role', item] as const),
+    ...guards.to,
+    [
+      'refused',
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.escalationPolicy(current.id),
+          ...updateExpression({
+            set: { name: next.name, steps: next.steps, ...(moving && teamKeys ? { team_id: next.team_id, ...teamKeys } : {}) },
+            remove: moving && !teamKeys ? ['team_id', teamIndex.pk, teamIndex.sk] : undefined,
+            condition: {
+              expression: `${itemPresent} AND ${sameTeam}${unused}`,
+              values: { ...(current.team_id ? { ':was_team': current.team_id } : {}), ...(moving ? { ':zero': 0 } : {}) },
+            },
+          }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ],
+    ...(moving && current.team_id
+      ? [['refused', { Delete: { TableName: tableName(), Key: keys.teamSharedPolicy(current.team_id, current.id) } }] as const]
+      : []),
+    ...(moving && next.team_id
+      ? [['refused', { Put: { TableName: tableName(), Item: { ...keys.teamSharedPolicy(next.team_id, next.id), type: 'team_shared_policy', policy_id: next.id } } }] as const]
+      : []),
+  ]);
 }
 
 /** Deletes the owner's unshared policy unless a monitor uses it; when refused, answers the policy as it was. */

@@ -4,7 +4,7 @@ import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, READERS, readScopes, shareRefusal, teamGuard } from '../teams/access.js';
 import * as repository from './repository.js';
-import { policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy } from './model.js';
+import { policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
@@ -54,6 +54,41 @@ export async function getPolicy(caller: Caller, policyId: string) {
 }
 
 const MAX_ATTEMPTS = 5;
+
+/**
+ * Renames the policy, replaces its steps (for incidents opened from then on) or moves it between
+ * teams. The owner may do anything; through its team, OWNER, ADMIN and MEMBER may rename it and
+ * change its steps, OWNER and ADMIN may take it out. Moving into a team needs OWNER, ADMIN or
+ * MEMBER there, and a policy that monitors use does not move (400 Escalation policy in use).
+ */
+export async function updatePolicy(caller: Caller, policyId: string, changes: UpdatePolicyInput) {
+  if (Object.values(changes).every((value) => value === undefined)) throw new BadRequestError('No updates provided');
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await repository.getPolicy(policyId);
+    if (!current) throw policyNotFound();
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw policyNotFound();
+    const moving = changes.team_id !== undefined && changes.team_id !== current.team_id;
+    if (moving && current.monitor_count > 0) throw new BadRequestError('Escalation policy in use');
+    const next: Policy = {
+      ...current,
+      name: changes.name ?? current.name,
+      steps: changes.steps
+        ? changes.steps.map((step, index) => ({ step_order: index + 1, delay_minutes: step.delay_minutes, emails: step.emails }))
+        : current.steps,
+      team_id: moving ? changes.team_id! : current.team_id,
+    };
+    const { outcome, item } = await repository.updatePolicy(current, next, {
+      from: owner ? [] : teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS),
+      to: moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [],
+    });
+    if (outcome === 'ok') return policyView(next);
+    if (outcome === 'from_gone' || outcome === 'from_role') throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, policyNotFound);
+    if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
+    // Refused: gone, moved or now in use; read again.
+  }
+  throw new Error(`Escalation policy ${policyId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
 
 /** Deletes a policy no monitor uses: its owner, or an OWNER or ADMIN of the team it is shared with. */
 export async function deletePolicy(caller: Caller, policyId: string) {

@@ -47,6 +47,8 @@ const cases: Case[] = [
   { route: 'policies-create', method: 'POST', path: () => '/api/escalation-policies', body: () => ({ name: 'P', steps: [{ delay_minutes: 0, emails: ['a@example.com'] }] }), expectStatus: 201, budget: 1 },
   { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'policies-get', method: 'GET', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
+  // Read, then one transaction on the policy as read (with guards and links when shared or moved).
+  { route: 'policies-update', method: 'PUT', path: () => `/api/escalation-policies/${ids.policy}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
   { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/subscribers`, body: () => ({ email: uniqueEmail('sub') }), expectStatus: 201, budget: 2 },
   { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/subscribers`, expectStatus: 200, budget: 1 },

@@ -366,6 +366,38 @@ describe('shared escalation policies', () => {
     expect(byAdmin.status).toBe(200);
   });
 
+  it('are shared, renamed and taken back by update with the same rules; one in use does not move', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const create = (user: User, name: string) =>
+      api.request('POST', '/api/escalation-policies', { token: user.token, body: { name, steps } }).then((response) => response.body.escalation_policy);
+    const policy = await create(users.MEMBER, 'Mine');
+    const put = (user: User, body: unknown) => api.request('PUT', `/api/escalation-policies/${policy.id}`, { token: user.token, body });
+
+    expect(await put(users.MEMBER, {})).toMatchObject({ status: 400, body: { error: 'No updates provided' } });
+    expect(await put(users.ADMIN, { name: 'Theirs' })).toMatchObject({ status: 404, body: { error: 'Escalation policy not found' } });
+    expect(await put(users.MEMBER, { team_id: randomUUID() })).toMatchObject({ status: 404, body: { error: 'Team not found' } });
+    const shared = await put(users.MEMBER, { team_id: team.id });
+    expect(shared.body.escalation_policy).toMatchObject({ id: policy.id, team_id: team.id });
+    const steps2 = [{ delay_minutes: 0, emails: ['first@example.com'] }, { delay_minutes: 10, emails: ['lead@example.com'] }];
+    const renamed = await put(users.MEMBER, { name: 'Payments on-call', steps: steps2 });
+    expect(renamed.body.escalation_policy).toMatchObject({ name: 'Payments on-call', steps: [{ step_order: 1 }, { step_order: 2, delay_minutes: 10 }] });
+    expect(await put(users.VIEWER, { name: 'No' })).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    expect(await put(users.NON_MEMBER, { name: 'No' })).toMatchObject({ status: 404, body: { error: 'Escalation policy not found' } });
+
+    // A monitor uses it: it stays where it is.
+    const monitor = await createMonitor(api, users.ADMIN, { team_id: team.id, escalation_policy_id: policy.id });
+    expect(await put(users.MEMBER, { team_id: null })).toMatchObject({ status: 400, body: { error: 'Escalation policy in use' } });
+    await api.request('PUT', `/api/monitors/${monitor.id}`, { token: users.ADMIN.token, body: { escalation_policy_id: null } });
+    // Taking it out of the team: its owner, or an OWNER or ADMIN there (a MEMBER who is not the owner may not).
+    const other = await create(users.ADMIN, 'Admin policy');
+    await api.request('PUT', `/api/escalation-policies/${other.id}`, { token: users.ADMIN.token, body: { team_id: team.id } });
+    const byMember = await api.request('PUT', `/api/escalation-policies/${other.id}`, { token: users.MEMBER.token, body: { team_id: null } });
+    expect(byMember).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    const back = await put(users.MEMBER, { team_id: null });
+    expect(back.body.escalation_policy.team_id).toBeNull();
+    expect((await api.request('GET', `/api/escalation-policies/${policy.id}`, { token: users.VIEWER.token })).status).toBe(404);
+  });
+
   it("a team monitor uses a policy of its team or one of its owner's; moving it re-checks the policy", async () => {
     const { team, users } = await teamWithRoles(api);
     const teamPolicy = (await api.request('POST', '/api/escalation-policies', { token: users.ADMIN.token, body: { name: 'Team', steps, team_id: team.id } })).body.escalation_policy;
