@@ -94,11 +94,14 @@ export const keys = {
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;
 
-const ownerPartition = (ownerId: string) => `OWNER#${ownerId}`;
-const ownerKey = (ownerId: string, sk: string): Key => ({
-  [ownerIndexDescription.partitionKey.name]: ownerPartition(ownerId),
-  [ownerIndexDescription.sortKey.name]: sk,
+/** The index attributes of an item: its partition and sort key in that index. */
+const indexKey = (description: { partitionKey: { name: string }; sortKey: { name: string } }, pk: string, sk: string): Key => ({
+  [description.partitionKey.name]: pk,
+  [description.sortKey.name]: sk,
 });
+
+const ownerPartition = (ownerId: string) => `OWNER#${ownerId}`;
+const ownerKey = (ownerId: string, sk: string): Key => indexKey(ownerIndexDescription, ownerPartition(ownerId), sk);
 
 /** Owner index: everything one user owns, by type prefix and time. */
 export const ownerIndex = {
@@ -121,10 +124,6 @@ export const ownerIndex = {
 } as const;
 
 const teamScopePartition = (teamId: string) => `TEAM#${teamId}`;
-const indexKey = (description: { partitionKey: { name: string }; sortKey: { name: string } }, pk: string, sk: string): Key => ({
-  [description.partitionKey.name]: pk,
-  [description.sortKey.name]: sk,
-});
 
 /**
  * Team index (sparse): what is shared with one team, by type prefix and time. An item leaves it

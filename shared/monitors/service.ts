@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../clock.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors.js';
 import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../caller.js';
 import {
@@ -13,7 +13,6 @@ import {
   readScopes,
   shareRefusal,
   teamGuard,
-  type Access,
   type GuardOutcome,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
@@ -31,20 +30,13 @@ import {
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
 
 /**
- * The monitor, if the caller may see it (its owner, or any member of its team), with the
- * caller's access; `404 Monitor not found` otherwise, exactly as for a monitor that never existed.
- * Short of `needed`, `403 Not authorized` (the caller can see it, so 404 would be a lie).
+ * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
+ * found` otherwise, exactly as for a monitor that never existed.
  */
-export async function visibleMonitor(
-  caller: Caller,
-  monitorId: string,
-  needed: readonly Role[] = READERS,
-): Promise<{ monitor: Monitor; access: Access }> {
+async function visibleMonitor(caller: Caller, monitorId: string): Promise<Monitor> {
   const monitor = await repository.getMonitor(monitorId);
-  const access = monitor && (await accessTo(caller.userId, monitor));
-  if (!monitor || !allows(access, READERS)) throw monitorNotFound();
-  if (!allows(access, needed)) throw new ForbiddenError('Not authorized');
-  return { monitor, access: access! };
+  if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
+  return monitor;
 }
 
 /**
@@ -81,7 +73,7 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
-  return monitorView((await visibleMonitor(caller, monitorId)).monitor);
+  return monitorView(await visibleMonitor(caller, monitorId));
 }
 
 /** The caller's own monitors and those of every team they belong to (or of one team), newest first. */

@@ -14,7 +14,7 @@ import { tableName } from '../db/client.js';
 import { attributes, itemPresent, keys, transitAttributePrefix } from '../db/keys.js';
 import { batchGet, type Item, type TransactItem } from '../db/ops.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { membershipItem, ROLES, teamItem, type Membership, type Role } from './model.js';
+import { membershipItem, ROLES, teamItem, type Role } from './model.js';
 import { listMemberships } from './repository.js';
 
 /** Any member may see what is shared with the team. */
@@ -197,4 +197,3 @@ export function transitsOf(team: Item): Map<string, Transit> {
   return transits;
 }
 
-export type { Membership };
