@@ -1,15 +1,20 @@
 import * as z from 'zod';
 import { listPoliciesQuery, PolicyBody } from '../../shared/escalation/model.js';
 import { listPolicies } from '../../shared/escalation/service.js';
+import { NextCursor } from '../../shared/api/common.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
     summary: "List the caller's escalation policies and those shared with the caller's teams (or one team), newest first",
     query: listPoliciesQuery,
-    response: z.strictObject({ escalation_policies: z.array(PolicyBody) }),
+    response: z.strictObject({ escalation_policies: z.array(PolicyBody), next_cursor: NextCursor }),
     errors: { 403: ['Not a team member'], 404: ['Team not found'] },
     failure: 'Failed to fetch escalation policies',
+    paged: true,
   },
-  async ({ query, caller }) => ({ escalation_policies: await listPolicies(caller, query) }),
+  async ({ query, caller }) => {
+    const page = await listPolicies(caller, query);
+    return { escalation_policies: page.items, next_cursor: page.next_cursor };
+  },
 );

@@ -180,6 +180,8 @@ export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extend
   errors?: ErrorTexts;
   /** The error text of a 500 on this route, e.g. "Failed to fetch incident". */
   failure: string;
+  /** A list page: its body carries `next_cursor`, and a next page is also linked (`Link: <…>; rel="next"`). */
+  paged?: boolean;
 }
 
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
@@ -193,6 +195,20 @@ export interface RouteContract {
   contentType: 'application/json' | 'text/html';
   errors: ErrorTexts;
   failure: string;
+  paged: boolean;
+}
+
+/**
+ * RFC 8288 link to the next page: the request's own path and query with `cursor` set to
+ * `next_cursor` (relative to the API's base, as API Gateway sees the request).
+ */
+export function nextPageLink(event: HttpEvent, nextCursor: unknown): Record<string, string> {
+  if (typeof nextCursor !== 'string') return {};
+  const query = new URLSearchParams(event.rawQueryString ?? '');
+  query.set('cursor', nextCursor);
+  const host = event.headers?.host;
+  const base = host ? `https://${host}` : '';
+  return { link: `<${base}${event.rawPath}?${query.toString()}>; rel="next"` };
 }
 
 /**
@@ -221,7 +237,9 @@ export function httpRoute<
     .handler(async (event) => {
       const input = validatedInput.get(event) as { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
       const result = await handle({ ...input, caller: callerFrom(event) });
-      return jsonResponse(options.status ?? 200, result);
+      const response = jsonResponse(options.status ?? 200, result);
+      if (!options.paged) return response;
+      return { ...response, headers: { ...response.headers, ...nextPageLink(event, (result as { next_cursor?: unknown }).next_cursor) } };
     });
   const contract: RouteContract = {
     summary: options.summary,
@@ -233,6 +251,7 @@ export function httpRoute<
     contentType: 'application/json',
     errors: options.errors ?? {},
     failure: options.failure,
+    paged: options.paged ?? false,
   };
   return Object.assign(handler, { contract });
 }
@@ -262,6 +281,7 @@ export function publicHtmlRoute<P extends z.ZodType>(
     contentType: 'text/html',
     errors: options.errors ?? {},
     failure: options.failure,
+    paged: false,
   };
   const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
     .use(httpObservability())

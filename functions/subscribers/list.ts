@@ -2,15 +2,22 @@ import * as z from 'zod';
 import { SubscriberBody } from '../../shared/subscribers/model.js';
 import { listSubscribers } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/validation.js';
+import { NextCursor } from '../../shared/api/common.js';
+import { pageQuery } from '../../shared/api/paging.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: "List a monitor's subscribers",
+    summary: "List a monitor's subscribers, oldest first",
     params: idParams,
-    response: z.strictObject({ subscribers: z.array(SubscriberBody) }),
+    query: pageQuery,
+    response: z.strictObject({ subscribers: z.array(SubscriberBody), next_cursor: NextCursor }),
     errors: { 404: ['Monitor not found'] },
     failure: 'Failed to fetch subscribers',
+    paged: true,
   },
-  async ({ params, caller }) => ({ subscribers: await listSubscribers(caller, params.id) }),
+  async ({ params, query, caller }) => {
+    const page = await listSubscribers(caller, params.id, query);
+    return { subscribers: page.items, next_cursor: page.next_cursor };
+  },
 );

@@ -1,13 +1,20 @@
 import * as z from 'zod';
 import { TeamListItem } from '../../shared/teams/model.js';
 import { listTeams } from '../../shared/teams/service.js';
+import { NextCursor } from '../../shared/api/common.js';
+import { pageQuery } from '../../shared/api/paging.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: 'List the teams the caller belongs to',
-    response: z.strictObject({ teams: z.array(TeamListItem) }),
+    summary: 'List the teams the caller belongs to, newest membership first',
+    query: pageQuery,
+    response: z.strictObject({ teams: z.array(TeamListItem), next_cursor: NextCursor }),
     failure: 'Failed to fetch teams',
+    paged: true,
   },
-  async ({ caller }) => ({ teams: await listTeams(caller) }),
+  async ({ query, caller }) => {
+    const page = await listTeams(caller, query);
+    return { teams: page.items, next_cursor: page.next_cursor };
+  },
 );

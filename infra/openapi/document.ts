@@ -80,6 +80,16 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
     [contract.status]: {
       description: contract.contentType === 'text/html' ? 'An HTML page' : 'Success',
       content: { [contract.contentType]: { schema: contract.response } },
+      ...(contract.paged
+        ? {
+            headers: {
+              Link: {
+                description: 'RFC 8288 link to the next page (`<…?cursor=…>; rel="next"`), present when next_cursor is not null',
+                schema: { type: 'string' },
+              },
+            },
+          }
+        : {}),
     },
   };
   if (contract.contentType === 'text/html') {

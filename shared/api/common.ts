@@ -7,3 +7,9 @@ export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC', ex
 export const MessageBody = z.strictObject({ message: z.string() }).meta({ id: 'Message' });
 
 export const FieldError = z.strictObject({ field: z.string(), message: z.string() }).meta({ id: 'FieldError' });
+
+/** Where the next page of a list starts: pass it as `cursor`; null on the last page. */
+export const NextCursor = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as `cursor` for the next page; null on the last page', example: 'eyJ2IjoxLCJwIjoi…' });

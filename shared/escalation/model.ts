@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Id, Timestamp } from '../api/common.js';
+import { pageParams } from '../api/paging.js';
 import { Email } from '../accounts/model.js';
 
 export const MAX_STEP_DELAY_MINUTES = 1440;
@@ -40,7 +41,7 @@ export const updatePolicyInput = z
   .prefault({});
 export type UpdatePolicyInput = z.output<typeof updatePolicyInput>;
 
-export const listPoliciesQuery = z.object({ team_id: z.uuid().optional() });
+export const listPoliciesQuery = z.object({ team_id: z.uuid().optional(), ...pageParams });
 export type ListPoliciesQuery = z.output<typeof listPoliciesQuery>;
 
 export const policyStep = z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) });

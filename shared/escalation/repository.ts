@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../db/keys.js';
-import { conditionFailure, queryIndex, queryOwnerIndex, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
+import { conditionFailure, queryOwnerIndex, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
+import type { Source } from '../db/paging.js';
 import { teamGuard, type GuardOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { policyItem, type Policy } from './model.js';
@@ -44,9 +45,11 @@ export async function listPolicies(ownerId: string): Promise<Policy[]> {
   return (await queryOwnerIndex(ownerId, ownerIndex.policyPrefix)).map((item) => policyItem.parse(item));
 }
 
-export async function listTeamPolicies(teamId: string): Promise<Policy[]> {
-  return (await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.policyPrefix)).map((item) => policyItem.parse(item));
-}
+/** Where a list page of policies is read: the owner's, or a team's, partition of its index. */
+export const policySources = {
+  owner: (ownerId: string): Source => ({ index: ownerIndex, partition: ownerIndex.partition(ownerId), prefix: ownerIndex.policyPrefix }),
+  team: (teamId: string): Source => ({ index: teamIndex, partition: teamIndex.partition(teamId), prefix: teamIndex.policyPrefix }),
+};
 
 /**
  * Changes name and steps and (with `next.team_id`) the team, on the condition that the policy

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, READERS, readScopes, shareRefusal, teamGuard } from '../teams/access.js';
+import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, READERS, readScopePages, shareRefusal, teamGuard } from '../teams/access.js';
+import { decodeCursor, pageView } from '../api/paging.js';
+import { mergePage, type PageWindow } from '../db/paging.js';
 import * as repository from './repository.js';
-import { policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
+import { policyItem, policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
@@ -24,21 +26,14 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
   return policyView(policy);
 }
 
-/** The caller's policies and those shared with their teams (or with one team), newest first. */
-export async function listPolicies(caller: Caller, query: ListPoliciesQuery = {}) {
-  const { own, teams } = await readScopes(
-    caller.userId,
-    () => repository.listPolicies(caller.userId),
-    repository.listTeamPolicies,
-    query.team_id,
-  );
-  const byId = new Map<string, Policy>();
-  for (const policy of [...(own ?? []), ...teams.flatMap((team) => team.items.filter((p) => p.team_id === team.teamId))]) {
-    byId.set(policy.id, policy);
-  }
-  return [...byId.values()]
-    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
-    .map(policyView);
+/** A page of the caller's policies and those shared with their teams (or with one team), newest first. */
+export async function listPolicies(caller: Caller, query: ListPoliciesQuery) {
+  const { limit, cursor, ...filters } = query;
+  const binding = { list: 'escalation-policies', callerId: caller.userId, filters };
+  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding) };
+  const reads = await readScopePages(caller.userId, repository.policySources.owner(caller.userId), repository.policySources.team, window, query.team_id);
+  const page = mergePage(reads, window);
+  return pageView({ items: page.items.map((item) => policyItem.parse(item)), next: page.next }, binding, policyView);
 }
 
 /** The policy, if the caller owns it or belongs to the team it is shared with. */

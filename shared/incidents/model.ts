@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Id, Timestamp } from '../api/common.js';
+import { pageParams } from '../api/paging.js';
 
 export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
@@ -42,7 +43,30 @@ export const acknowledgeIncidentInput = z
   .prefault({});
 export type AcknowledgeIncidentInput = z.output<typeof acknowledgeIncidentInput>;
 
-export const listIncidentsQuery = z.object({ severity: Severity.optional() });
+/** An ISO 8601 date-time (any offset), normalized to UTC with milliseconds, as `started_at` is stored. */
+const InstantParam = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value).toISOString())
+  .meta({ example: '2026-11-01T00:00:00Z' });
+
+/** Filters (combinable) and paging of `GET /api/incidents`. */
+export const listIncidentsQuery = z
+  .object({
+    severity: Severity.optional(),
+    status: z.enum([...STATUSES, 'open']).optional().meta({ description: 'One of the four statuses, or `open` (not RESOLVED)' }),
+    monitor_id: z.uuid().optional(),
+    acknowledged: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional(),
+    since: InstantParam.optional().meta({ description: 'Incidents that started at or after this time' }),
+    until: InstantParam.optional().meta({ description: 'Incidents that started at or before this time' }),
+    ...pageParams,
+  })
+  .refine((query) => !query.since || !query.until || query.since <= query.until, {
+    path: ['until'],
+    message: 'until must not be before since',
+  });
 export type ListIncidentsQuery = z.output<typeof listIncidentsQuery>;
 
 const nullable = z

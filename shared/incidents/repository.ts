@@ -13,6 +13,7 @@ import {
   type Item,
   type TransactItem,
 } from '../db/ops.js';
+import type { Source } from '../db/paging.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -130,11 +131,12 @@ export async function listIncidents(ownerId: string, severity: Severity | undefi
   return items.map((item) => incidentItem.parse(item));
 }
 
-/** The incidents shared with a team, newest first: one Query on the team index. */
-export async function listTeamIncidents(teamId: string, severity: Severity | undefined): Promise<Incident[]> {
-  const items = await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.incidentPrefix, { severity });
-  return items.map((item) => incidentItem.parse(item));
-}
+/** Where a list page of incidents is read: one partition of the owner, team or monitor index (see `shared/db/paging.ts`). */
+export const incidentSources = {
+  owner: (ownerId: string): Source => ({ index: ownerIndex, partition: ownerIndex.partition(ownerId), prefix: ownerIndex.incidentPrefix }),
+  team: (teamId: string): Source => ({ index: teamIndex, partition: teamIndex.partition(teamId), prefix: teamIndex.incidentPrefix }),
+  monitor: (monitorId: string): Source => ({ index: monitorIndex, partition: monitorIndex.partition(monitorId), prefix: monitorIndex.incidentPrefix }),
+};
 
 /** Every incident of one monitor, newest first: one Query on the monitor index. */
 export async function listMonitorIncidents(monitorId: string, severity?: Severity): Promise<Incident[]> {

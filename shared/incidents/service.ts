@@ -7,7 +7,9 @@ import { getByKeys, type Item, type TransactItem } from '../db/ops.js';
 import { attributes, keys } from '../db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
 import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
-import { accessRefusal, OPERATORS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { accessRefusal, accessTo, allows, OPERATORS, READERS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { decodeCursor, pageView, type PageView } from '../api/paging.js';
+import { equalities, mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
 import { membershipItem } from '../teams/model.js';
 import { tableName } from '../db/client.js';
 import { outboxPut } from '../events/outbox.js';
@@ -16,6 +18,7 @@ import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
 import {
   incidentDetailView,
+  incidentItem,
   incidentListView,
   incidentView,
   type AcknowledgeIncidentInput,
@@ -31,30 +34,59 @@ import {
 export const incidentNotFound = () => new NotFoundError('Incident not found');
 
 /**
- * The incidents the caller sees, in one newest-first order (`started_at`, then id): those of the
+ * A page of the incidents the caller sees, newest first (`started_at`, then id): those of the
  * caller's own monitors (owner index) and those shared with each team the caller belongs to
- * (team index), read in parallel. While a monitor moves between teams, its entries in the team
- * index are ignored and the joining team reads its incidents from the monitor index instead,
- * so every incident moves with its monitor at once.
+ * (team index), read in parallel and merged under one cursor. While a monitor moves between
+ * teams, its entries in the team index are ignored and the joining team reads its incidents from
+ * the monitor index instead, so every incident moves with its monitor at once. `since`/`until`
+ * bound the key condition; `monitor_id` reads the monitor index alone.
  */
-export async function listIncidents(caller: Caller, query: ListIncidentsQuery): Promise<IncidentListView[]> {
-  const { own, teams } = await readScopes(
-    caller.userId,
-    () => repository.listIncidents(caller.userId, query.severity),
-    (teamId) => repository.listTeamIncidents(teamId, query.severity),
+export async function listIncidents(caller: Caller, query: ListIncidentsQuery): Promise<PageView<IncidentListView>> {
+  const { limit, cursor, ...filters } = query;
+  const binding = { list: 'incidents', callerId: caller.userId, filters };
+  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding), from: query.since, to: query.until };
+  const reads = query.monitor_id ? await monitorReads(caller, query, window) : await scopeReads(caller, window, incidentFilter(query));
+  const page = mergePage(reads, window);
+  return pageView({ items: page.items.map((item) => incidentItem.parse(item)), next: page.next }, binding, incidentListView);
+}
+
+/** The filters other than time and monitor, applied after the key condition. */
+function incidentFilter(query: ListIncidentsQuery, monitorId?: string) {
+  const open = query.status === 'open';
+  return equalities(
+    { severity: query.severity, status: open ? undefined : query.status, acknowledged: query.acknowledged, monitor_id: monitorId },
+    open ? [{ expression: '#status <> :resolved', names: { '#status': 'status' }, values: { ':resolved': 'RESOLVED' } }] : [],
+  );
+}
+
+async function scopeReads(caller: Caller, window: PageWindow, filter: Source['filter']): Promise<SourceRead[]> {
+  const read = (source: Source) => readSource({ ...source, filter }, window);
+  const { own, teams } = await readScopes(caller.userId, () => read(repository.incidentSources.owner(caller.userId)), (teamId) =>
+    read(repository.incidentSources.team(teamId)),
   );
   const arriving = teams.flatMap(({ teamId, team }) =>
     [...team.transits.values()].filter((transit) => transit.to_team_id === teamId).map((transit) => transit.monitor_id),
   );
-  const moved = await Promise.all(arriving.map((monitorId) => repository.listMonitorIncidents(monitorId, query.severity)));
-  const byId = new Map<string, Incident>();
-  for (const incident of [...(own ?? []), ...moved.flat()]) byId.set(incident.id, incident);
-  for (const { team, items } of teams) {
-    for (const incident of items) if (!team.transits.has(incident.monitor_id)) byId.set(incident.id, incident);
-  }
-  return [...byId.values()]
-    .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.id.localeCompare(a.id))
-    .map(incidentListView);
+  const moved = await Promise.all(arriving.map((monitorId) => read(repository.incidentSources.monitor(monitorId))));
+  const fromTeams = teams.map(({ team, items: result }) => ({
+    ...result,
+    items: result.items.filter((item) => !team.transits.has(String(item.monitor_id))),
+  }));
+  return [own!, ...fromTeams, ...moved];
+}
+
+/**
+ * `monitor_id`: the monitor index, read in parallel with the monitor, shown if the caller may see
+ * the monitor (its incidents follow it). A deleted monitor's incidents stay where they were seen.
+ */
+async function monitorReads(caller: Caller, query: ListIncidentsQuery, window: PageWindow): Promise<SourceRead[]> {
+  const monitorId = query.monitor_id!;
+  const [monitor, read] = await Promise.all([
+    getMonitor(monitorId),
+    readSource({ ...repository.incidentSources.monitor(monitorId), filter: incidentFilter(query) }, window),
+  ]);
+  if (!monitor) return scopeReads(caller, window, incidentFilter(query, monitorId));
+  return allows(await accessTo(caller.userId, monitor), READERS) ? [read] : [];
 }
 
 /**

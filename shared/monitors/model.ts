@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Id, Timestamp } from '../api/common.js';
+import { pageParams } from '../api/paging.js';
 
 export const MonitorName = z.string().trim().min(1).max(200);
 export const FailureThreshold = z.int().min(1).max(10_000);
@@ -7,7 +8,7 @@ export const FailureThreshold = z.int().min(1).max(10_000);
 export const TeamId = z.uuid();
 
 /** `GET /api/monitors?team_id=`: only the monitors shared with that team. */
-export const listMonitorsQuery = z.object({ team_id: TeamId.optional() });
+export const listMonitorsQuery = z.object({ team_id: TeamId.optional(), ...pageParams });
 export type ListMonitorsQuery = z.output<typeof listMonitorsQuery>;
 
 export const createMonitorInput = z.strictObject({

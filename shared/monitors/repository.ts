@@ -5,7 +5,6 @@ import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitA
 import {
   conditionFailure,
   purgeCollection,
-  queryIndex,
   queryOwnerIndex,
   transactOutcome,
   updateExpression,
@@ -13,6 +12,7 @@ import {
   type TransactItem,
 } from '../db/ops.js';
 import { outboxPut } from '../events/outbox.js';
+import type { Source } from '../db/paging.js';
 import { memberWithRole, OPERATORS, teamGuard, teamPresent, type GuardOutcome, type Transit } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';
@@ -68,11 +68,11 @@ export async function listMonitors(ownerId: string): Promise<Monitor[]> {
   return items.map((item) => monitorItem.parse(item));
 }
 
-/** The monitors shared with a team, newest first: one Query on the team index. */
-export async function listTeamMonitors(teamId: string): Promise<Monitor[]> {
-  const items = await queryIndex(teamIndex, teamIndex.partition(teamId), teamIndex.monitorPrefix);
-  return items.map((item) => monitorItem.parse(item));
-}
+/** Where a list page of monitors is read: the owner's, or a team's, partition of its index. */
+export const monitorSources = {
+  owner: (ownerId: string): Source => ({ index: ownerIndex, partition: ownerIndex.partition(ownerId), prefix: ownerIndex.monitorPrefix }),
+  team: (teamId: string): Source => ({ index: teamIndex, partition: teamIndex.partition(teamId), prefix: teamIndex.monitorPrefix }),
+};
 
 /**
  * The owner's fast path for changes that leave policy and team alone: one conditional

@@ -10,15 +10,18 @@ import {
   MANAGERS,
   OPERATORS,
   READERS,
-  readScopes,
+  readScopePages,
   shareRefusal,
   teamGuard,
   type GuardOutcome,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import type { TransactItem } from '../db/ops.js';
+import { decodeCursor, pageView, type PageView } from '../api/paging.js';
+import { mergePage, type PageWindow } from '../db/paging.js';
 import * as repository from './repository.js';
 import {
+  monitorItem,
   monitorView,
   type CreateMonitorInput,
   type ListMonitorsQuery,
@@ -76,17 +79,14 @@ export async function getMonitor(caller: Caller, monitorId: string): Promise<Mon
   return monitorView(await visibleMonitor(caller, monitorId));
 }
 
-/** The caller's own monitors and those of every team they belong to (or of one team), newest first. */
-export async function listMonitors(caller: Caller, query: ListMonitorsQuery = {}): Promise<MonitorView[]> {
-  const { own, teams } = await readScopes(caller.userId, () => repository.listMonitors(caller.userId), repository.listTeamMonitors, query.team_id);
-  const byId = new Map<string, Monitor>();
-  for (const monitor of own ?? []) byId.set(monitor.id, monitor);
-  for (const team of teams) {
-    for (const monitor of team.items) if (monitor.team_id === team.teamId) byId.set(monitor.id, monitor);
-  }
-  return [...byId.values()]
-    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
-    .map(monitorView);
+/** A page of the caller's own monitors and those of every team they belong to (or of one team), newest first. */
+export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
+  const { limit, cursor, ...filters } = query;
+  const binding = { list: 'monitors', callerId: caller.userId, filters };
+  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding) };
+  const reads = await readScopePages(caller.userId, repository.monitorSources.owner(caller.userId), repository.monitorSources.team, window, query.team_id);
+  const page = mergePage(reads, window);
+  return pageView({ items: page.items.map((item) => monitorItem.parse(item)), next: page.next }, binding, monitorView);
 }
 
 const MAX_ATTEMPTS = 5;

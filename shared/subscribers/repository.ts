@@ -3,6 +3,7 @@ import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
 import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
+import type { Source } from '../db/paging.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
 /** The monitor with its subscribers, oldest first: one Query of the monitor's item collection. */
@@ -18,6 +19,13 @@ export async function getMonitorWithSubscribers(monitorId: string): Promise<{ mo
   subscribers.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   return { monitor, subscribers };
 }
+
+/** Where a page of a monitor's subscribers is read: its item collection, strongly consistent. */
+export const subscriberSource = (monitorId: string): Source => ({
+  partition: keys.monitorPartition(monitorId),
+  prefix: monitorItemSk.subscriberPrefix,
+  consistent: true,
+});
 
 /** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
 const monitorAsRead = (monitor: Monitor): TransactItem => ({

@@ -1,4 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { timeOrderedUuid } from '../ids.js';
+import { decodeCursor, pageView, type PageRequest } from '../api/paging.js';
+import { mergePage, readSource, type PageWindow } from '../db/paging.js';
+import { subscriberItem } from './model.js';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
@@ -17,7 +21,7 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
     const monitor = await getMonitor(monitorId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     const subscriber: Subscriber = {
-      id: randomUUID(),
+      id: timeOrderedUuid(),
       monitor_id: monitorId,
       email: input.email,
       created_at: clock.nowIso(),
@@ -32,11 +36,17 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
   throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** A monitor's subscribers: for its owner and every member of its team. */
-export async function listSubscribers(caller: Caller, monitorId: string) {
-  const { monitor, subscribers } = await repository.getMonitorWithSubscribers(monitorId);
+/**
+ * A page of a monitor's subscribers, oldest first (their ids are time-ordered): for its owner and
+ * every member of its team. The monitor and the page are read in parallel.
+ */
+export async function listSubscribers(caller: Caller, monitorId: string, query: PageRequest) {
+  const binding = { list: `monitors/${monitorId}/subscribers`, callerId: caller.userId };
+  const window: PageWindow = { limit: query.limit, order: 'asc', after: decodeCursor(query.cursor, binding) };
+  const [monitor, read] = await Promise.all([getMonitor(monitorId), readSource(repository.subscriberSource(monitorId), window)]);
   if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
-  return subscribers.map(subscriberView);
+  const page = mergePage([read], window);
+  return pageView({ items: page.items.map((item) => subscriberItem.parse(item)), next: page.next }, binding, subscriberView);
 }
 
 /** Removes a subscriber: the monitor's owner, or an OWNER, ADMIN or MEMBER of its team. */

@@ -14,6 +14,7 @@ import { tableName } from '../db/client.js';
 import { attributes, itemPresent, keys, transitAttributePrefix } from '../db/keys.js';
 import { batchGet, type Item, type TransactItem } from '../db/ops.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
+import { readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
 import { membershipItem, ROLES, teamItem, type Role } from './model.js';
 import { listMemberships } from './repository.js';
 
@@ -119,6 +120,25 @@ export async function readScopes<T>(
     return team ? [{ teamId, team, items: reads[index] as T }] : [];
   });
   return { own, teams };
+}
+
+/**
+ * One page's reads of a list over the caller's scopes (`readScopes`): the own source and each
+ * team's, from the same position. A team's entries are kept only while the item still names the
+ * team (the team index follows a move a moment later).
+ */
+export async function readScopePages(
+  userId: string,
+  own: Source,
+  team: (teamId: string) => Source,
+  window: PageWindow,
+  onlyTeam?: string,
+): Promise<SourceRead[]> {
+  const scopes = await readScopes(userId, () => readSource(own, window), (teamId) => readSource(team(teamId), window), onlyTeam);
+  return [
+    ...(scopes.own ? [scopes.own] : []),
+    ...scopes.teams.map(({ teamId, items: read }) => ({ ...read, items: read.items.filter((item) => item.team_id === teamId) })),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------

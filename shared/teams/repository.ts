@@ -19,6 +19,7 @@ import {
   type Role,
   type Team,
 } from './model.js';
+import type { Source } from '../db/paging.js';
 
 export type { TransactItem };
 export { getByKeys };
@@ -67,6 +68,13 @@ export const parseInviteToken = (item: Item | undefined, now: string) => {
   const token = item ? inviteTokenItem.parse(item) : undefined;
   return token && unexpired(token, now) ? token : undefined;
 };
+
+/** Where a page of the user's memberships is read (newest first): their partition of the owner index. */
+export const membershipSource = (userId: string): Source => ({
+  index: ownerIndex,
+  partition: ownerIndex.partition(userId),
+  prefix: ownerIndex.membershipPrefix,
+});
 
 /** The user's memberships, newest first: one Query on the owner index. */
 export async function listMemberships(userId: string): Promise<Membership[]> {

@@ -7,6 +7,8 @@ import { clock } from '../clock.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
+import { decodeCursor, encodeCursor, type PageRequest } from '../api/paging.js';
+import { mergePage, readSource, type PageWindow } from '../db/paging.js';
 import { returnPolicyToOwner } from '../escalation/repository.js';
 import { returnToOwner } from '../monitors/service.js';
 import { countMetric } from '../observability/metrics.js';
@@ -16,6 +18,7 @@ import {
   inviteView,
   memberDetailView,
   memberView,
+  membershipItem,
   teamListView,
   teamView,
   type ChangeRoleInput,
@@ -68,14 +71,18 @@ const fail = (outcome: string, errors: Record<string, () => Error>) => {
   throw (errors[outcome] ?? (() => unexpected(outcome)))();
 };
 
-/** The caller's teams with member count and the caller's role, newest membership first. */
-export async function listTeams(caller: Caller) {
-  const memberships = await repository.listMemberships(caller.userId);
+/** A page of the caller's teams with member count and the caller's role, newest membership first. */
+export async function listTeams(caller: Caller, query: PageRequest) {
+  const binding = { list: 'teams', callerId: caller.userId };
+  const window: PageWindow = { limit: query.limit, order: 'desc', after: decodeCursor(query.cursor, binding) };
+  const page = mergePage([await readSource(repository.membershipSource(caller.userId), window)], window);
+  const memberships = page.items.map((item) => membershipItem.parse(item));
   const teams = new Map((await repository.getTeams(memberships.map((m) => m.team_id))).map((team) => [team.id, team]));
-  return memberships.flatMap((membership) => {
+  const items = memberships.flatMap((membership) => {
     const team = teams.get(membership.team_id);
     return team ? [teamListView(team, membership.role)] : [];
   });
+  return { items, next_cursor: page.next === undefined ? null : encodeCursor(page.next, binding) };
 }
 
 /** Claims the slug, writes the team and makes the creator its OWNER and first member. */

@@ -168,7 +168,9 @@ describe('GET /api/incidents', () => {
   it('lists the caller\'s incidents newest first with monitor_name and escalation_policy_id', async () => {
     const response = await api.request('GET', '/api/incidents', { token: listOwner.token });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body)).toEqual(['incidents']);
+    expect(Object.keys(response.body)).toEqual(['incidents', 'next_cursor']);
+    expect(response.body.next_cursor).toBeNull();
+    expect(response.headers.get('link')).toBeNull();
     expect(response.body.incidents.map((incident: { id: string }) => incident.id)).toEqual([...created].reverse());
     for (const incident of response.body.incidents) {
       expect(Object.keys(incident).sort()).toEqual(LIST_FIELDS);
@@ -193,7 +195,7 @@ describe('GET /api/incidents', () => {
   it('shows nothing of other users\' incidents', async () => {
     const response = await api.request('GET', '/api/incidents', { token: stranger.token });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ incidents: [] });
+    expect(response.body).toEqual({ incidents: [], next_cursor: null });
   });
 
   it('answers 500 Failed to fetch incidents when the database fails', async () => {

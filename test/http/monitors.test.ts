@@ -43,7 +43,7 @@ describe('monitors', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.monitors.map((monitor: { id: string }) => monitor.id)).toEqual(ids.reverse());
     const other = await api.request('GET', '/api/monitors', { token: stranger.token });
-    expect(other.body).toEqual({ monitors: [] });
+    expect(other.body).toEqual({ monitors: [], next_cursor: null });
   });
 
   it('updates name, threshold and policy; refreshes updated_at', async () => {

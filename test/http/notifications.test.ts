@@ -75,7 +75,7 @@ describe('subscriber notifications', () => {
     await settle(api);
     expect(await mailTo(api, email)).toHaveLength(1);
     const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
-    expect(listed.body).toEqual({ subscribers: [] });
+    expect(listed.body).toEqual({ subscribers: [], next_cursor: null });
   });
 
   it('sends the same event to a recipient once, however often it is delivered', async () => {

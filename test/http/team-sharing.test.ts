@@ -5,14 +5,14 @@
  * deletion giving everything back, and shared escalation policies.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys, transitAttributePrefix } from '../../shared/db/keys.js';
 import { batchWrite, getByKeys, queryCollection } from '../../shared/db/ops.js';
 import { incidentAttributes } from '../../shared/incidents/repository.js';
 import type { Incident } from '../../shared/incidents/model.js';
-import { Api, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';
 
@@ -24,7 +24,7 @@ afterAll(() => api.close());
 
 const signUp = (name: string) => api.signUp(uniqueEmail(name), name);
 const ids = (items: { id: string }[]) => items.map((item) => item.id);
-const listIncidents = async (user: User) => (await api.request('GET', '/api/incidents', { token: user.token })).body.incidents as { id: string }[];
+const listIncidents = async (user: User) => (await walk<{ id: string }>(api, user.token, '/api/incidents?limit=100', 'incidents')).items;
 const listMonitors = async (user: User, query = '') =>
   (await api.request('GET', `/api/monitors${query}`, { token: user.token })).body.monitors as { id: string; team_id: string | null }[];
 const getMonitor = async (user: User, id: string) => (await api.request('GET', `/api/monitors/${id}`, { token: user.token })).body.monitor;
@@ -148,6 +148,7 @@ describe('races the database settles', () => {
     const incidents = await Promise.all(Array.from({ length: 50 }, (_, index) => createIncident(api, users.OWNER, monitor.id, `Race ${index}`)));
     // Each acknowledgement has read the incident; its write waits until the member is removed.
     const hold = holdCalls('incidents-acknowledge', 'TransactWriteItemsCommand');
+    onTestFinished(() => hold.release());
     const acknowledgements = incidents.map((id) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: users.MEMBER.token }));
     await hold.arrived(50);
     const removed = await api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
@@ -273,6 +274,7 @@ describe('a monitor with a thousand incidents moves between teams', () => {
 
     // Into team A: the rescoper is held, yet A's member sees every incident at once.
     let rescoper = holdCalls('incident-rescoper');
+    onTestFinished(() => rescoper.release());
     const intoA = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: teamA.id } });
     expect(intoA.status).toBe(200);
     expect(sorted(await listIncidents(alpha))).toEqual(all);
@@ -286,6 +288,7 @@ describe('a monitor with a thousand incidents moves between teams', () => {
 
     // From A to B, held again: A's member sees none at once, B's member all.
     rescoper = holdCalls('incident-rescoper');
+    onTestFinished(() => rescoper.release());
     const intoB = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: teamB.id } });
     expect(intoB.status).toBe(200);
     expect(await listIncidents(alpha)).toEqual([]);

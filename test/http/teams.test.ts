@@ -103,7 +103,7 @@ describe('GET /api/teams', () => {
 
     const ownerTeams = await api.request('GET', '/api/teams', { token: owner.token });
     expect(ownerTeams.status).toBe(200);
-    expect(Object.keys(ownerTeams.body)).toEqual(['teams']);
+    expect(Object.keys(ownerTeams.body)).toEqual(['teams', 'next_cursor']);
     const byId = Object.fromEntries(ownerTeams.body.teams.map((team: { id: string }) => [team.id, team]));
     expect(Object.keys(byId).sort()).toEqual([first.id, second.id].sort());
     expect(byId[first.id]).toEqual({ ...first, member_count: 1, user_role: 'OWNER' });

@@ -108,3 +108,24 @@ export async function settle(api: Api) {
   await api.runtime.stream.pollOnce();
   await api.runtime.bus.idle();
 }
+
+/**
+ * Follows `next_cursor` from the first page of a list to the last, checking each page's envelope
+ * and `Link` header; answers every item in order and the number of pages.
+ */
+export async function walk<T = any>(api: Api, token: string, path: string, key: string): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let pages = 0;
+  let next: string | null = null;
+  do {
+    const separator = path.includes('?') ? '&' : '?';
+    const response: ApiResponse = await api.request('GET', next === null ? path : `${path}${separator}cursor=${encodeURIComponent(next)}`, { token });
+    if (response.status !== 200) throw new Error(`page ${pages + 1} of ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    items.push(...(response.body[key] as T[]));
+    next = response.body.next_cursor as string | null;
+    const link = response.headers.get('link');
+    if ((next === null) !== (link === null)) throw new Error(`page ${pages + 1} of ${path}: next_cursor ${next} but Link ${link}`);
+    pages++;
+  } while (next !== null);
+  return { items, pages };
+}

@@ -103,7 +103,8 @@ export function holdCalls(functionName: string, command?: string): Hold {
     arrived: (count = 1) =>
       parked >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
     release() {
-      holds.splice(holds.indexOf(hold), 1);
+      const index = holds.indexOf(hold);
+      if (index >= 0) holds.splice(index, 1);
       open();
     },
   };

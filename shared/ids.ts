@@ -1,0 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import { clock } from './clock.js';
+
+/**
+ * A UUID version 7 (RFC 9562): its first 48 bits are the creation time in milliseconds, so ids
+ * sort by creation. Used where an item collection is listed in creation order by its sort key.
+ */
+export function timeOrderedUuid(now = clock.now().getTime()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
