@@ -112,7 +112,7 @@ describe('GET /api/teams', () => {
     const viewerTeams = await api.request('GET', '/api/teams', { token: viewer.token });
     expect(viewerTeams.body.teams).toEqual([{ ...second, member_count: 2, user_role: 'VIEWER' }]);
     const nobody = await api.signUp(uniqueEmail('nobody'));
-    expect((await api.request('GET', '/api/teams', { token: nobody.token })).body).toEqual({ teams: [] });
+    expect((await api.request('GET', '/api/teams', { token: nobody.token })).body).toEqual({ teams: [], next_cursor: null });
   });
 });
 
