@@ -35,6 +35,18 @@ export interface TableDescription {
   readonly stream: 'NEW_AND_OLD_IMAGES';
 }
 
+/** The incident filters that have an index of their own, per scope. */
+export const incidentFilterDimensions = ['severity', 'status', 'open', 'acknowledged'] as const;
+export type IncidentFilterDimension = (typeof incidentFilterDimensions)[number];
+
+function filterIndexes<S extends 'owner' | 'team'>(scope: S, sortKey: 'gsi1sk' | 'gsi2sk') {
+  return incidentFilterDimensions.map((dimension) => ({
+    name: `${scope}-${dimension}` as const,
+    partitionKey: { name: `${scope}_${dimension}_pk` as const, type: 'S' as const },
+    sortKey: { name: sortKey, type: 'S' as const },
+  }));
+}
+
 export const table = {
   name: 'incident-service',
   partitionKey: { name: 'pk', type: 'S' },
@@ -58,6 +70,11 @@ export const table = {
       partitionKey: { name: 'gsi3pk', type: 'S' },
       sortKey: { name: 'gsi3sk', type: 'S' },
     },
+    // Filter indexes: the incidents of one scope (an owner's, or a team's) with one severity, one
+    // status, still open, or (not) acknowledged, newest first. Their sort keys are the owner and
+    // team indexes' own, so a filtered page is one key condition, time bounds and cursor included.
+    ...filterIndexes('owner', 'gsi1sk'),
+    ...filterIndexes('team', 'gsi2sk'),
   ],
   timeToLiveAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',

@@ -2,7 +2,7 @@
  * Every key format of the single table, in one place. Attribute and index names come
  * from the system description (`infra/system.ts`).
  */
-import { table } from '../../infra/system.js';
+import { table, type IncidentFilterDimension } from '../../infra/system.js';
 
 const [ownerIndexDescription, teamIndexDescription, monitorIndexDescription] = table.globalIndexes;
 
@@ -19,6 +19,8 @@ const key = (pk: string, sk: string): Key => ({ [attributes.pk]: pk, [attributes
 /** Sort-key values inside an incident's item collection. */
 export const incidentItemSk = {
   incident: 'INCIDENT',
+  /** The free-text message, kept apart so that no index (and no list page) carries it. */
+  message: 'MESSAGE',
   acknowledgement: 'ACK',
   escalationStepPrefix: 'ESC#',
 } as const;
@@ -53,6 +55,7 @@ export const keys = {
   /** The incident's item collection: the incident, its acknowledgement, its escalation steps. */
   incidentPartition,
   incident: (incidentId: string) => key(incidentPartition(incidentId), incidentItemSk.incident),
+  incidentMessage: (incidentId: string) => key(incidentPartition(incidentId), incidentItemSk.message),
   incidentAcknowledgement: (incidentId: string) =>
     key(incidentPartition(incidentId), incidentItemSk.acknowledgement),
   /** The team's item collection: team, members, memberships, invites, pending-invite claims. */
@@ -155,6 +158,21 @@ export const monitorIndex = {
   incident: (monitorId: string, startedAt: string, incidentId: string) =>
     indexKey(monitorIndexDescription, `MONITOR#${monitorId}`, `INCIDENT#${startedAt}#${incidentId}`),
 } as const;
+
+export type Scope = 'owner' | 'team';
+
+/**
+ * Filter indexes: one per scope and filter dimension (`infra/system.ts`). The partition names
+ * the scope and the value (`OWNER#<id>#severity#HIGH`, `TEAM#<id>#open#OPEN`); the sort key is the
+ * scope index's (`INCIDENT#<started_at>#<id>`).
+ */
+export function filterIndex(scope: Scope, dimension: IncidentFilterDimension) {
+  const description = table.globalIndexes.find((index) => index.name === `${scope}-${dimension}`)!;
+  return { name: description.name, pk: description.partitionKey.name, sk: description.sortKey.name };
+}
+
+export const filterPartition = (scope: Scope, scopeId: string, dimension: IncidentFilterDimension, value: string) =>
+  `${scope === 'owner' ? ownerPartition(scopeId) : teamScopePartition(scopeId)}#${dimension}#${value}`;
 
 /**
  * Attribute of a team item that marks one monitor moving into or out of the team while its

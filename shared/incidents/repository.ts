@@ -1,10 +1,11 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownedBy, ownerIndex, teamIndex, type Key } from '../db/keys.js';
+import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownedBy, ownerIndex, teamIndex, type Scope } from '../db/keys.js';
 import {
-  batchGet,
+
   conditionFailure,
+  getByKeys,
   queryCollection,
   queryIndex,
   queryOwnerIndex,
@@ -14,6 +15,7 @@ import {
   type TransactItem,
 } from '../db/ops.js';
 import type { Source } from '../db/paging.js';
+import { incidentFilterDimensions, type IncidentFilterDimension } from '../../infra/system.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -28,37 +30,84 @@ import {
 /** Named transaction actions (see `transactOutcome`): a write's guards and extra items. */
 export type Actions<N extends string = string> = readonly (readonly [N, TransactItem])[];
 
-/** The incident as stored: its item with owner, monitor and (when shared) team index keys. */
-export const incidentAttributes = (incident: Incident) => ({
-  ...keys.incident(incident.id),
-  ...ownerIndex.incident(incident.owner_id, incident.started_at, incident.id),
-  ...monitorIndex.incident(incident.monitor_id, incident.started_at, incident.id),
-  ...(incident.team_id ? teamIndex.incident(incident.team_id, incident.started_at, incident.id) : {}),
-  type: 'incident',
-  ...incident,
-  // null is stored as an absent attribute so that `if_not_exists` can set it once.
-  resolved_at: incident.resolved_at ?? undefined,
-  message: incident.message ?? undefined,
-  team_id: incident.team_id ?? undefined,
+/** The value of each filter dimension for an incident (undefined: not in that index). */
+const dimensionValues = (incident: Incident): Record<IncidentFilterDimension, string | undefined> => ({
+  severity: incident.severity,
+  status: incident.status,
+  open: incident.status === 'RESOLVED' ? undefined : 'OPEN',
+  acknowledged: String(incident.acknowledged),
 });
 
 /**
- * Writes a new incident together with `extra` actions (guards, the monitor's incident count,
- * outbox record, marker, escalation steps); answers the first failed action's name.
+ * Every index key the incident's state implies: owner and monitor index always; team index
+ * while shared; each filter index of each scope it is in. `remove` lists the keys it must not
+ * have (a resolved incident leaves the open indexes, an unshared one the team's).
+ */
+export function incidentIndexKeys(incident: Incident): { set: Record<string, string>; remove: string[] } {
+  const set: Record<string, string> = {
+    ...ownerIndex.incident(incident.owner_id, incident.started_at, incident.id),
+    ...monitorIndex.incident(incident.monitor_id, incident.started_at, incident.id),
+    ...(incident.team_id ? teamIndex.incident(incident.team_id, incident.started_at, incident.id) : {}),
+  };
+  const remove: string[] = incident.team_id ? [] : [teamIndex.pk, teamIndex.sk];
+  const values = dimensionValues(incident);
+  for (const [scope, scopeId] of [['owner', incident.owner_id], ['team', incident.team_id]] as const) {
+    for (const dimension of incidentFilterDimensions) {
+      const attribute = filterIndex(scope, dimension).pk;
+      const value = values[dimension];
+      if (scopeId && value !== undefined) set[attribute] = filterPartition(scope, scopeId, dimension, value);
+      else remove.push(attribute);
+    }
+  }
+  return { set, remove };
+}
+
+/** The incident as stored: its item with every index key it implies; its message is an item of its own. */
+export const incidentAttributes = (incident: Incident) => {
+  const { message: _message, ...fields } = incident;
+  return {
+    ...keys.incident(incident.id),
+    ...incidentIndexKeys(incident).set,
+    type: 'incident',
+    ...fields,
+    // null is stored as an absent attribute so that `if_not_exists` can set it once.
+    resolved_at: incident.resolved_at ?? undefined,
+    team_id: incident.team_id ?? undefined,
+  };
+};
+
+/** The incident's message item (none without a message). */
+export const incidentMessageItem = (incident: Incident) =>
+  incident.message === null ? undefined : { ...keys.incidentMessage(incident.id), type: 'incident_message', message: incident.message };
+
+/**
+ * Writes a new incident (and its message) together with `extra` actions (guards, the monitor's
+ * incident count, outbox record, marker, escalation steps); answers the first failed action's name.
  */
 export async function insertIncident<N extends string>(incident: Incident, extra: Actions<N>) {
+  const message = incidentMessageItem(incident);
   return transactOutcome<N | 'conflict'>([
     ['conflict', { Put: { TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent } }],
+    ...(message ? [['conflict', { Put: { TableName: tableName(), Item: message } }] as const] : []),
     ...extra,
   ]);
 }
 
+/** The incident item and its message item, read together. */
+const withMessage = (incident: Item | undefined, message: Item | undefined): Incident | undefined =>
+  incident ? incidentItem.parse({ ...incident, message: message?.message }) : undefined;
+
+/** The incident with its message: one strongly consistent BatchGetItem. */
 export async function getIncident(incidentId: string): Promise<Incident | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.incident(incidentId), ConsistentRead: true }),
-  );
-  return Item ? incidentItem.parse(Item) : undefined;
+  const read = await getByKeys({ incident: keys.incident(incidentId), message: keys.incidentMessage(incidentId) });
+  return withMessage(read.incident, read.message);
 }
+
+/** `team_seq = :was_seq` (absent counts as 0): the incident still has the scope it was read with. */
+const sameScope = (incident: Incident) => ({
+  expression: incident.team_seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :was_seq)' : 'team_seq = :was_seq',
+  values: { ':was_seq': incident.team_seq },
+});
 
 /**
  * Replaces `current` by `next` (status, severity, title, resolved_at) with `extra` items in one
@@ -73,6 +122,8 @@ export async function writeIncidentChange<G extends string = never>(
   extra: TransactItem[],
   guard: Actions<G> = [],
 ) {
+  const indexKeys = incidentIndexKeys(next);
+  const scope = sameScope(current);
   return transactOutcome<G | 'changed'>([
     ...guard,
     [
@@ -82,16 +133,24 @@ export async function writeIncidentChange<G extends string = never>(
           TableName: tableName(),
           Key: keys.incident(current.id),
           ...updateExpression({
-            set: { title: next.title, severity: next.severity, status: next.status, updated_at: next.updated_at, resolved_at: next.resolved_at ?? undefined },
-            remove: next.resolved_at === null ? ['resolved_at'] : undefined,
+            set: {
+              title: next.title,
+              severity: next.severity,
+              status: next.status,
+              updated_at: next.updated_at,
+              resolved_at: next.resolved_at ?? undefined,
+              ...indexKeys.set,
+            },
+            remove: [...(next.resolved_at === null ? ['resolved_at'] : []), ...indexKeys.remove],
             condition: {
-              expression: `${itemPresent} AND #updated_at = :was_updated_at AND #status = :was_status AND #title = :was_title AND #severity = :was_severity`,
+              expression: `${itemPresent} AND #updated_at = :was_updated_at AND #status = :was_status AND #title = :was_title AND #severity = :was_severity AND ${scope.expression}`,
               names: { '#updated_at': 'updated_at', '#status': 'status', '#title': 'title', '#severity': 'severity' },
               values: {
                 ':was_updated_at': current.updated_at,
                 ':was_status': current.status,
                 ':was_title': current.title,
                 ':was_severity': current.severity,
+                ...scope.values,
               },
             },
           }),
@@ -114,15 +173,17 @@ export async function getIncidentCollection(incidentId: string): Promise<Inciden
   let incident: Incident | undefined;
   let acknowledgement: Acknowledgement | undefined;
   const escalationSteps: EscalationStep[] = [];
+  let message: Item | undefined;
   for (const item of items) {
     const sk = String(item[attributes.sk]);
     if (sk === incidentItemSk.incident) incident = incidentItem.parse(item);
+    else if (sk === incidentItemSk.message) message = item;
     else if (sk === incidentItemSk.acknowledgement) acknowledgement = acknowledgementItem.parse(item);
     else if (sk.startsWith(incidentItemSk.escalationStepPrefix)) escalationSteps.push(escalationStepItem.parse(item));
   }
   if (!incident) return undefined;
   escalationSteps.sort((a, b) => a.step_order - b.step_order);
-  return { incident, acknowledgement, escalationSteps };
+  return { incident: { ...incident, message: typeof message?.message === 'string' ? message.message : null }, acknowledgement, escalationSteps };
 }
 
 /** The owner's incidents, newest `started_at` first: one Query on the owner index. */
@@ -131,12 +192,32 @@ export async function listIncidents(ownerId: string, severity: Severity | undefi
   return items.map((item) => incidentItem.parse(item));
 }
 
-/** Where a list page of incidents is read: one partition of the owner, team or monitor index (see `shared/db/paging.ts`). */
-export const incidentSources = {
-  owner: (ownerId: string): Source => ({ index: ownerIndex, partition: ownerIndex.partition(ownerId), prefix: ownerIndex.incidentPrefix }),
-  team: (teamId: string): Source => ({ index: teamIndex, partition: teamIndex.partition(teamId), prefix: teamIndex.incidentPrefix }),
-  monitor: (monitorId: string): Source => ({ index: monitorIndex, partition: monitorIndex.partition(monitorId), prefix: monitorIndex.incidentPrefix }),
-};
+/** The filters of an incident list, by dimension (undefined: not filtered). */
+export type IncidentFilters = Partial<Record<IncidentFilterDimension, string>>;
+
+/**
+ * Where a scope's page of incidents is read: the scope's filter index of the first filter in
+ * `incidentFilterDimensions` order that is set (open and status are the most selective), else the
+ * scope index; the other filters apply after the key condition (see `shared/db/paging.ts`).
+ */
+export function incidentSource(scope: Scope, scopeId: string, filters: IncidentFilters): { source: Source; rest: IncidentFilters } {
+  const dimension = (['open', 'status', 'acknowledged', 'severity'] as const).find((candidate) => filters[candidate] !== undefined);
+  const rest = { ...filters };
+  if (!dimension) {
+    const index = scope === 'owner' ? ownerIndex : teamIndex;
+    return { source: { index, partition: index.partition(scopeId), prefix: index.incidentPrefix }, rest };
+  }
+  delete rest[dimension];
+  const index = filterIndex(scope, dimension);
+  return { source: { index, partition: filterPartition(scope, scopeId, dimension, filters[dimension]!), prefix: ownerIndex.incidentPrefix }, rest };
+}
+
+/** Where a page of one monitor's incidents is read: the monitor index (every filter applies after the key condition). */
+export const monitorIncidentSource = (monitorId: string): Source => ({
+  index: monitorIndex,
+  partition: monitorIndex.partition(monitorId),
+  prefix: monitorIndex.incidentPrefix,
+});
 
 /** Every incident of one monitor, newest first: one Query on the monitor index. */
 export async function listMonitorIncidents(monitorId: string, severity?: Severity): Promise<Incident[]> {
@@ -195,21 +276,13 @@ export async function updateIncidentThrough<G extends string>(
   ]);
 }
 
-/** The caller's account and the incident, in one BatchGetItem (strongly consistent). */
+/** The caller's account and the incident (with its message), in one BatchGetItem (strongly consistent). */
 export async function getAccountAndIncident(
   userId: string,
   incidentId: string,
 ): Promise<{ account: Account | undefined; incident: Incident | undefined }> {
-  const accountKey = keys.account(userId);
-  const incidentKey = keys.incident(incidentId);
-  const found = await batchGet([accountKey, incidentKey]);
-  const byKey = (key: Key) => found.find((item) => item[attributes.pk] === key[attributes.pk]);
-  const accountRecord = byKey(accountKey);
-  const incidentRecord = byKey(incidentKey);
-  return {
-    account: accountRecord ? accountItem.parse(accountRecord) : undefined,
-    incident: incidentRecord ? incidentItem.parse(incidentRecord) : undefined,
-  };
+  const read = await getByKeys({ account: keys.account(userId), incident: keys.incident(incidentId), message: keys.incidentMessage(incidentId) });
+  return { account: read.account ? accountItem.parse(read.account) : undefined, incident: withMessage(read.incident, read.message) };
 }
 
 export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_found';
@@ -220,11 +293,14 @@ export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_
  * (a write through a team). Of N concurrent calls exactly one succeeds.
  */
 export async function acknowledgeIncident<G extends string>(
+  incident: Incident,
   acknowledgement: Acknowledgement,
   now: string,
   extra: TransactItem[],
   guard: Actions<G>,
-): Promise<{ outcome: AcknowledgeOutcome | G; item?: Item }> {
+): Promise<{ outcome: AcknowledgeOutcome | G | 'rescoped'; item?: Item }> {
+  const indexKeys = incidentIndexKeys({ ...incident, acknowledged: true });
+  const scope = sameScope(incident);
   const result = await transactOutcome<G | 'incident' | 'acknowledgement'>([
     ...guard,
     [
@@ -234,11 +310,11 @@ export async function acknowledgeIncident<G extends string>(
           TableName: tableName(),
           Key: keys.incident(acknowledgement.incident_id),
           ...updateExpression({
-            set: { acknowledged: true, updated_at: now },
+            set: { acknowledged: true, updated_at: now, ...indexKeys.set },
             condition: {
-              expression: `${itemPresent} AND #acknowledged = :false`,
+              expression: `${itemPresent} AND #acknowledged = :false AND ${scope.expression}`,
               names: { '#acknowledged': 'acknowledged' },
-              values: { ':false': false },
+              values: { ':false': false, ...scope.values },
             },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -261,7 +337,9 @@ export async function acknowledgeIncident<G extends string>(
     case 'ok':
       return { outcome: 'acknowledged' };
     case 'incident':
-      return { outcome: result.item ? 'already_acknowledged' : 'not_found' };
+      if (!result.item) return { outcome: 'not_found' };
+      // Re-scoped since it was read (its team changed): read again and retry.
+      return { outcome: result.item.acknowledged === true ? 'already_acknowledged' : 'rescoped' };
     case 'acknowledgement':
       return { outcome: 'already_acknowledged' };
     default:

@@ -10,6 +10,7 @@ import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
 import { decodeCursor, pageView, type PageView } from '../api/paging.js';
 import { equalities, mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
+import type { Scope } from '../db/keys.js';
 import { membershipItem } from '../teams/model.js';
 import { tableName } from '../db/client.js';
 import { outboxPut } from '../events/outbox.js';
@@ -45,29 +46,42 @@ export async function listIncidents(caller: Caller, query: ListIncidentsQuery): 
   const { limit, cursor, ...filters } = query;
   const binding = { list: 'incidents', callerId: caller.userId, filters };
   const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding), from: query.since, to: query.until };
-  const reads = query.monitor_id ? await monitorReads(caller, query, window) : await scopeReads(caller, window, incidentFilter(query));
+  const byDimension: repository.IncidentFilters = {
+    severity: query.severity,
+    status: query.status === 'open' ? undefined : query.status,
+    open: query.status === 'open' ? 'OPEN' : undefined,
+    acknowledged: query.acknowledged === undefined ? undefined : String(query.acknowledged),
+  };
+  const reads = query.monitor_id ? await monitorReads(caller, query.monitor_id, window, byDimension) : await scopeReads(caller, window, byDimension);
   const page = mergePage(reads, window);
   return pageView({ items: page.items.map((item) => incidentItem.parse(item)), next: page.next }, binding, incidentListView);
 }
 
-/** The filters other than time and monitor, applied after the key condition. */
-function incidentFilter(query: ListIncidentsQuery, monitorId?: string) {
-  const open = query.status === 'open';
+/** The filters not settled by a key condition, applied after it (`open` is status other than RESOLVED). */
+function remainingFilter(rest: repository.IncidentFilters, monitorId?: string): Source['filter'] {
   return equalities(
-    { severity: query.severity, status: open ? undefined : query.status, acknowledged: query.acknowledged, monitor_id: monitorId },
-    open ? [{ expression: '#status <> :resolved', names: { '#status': 'status' }, values: { ':resolved': 'RESOLVED' } }] : [],
+    {
+      severity: rest.severity,
+      status: rest.status,
+      acknowledged: rest.acknowledged === undefined ? undefined : rest.acknowledged === 'true',
+      monitor_id: monitorId,
+    },
+    rest.open ? [{ expression: '#open_status <> :resolved', names: { '#open_status': 'status' }, values: { ':resolved': 'RESOLVED' } }] : [],
   );
 }
 
-async function scopeReads(caller: Caller, window: PageWindow, filter: Source['filter']): Promise<SourceRead[]> {
-  const read = (source: Source) => readSource({ ...source, filter }, window);
-  const { own, teams } = await readScopes(caller.userId, () => read(repository.incidentSources.owner(caller.userId)), (teamId) =>
-    read(repository.incidentSources.team(teamId)),
-  );
+async function scopeReads(caller: Caller, window: PageWindow, filters: repository.IncidentFilters, monitorId?: string): Promise<SourceRead[]> {
+  const read = (scope: Scope, scopeId: string) => {
+    const { source, rest } = repository.incidentSource(scope, scopeId, filters);
+    return readSource({ ...source, filter: remainingFilter(rest, monitorId) }, window);
+  };
+  const { own, teams } = await readScopes(caller.userId, () => read('owner', caller.userId), (teamId) => read('team', teamId));
   const arriving = teams.flatMap(({ teamId, team }) =>
     [...team.transits.values()].filter((transit) => transit.to_team_id === teamId).map((transit) => transit.monitor_id),
   );
-  const moved = await Promise.all(arriving.map((monitorId) => read(repository.incidentSources.monitor(monitorId))));
+  const moved = await Promise.all(
+    arriving.map((arrivingId) => readSource({ ...repository.monitorIncidentSource(arrivingId), filter: remainingFilter(filters) }, window)),
+  );
   const fromTeams = teams.map(({ team, items: result }) => ({
     ...result,
     items: result.items.filter((item) => !team.transits.has(String(item.monitor_id))),
@@ -79,13 +93,12 @@ async function scopeReads(caller: Caller, window: PageWindow, filter: Source['fi
  * `monitor_id`: the monitor index, read in parallel with the monitor, shown if the caller may see
  * the monitor (its incidents follow it). A deleted monitor's incidents stay where they were seen.
  */
-async function monitorReads(caller: Caller, query: ListIncidentsQuery, window: PageWindow): Promise<SourceRead[]> {
-  const monitorId = query.monitor_id!;
+async function monitorReads(caller: Caller, monitorId: string, window: PageWindow, filters: repository.IncidentFilters): Promise<SourceRead[]> {
   const [monitor, read] = await Promise.all([
     getMonitor(monitorId),
-    readSource({ ...repository.incidentSources.monitor(monitorId), filter: incidentFilter(query) }, window),
+    readSource({ ...repository.monitorIncidentSource(monitorId), filter: remainingFilter(filters) }, window),
   ]);
-  if (!monitor) return scopeReads(caller, window, incidentFilter(query, monitorId));
+  if (!monitor) return scopeReads(caller, window, filters, monitorId);
   return allows(await accessTo(caller.userId, monitor), READERS) ? [read] : [];
 }
 
@@ -249,9 +262,10 @@ export async function updateIncident(
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
-  if (changes.status === undefined) {
-    // No status change, nothing to notify. The owner's: one conditional UpdateItem; refused, it
-    // answers the incident as it was, and a team member's change is one guarded transaction.
+  if (changes.status === undefined && changes.severity === undefined) {
+    // A new title only: nothing to notify, no index to move. The owner's: one conditional
+    // UpdateItem; refused, it answers the incident as it was, and a team member's change is one
+    // guarded transaction. (Severity and status move the incident between filter indexes.)
     const { status: _none, ...others } = changes;
     const now = clock.nowIso();
     const own = await repository.updateIncident(caller.userId, incidentId, others, now);
@@ -280,8 +294,22 @@ export async function acknowledgeIncident(
   incidentId: string,
   input: AcknowledgeIncidentInput,
 ): Promise<IncidentView> {
-  const { account, incident } = await repository.getAccountAndIncident(caller.userId, incidentId);
-  if (!incident) throw incidentNotFound();
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const { account, incident } = await repository.getAccountAndIncident(caller.userId, incidentId);
+    if (!incident) throw incidentNotFound();
+    const acknowledged = await tryAcknowledge(caller, incident, account, input);
+    if (acknowledged) return acknowledged;
+  }
+  throw new Error(`Incident ${incidentId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** One attempt: undefined when the incident was re-scoped since it was read (read again). */
+async function tryAcknowledge(
+  caller: Caller,
+  incident: Incident,
+  account: Parameters<typeof identityOf>[1],
+  input: AcknowledgeIncidentInput,
+): Promise<IncidentView | undefined> {
   const now = clock.nowIso();
   const { name: userName, email: userEmail } = identityOf(caller, account);
   const acknowledgement = {
@@ -302,7 +330,8 @@ export async function acknowledgeIncident(
       },
       now,
     );
-  const { outcome } = await writeAs(caller, incident, (guard) => repository.acknowledgeIncident(acknowledgement, now, [event()], guard));
+  const { outcome } = await writeAs(caller, incident, (guard) => repository.acknowledgeIncident(incident, acknowledgement, now, [event()], guard));
+  if (outcome === 'rescoped') return undefined;
   if (outcome === 'not_found') throw incidentNotFound();
   if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');
   countMetric('IncidentAcknowledged', { method: input.method });

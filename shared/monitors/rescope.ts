@@ -11,10 +11,10 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { attributes, itemPresent, keys, teamIndex, transitAttribute } from '../db/keys.js';
-import { conditionFailure } from '../db/ops.js';
+import { attributes, itemPresent, keys, transitAttribute } from '../db/keys.js';
+import { conditionFailure, updateExpression } from '../db/ops.js';
 import type { EventDetail } from '../events/model.js';
-import { listMonitorIncidents } from '../incidents/repository.js';
+import { getIncident, incidentIndexKeys, listMonitorIncidents } from '../incidents/repository.js';
 import type { Incident } from '../incidents/model.js';
 import { getMonitor } from './repository.js';
 
@@ -56,30 +56,39 @@ export async function rescopeIncidents(
   return { moved, seen };
 }
 
-/** Gives one incident the target scope, unless it already reflects the same or a later move. */
-async function rescope(incident: Incident, target: { teamId: string | null; seq: number }): Promise<boolean> {
-  const teamKeys = target.teamId ? teamIndex.incident(target.teamId, incident.started_at, incident.id) : undefined;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.incident(incident.id),
-        UpdateExpression: teamKeys
-          ? 'SET team_seq = :seq, team_id = :team, #gpk = :gpk, #gsk = :gsk'
-          : 'SET team_seq = :seq REMOVE team_id, #gpk, #gsk',
-        ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq < :seq)`,
-        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
-        ExpressionAttributeValues: {
-          ':seq': target.seq,
-          ...(teamKeys ? { ':team': target.teamId, ':gpk': teamKeys[teamIndex.pk], ':gsk': teamKeys[teamIndex.sk] } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (conditionFailure(error)) return false;
-    throw error;
+/**
+ * Gives one incident the target scope — its team index entry and its team filter-index entries —
+ * unless it already reflects the same or a later move. The entries are computed from the state
+ * read, so the write is conditioned on that state; if it changed meanwhile, read it and go again.
+ */
+async function rescope(read: Incident, target: { teamId: string | null; seq: number }): Promise<boolean> {
+  let incident: Incident | undefined = read;
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    if (!incident || incident.team_seq >= target.seq) return false;
+    const { set, remove } = incidentIndexKeys({ ...incident, team_id: target.teamId });
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.incident(incident.id),
+          ...updateExpression({
+            set: { ...set, team_seq: target.seq, team_id: target.teamId ?? undefined },
+            remove: [...remove, ...(target.teamId ? [] : ['team_id'])],
+            condition: {
+              expression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq < :target_seq) AND #was_status = :was_status AND #was_severity = :was_severity AND #was_acknowledged = :was_acknowledged`,
+              names: { '#was_status': 'status', '#was_severity': 'severity', '#was_acknowledged': 'acknowledged' },
+              values: { ':target_seq': target.seq, ':was_status': incident.status, ':was_severity': incident.severity, ':was_acknowledged': incident.acknowledged },
+            },
+          }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailure(error)) throw error;
+      incident = await getIncident(incident.id);
+    }
   }
+  throw new Error(`Incident ${read.id} kept changing while being re-scoped`);
 }
 
 /** Removes the transit of that move from the team (a later move's transit, or a deleted team, is left alone). */

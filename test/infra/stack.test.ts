@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED } from '../../infra/cdk/nag.js';
 import { READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
-import { allFunctions, eventRules, routes, workers } from '../../infra/system.js';
+import { allFunctions, eventRules, routes, table as tableDescription, workers } from '../../infra/system.js';
 
 function synth(context: Record<string, unknown> = {}) {
   const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], senderEmail: 'noreply@example.com', ...context } }));
@@ -118,7 +118,7 @@ describe('CDK stack', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
         StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
-        GlobalSecondaryIndexes: ['gsi1', 'gsi2', 'gsi3'].map((IndexName) => Match.objectLike({ IndexName })),
+        GlobalSecondaryIndexes: tableDescription.globalIndexes.map(({ name }) => Match.objectLike({ IndexName: name, Projection: { ProjectionType: 'ALL' } })),
       },
     });
     synth({ removalPolicy: 'destroy' }).template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });

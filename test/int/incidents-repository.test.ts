@@ -64,7 +64,7 @@ describe('incident repository', () => {
     const incident = newIncident(owner);
     await repository.insertIncident(incident, []);
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, async () => (await repository.acknowledgeIncident(acknowledgement(incident, owner), new Date().toISOString(), [], [])).outcome),
+      Array.from({ length: 10 }, async () => (await repository.acknowledgeIncident(incident, acknowledgement(incident, owner), new Date().toISOString(), [], [])).outcome),
     );
     expect(outcomes.filter((outcome) => outcome === 'acknowledged')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'already_acknowledged')).toHaveLength(9);
@@ -78,7 +78,7 @@ describe('incident repository', () => {
   it('reports not_found for a missing incident, writing nothing', async () => {
     const owner = randomUUID();
     const ghost = newIncident(owner);
-    expect((await repository.acknowledgeIncident(acknowledgement(ghost, owner), new Date().toISOString(), [], [])).outcome).toBe('not_found');
+    expect((await repository.acknowledgeIncident(ghost, acknowledgement(ghost, owner), new Date().toISOString(), [], [])).outcome).toBe('not_found');
     expect(await repository.getIncidentCollection(ghost.id)).toBeUndefined();
   });
 

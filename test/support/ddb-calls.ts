@@ -10,7 +10,9 @@ export interface CallLog {
    * Every call, with the function invocation it belonged to (none for test code itself), and
    * whether it opened a round trip: it started while no other call of that function was under way.
    */
-  calls: { command: string; functionName?: string; opensRound: boolean }[];
+  calls: { command: string; functionName?: string; opensRound: boolean; scanned?: number; readUnits?: number }[];
+  /** What one function's Queries examined (`ScannedCount`) and consumed (read units), summed. */
+  queryCostOf(functionName: string): { scanned: number; readUnits: number; queries: number };
   /** The commands one function's invocations sent. */
   commandsOf(functionName: string): string[];
   /** How many round trips one function's calls took: calls made in parallel share one. */
@@ -33,6 +35,14 @@ export function dynamoCalls(): CallLog {
     commandsOf: (functionName) =>
       log.calls.filter((call) => call.functionName === functionName).map((call) => call.command),
     roundsOf: (functionName) => log.calls.filter((call) => call.functionName === functionName && call.opensRound).length,
+    queryCostOf: (functionName) => {
+      const queries = log.calls.filter((call) => call.functionName === functionName && call.command === 'QueryCommand');
+      return {
+        scanned: queries.reduce((sum, call) => sum + (call.scanned ?? 0), 0),
+        readUnits: queries.reduce((sum, call) => sum + (call.readUnits ?? 0), 0),
+        queries: queries.length,
+      };
+    },
     get commands() {
       return log.calls.filter((call) => call.functionName === undefined).map((call) => call.command);
     },
@@ -45,7 +55,10 @@ export function dynamoCalls(): CallLog {
       const functionName = invocationScope.getStore()?.functionName;
       const key = functionName ?? '';
       const underWay = inFlight.get(key) ?? 0;
-      log.calls.push({ command: String(context.commandName), functionName, opensRound: underWay === 0 });
+      const call: CallLog['calls'][number] = { command: String(context.commandName), functionName, opensRound: underWay === 0 };
+      log.calls.push(call);
+      // Queries report what they examined and consumed (as DynamoDB counts it, whatever filters do).
+      if (call.command === 'QueryCommand') (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       if (functionName && failuresPending.delete(functionName)) {
         throw Object.assign(new Error('Injected failure: DynamoDB unavailable (secret-internal-detail)'), {
           name: 'ServiceUnavailable',
@@ -55,7 +68,13 @@ export function dynamoCalls(): CallLog {
       if (hold) await hold.park();
       inFlight.set(key, underWay + 1);
       try {
-        return await next(args);
+        const result = await next(args);
+        if (call.command === 'QueryCommand') {
+          const output = result.output as { ScannedCount?: number; ConsumedCapacity?: { CapacityUnits?: number } };
+          call.scanned = output.ScannedCount ?? 0;
+          call.readUnits = output.ConsumedCapacity?.CapacityUnits ?? 0;
+        }
+        return result;
       } finally {
         inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
       }
