@@ -9,7 +9,7 @@ export const handler = httpRoute(
     params: tokenParams,
     response: MessageBody,
     errors: {
-      400: ['No account found with this email. Please sign up first.', 'Already a team member'],
+      400: ['No account found with this email. Please sign up first.', 'Already a team member', 'Team member limit reached'],
       403: ['Invite was sent to a different email address'],
       404: ['Invalid or expired invite'],
     },

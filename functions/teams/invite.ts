@@ -11,7 +11,7 @@ export const handler = httpRoute(
     status: 201,
     response: z.strictObject({ invite: InviteBody }),
     errors: {
-      400: ['User is already a team member', 'Invite already sent to this email'],
+      400: ['User is already a team member', 'Invite already sent to this email', 'Team member limit reached'],
       403: ['Not authorized to invite'],
       404: ['Team not found'],
     },

@@ -5,7 +5,7 @@
  */
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
-import { batchGet, getByKeys, purgeCollection, queryCollection, queryOwnerIndex, transactNamed, type Item, type TransactItem } from '../db/ops.js';
+import { batchGet, getByKeys, purgeCollection, queryCollection, queryOwnerIndex, transactNamed, transactOutcome, type Item, type TransactItem } from '../db/ops.js';
 import {
   inviteItem,
   inviteTokenItem,
@@ -105,17 +105,45 @@ const membershipPut = (membership: Membership) =>
     ...membership,
   });
 
-const teamExists = (teamId: string): TransactItem => ({
-  ConditionCheck: { TableName: tableName(), Key: keys.team(teamId), ConditionExpression: itemPresent },
-});
 
+/**
+ * A team holds at most this many members plus pending invites (`seat_count`), which keeps the
+ * team detail (every member and invite) far below DynamoDB's 1 MB and Lambda's 6 MB.
+ */
+export const TEAM_SEAT_LIMIT = 1000;
+
+/** Members joining (+1) or leaving (-1): `member_count`, and the seat a member holds (an accepted invite's seat passes to the member). */
 const countChange = (teamId: string, delta: 1 | -1): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.team(teamId),
-    UpdateExpression: 'ADD member_count :delta',
+    UpdateExpression: delta > 0 ? 'ADD member_count :delta' : 'ADD member_count :delta SET seat_count = if_not_exists(seat_count, member_count) + :delta',
+    ConditionExpression: delta > 0 ? `${itemPresent} AND member_count < :max` : itemPresent,
+    ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? { ':max': TEAM_SEAT_LIMIT } : {}) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  },
+});
+
+/** A pending invite takes a seat, if one is free (absent `seat_count`: counted from `member_count`). */
+const takeSeat = (teamId: string): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.team(teamId),
+    UpdateExpression: 'SET seat_count = if_not_exists(seat_count, member_count) + :one',
+    ConditionExpression: `${itemPresent} AND (seat_count < :max OR (attribute_not_exists(seat_count) AND member_count < :max))`,
+    ExpressionAttributeValues: { ':one': 1, ':max': TEAM_SEAT_LIMIT },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  },
+});
+
+/** Seats freed: cancelled or reclaimed (expired) invites. */
+const freeSeats = (teamId: string, count: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.team(teamId),
+    UpdateExpression: 'SET seat_count = if_not_exists(seat_count, member_count) - :count',
     ConditionExpression: itemPresent,
-    ExpressionAttributeValues: { ':delta': delta },
+    ExpressionAttributeValues: { ':count': count },
   },
 });
 
@@ -143,7 +171,7 @@ const guardCheck = (guard: RoleGuard): TransactItem => ({
 export async function createTeam(team: Team, owner: Member, ownership: Membership) {
   return transactNamed([
     ['slug_taken', put({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id })],
-    ['conflict', put({ ...keys.team(team.id), type: 'team', ...team })],
+    ['conflict', put({ ...keys.team(team.id), type: 'team', ...team, seat_count: team.member_count })],
     ['conflict', memberPut(owner)],
     ['conflict', membershipPut(ownership)],
   ]);
@@ -192,8 +220,8 @@ export async function insertInvite(
   const notMember: TransactItem[] = inviteeUserId
     ? [{ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, inviteeUserId), ConditionExpression: itemAbsent } }]
     : [];
-  return transactNamed<'not_found' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
-    ['not_found', teamExists(guard.teamId)],
+  const { outcome, item } = await transactOutcome<'seat' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
+    ['seat', takeSeat(guard.teamId)],
     ['forbidden', guardCheck(guard)],
     ...notMember.map((item) => ['member', item] as const),
     [
@@ -214,6 +242,8 @@ export async function insertInvite(
     ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
   ]);
+  if (outcome !== 'seat') return outcome;
+  return item ? 'full' : 'not_found';
 }
 
 const deleteInviteItems = (invite: { id: string; team_id: string; email: string; token: string }, now: string) => {
@@ -230,7 +260,7 @@ const deleteInviteItems = (invite: { id: string; team_id: string; email: string;
   } satisfies Record<string, TransactItem>;
 };
 
-/** Cancels a pending (unexpired) invite: invite, token and pending claim go together. */
+/** Cancels a pending (unexpired) invite: invite, token and pending claim go together, and its seat is freed. */
 export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string) {
   const items = deleteInviteItems(invite, now);
   return transactNamed([
@@ -238,7 +268,34 @@ export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string
     ['gone', items.token],
     ['gone', items.invite],
     ['gone', items.pending],
+    ['gone', freeSeats(invite.team_id, 1)],
   ]);
+}
+
+/**
+ * Frees the seats of expired invites (DynamoDB's TTL deletes them late, and their seats with them
+ * never): each invite and its token lookup go only while the invite is still expired, with the count.
+ * Answers how many seats were freed.
+ */
+export async function reclaimExpiredInvites(teamId: string, now: string): Promise<number> {
+  const expired = (await queryCollection(keys.teamPartition(teamId), undefined, teamItemSk.invitePrefix))
+    .map((item) => inviteItem.parse(item))
+    .filter((invite) => !unexpired(invite, now));
+  let freed = 0;
+  for (let start = 0; start < expired.length; start += 25) {
+    const chunk = expired.slice(start, start + 25);
+    const stillExpired = { ConditionExpression: `${itemPresent} AND expires_at <= :now`, ExpressionAttributeValues: { ':now': now } };
+    const outcome = await transactNamed([
+      ...chunk.flatMap((invite) => [
+        ['changed', { Delete: { TableName: tableName(), Key: keys.teamInvite(teamId, invite.id), ...stillExpired } }] as const,
+        ['changed', { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token) } }] as const,
+        // Its pending claim stays: an expired claim never blocks a new invite, and its TTL removes it.
+      ]),
+      ['changed', freeSeats(teamId, chunk.length)],
+    ]);
+    if (outcome === 'ok') freed += chunk.length;
+  }
+  return freed;
 }
 
 /**
@@ -250,14 +307,16 @@ export async function acceptInvite(token: InviteToken, member: Member, membershi
     { id: token.invite_id, team_id: token.team_id, email: token.email, token: token.token },
     now,
   );
-  return transactNamed([
+  const { outcome, item } = await transactOutcome([
     ['invalid', items.token],
     ['member', membershipPut(membership)],
-    ['invalid', countChange(token.team_id, 1)],
+    ['count', countChange(token.team_id, 1)],
     ['invalid', items.invite],
     ['invalid', items.pending],
     ['conflict', memberPut(member)],
   ]);
+  if (outcome !== 'count') return outcome;
+  return item ? 'full' : 'invalid';
 }
 
 /**

@@ -38,6 +38,7 @@ const OWNER: readonly Role[] = ['OWNER'];
 const teamNotFound = () => new NotFoundError('Team not found');
 const memberNotFound = () => new NotFoundError('Member not found');
 const invalidInvite = () => new NotFoundError('Invalid or expired invite');
+const teamFull = () => new BadRequestError('Team member limit reached');
 
 /** Raised when a transaction fails on a condition that fresh ids make impossible. */
 const unexpected = (what: string) => new Error(`Unexpected conflict: ${what}`);
@@ -191,8 +192,13 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
   const inviteeUserId = typeof read.invitee?.user_id === 'string' ? read.invitee.user_id : undefined;
   const invitedBy = { id: caller.userId, ...identityOf(caller, undefined) };
   const hookItems = inviteCreated({ invite, team, invitedBy });
-  const outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+  // Full: free the seats of expired invites, if any, and try once more.
+  if (outcome === 'full' && (await repository.reclaimExpiredInvites(teamId, now.toISOString())) > 0) {
+    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+  }
   fail(outcome, {
+    full: teamFull,
     not_found: teamNotFound,
     forbidden: () => new ForbiddenError('Not authorized to invite'),
     member: () => new BadRequestError('User is already a team member'),
@@ -241,6 +247,7 @@ export async function acceptInvite(caller: Caller, token: string) {
     joined_at: now,
   };
   fail(await repository.acceptInvite(invite, member, membershipOf(member), now), {
+    full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),
   });
