@@ -3,15 +3,10 @@
  * duplicate, no gap), merged scopes under one cursor, creation during a walk, each incident
  * filter and combinations against an in-memory oracle, bad and foreign cursors, bad limits.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
-import { batchWrite } from '../../shared/db/ops.js';
-import { incidentAttributes, incidentMessageItem } from '../../shared/incidents/repository.js';
+import type { Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
-import { SEVERITIES, STATUSES, type Incident } from '../../shared/incidents/model.js';
+import { seedIncidents, type SeedMonitor } from '../support/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
 
@@ -23,54 +18,8 @@ afterAll(() => api.close());
 
 type Seeded = Incident;
 
-/**
- * Seeds incidents of a monitor directly, as the service stores them: `count` incidents, two per
- * minute (so `started_at` ties are broken by id), cycling through severities, statuses and
- * acknowledgement.
- */
-async function seed(
-  monitor: { id: string; name: string; owner_id: string; team_id: string | null },
-  count: number,
-  offsetMinutes = 0,
-  message: string | null = 'x'.repeat(2048),
-) {
-  const base = Date.parse('2026-03-01T00:00:00.000Z') + offsetMinutes * 60_000;
-  const incidents: Seeded[] = Array.from({ length: count }, (_, index) => {
-    const at = new Date(base + Math.floor(index / 2) * 60_000).toISOString();
-    const status = STATUSES[index % 4]!;
-    return {
-      id: randomUUID(),
-      monitor_id: monitor.id,
-      monitor_name: monitor.name,
-      owner_id: monitor.owner_id,
-      title: `Incident ${index}`,
-      message,
-      status,
-      severity: SEVERITIES[index % 3]!,
-      acknowledged: index % 5 === 0,
-      automatic: true,
-      started_at: at,
-      resolved_at: status === 'RESOLVED' ? at : null,
-      escalation_policy_id: null,
-      team_id: monitor.team_id,
-      team_seq: 0,
-      created_at: at,
-      updated_at: at,
-    };
-  });
-  await batchWrite(
-    incidents.flatMap((incident) => [incidentAttributes(incident), incidentMessageItem(incident)].flatMap((item) => (item ? [{ PutRequest: { Item: item } }] : []))),
-  );
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.monitor(monitor.id),
-      UpdateExpression: 'ADD incident_count :count',
-      ExpressionAttributeValues: { ':count': count },
-    }),
-  );
-  return incidents;
-}
+const seed = (monitor: SeedMonitor, count: number, offsetMinutes = 0, message?: string | null) =>
+  seedIncidents(monitor, count, { offsetMinutes, message });
 
 /** The documented order: newest `started_at` first, ties broken by id (descending). */
 const newestFirst = (incidents: Seeded[]) =>

@@ -6,12 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../shared/db/client.js';
 import { keys, transitAttributePrefix } from '../../shared/db/keys.js';
-import { batchWrite, getByKeys, queryCollection } from '../../shared/db/ops.js';
-import { incidentAttributes } from '../../shared/incidents/repository.js';
-import type { Incident } from '../../shared/incidents/model.js';
+import { getByKeys, queryCollection } from '../../shared/db/ops.js';
+import { seedIncidents } from '../support/seed.js';
 import { Api, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';
@@ -217,43 +214,6 @@ describe('races the database settles', () => {
   });
 });
 
-/** Seeds `count` incidents of a monitor directly (as the service stores them) and counts them on the monitor. */
-async function seedIncidents(monitor: { id: string; name: string; owner_id: string; team_id: string | null }, count: number) {
-  const base = Date.parse('2026-01-01T00:00:00.000Z');
-  const incidents: Incident[] = Array.from({ length: count }, (_, index) => {
-    const at = new Date(base + index * 60_000).toISOString();
-    return {
-      id: randomUUID(),
-      monitor_id: monitor.id,
-      monitor_name: monitor.name,
-      owner_id: monitor.owner_id,
-      title: `Flap ${index}`,
-      message: null,
-      status: 'RESOLVED',
-      severity: 'LOW',
-      acknowledged: false,
-      automatic: true,
-      started_at: at,
-      resolved_at: at,
-      escalation_policy_id: null,
-      team_id: monitor.team_id,
-      team_seq: 0,
-      created_at: at,
-      updated_at: at,
-    };
-  });
-  await batchWrite(incidents.map((incident) => ({ PutRequest: { Item: incidentAttributes(incident) } })));
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.monitor(monitor.id),
-      UpdateExpression: 'ADD incident_count :count',
-      ExpressionAttributeValues: { ':count': count },
-    }),
-  );
-  return incidents.map((incident) => incident.id);
-}
-
 const transitsOn = async (teamId: string) => {
   const { team } = await getByKeys({ team: keys.team(teamId) });
   return Object.keys(team ?? {}).filter((name) => name.startsWith(transitAttributePrefix));
@@ -268,8 +228,12 @@ describe('a monitor with a thousand incidents moves between teams', () => {
     await join(api, owner, teamA.id, alpha, 'VIEWER');
     await join(api, owner, teamB.id, beta, 'VIEWER');
     const monitor = await createMonitor(api, owner);
-    const seeded = await seedIncidents(monitor, 1000);
-    const all = [...seeded].reverse();
+    const incidents = await seedIncidents(monitor, 1000);
+    const seeded = incidents.map((incident) => incident.id);
+    // Newest first, ties (two a minute) broken by id.
+    const all = [...incidents]
+      .sort((a, b) => (a.started_at === b.started_at ? (a.id < b.id ? 1 : -1) : a.started_at < b.started_at ? 1 : -1))
+      .map((incident) => incident.id);
     const sorted = (list: { id: string }[]) => ids(list);
 
     // Into team A: the rescoper is held, yet A's member sees every incident at once.

@@ -10,7 +10,7 @@ export interface CallLog {
    * Every call, with the function invocation it belonged to (none for test code itself), and
    * whether it opened a round trip: it started while no other call of that function was under way.
    */
-  calls: { command: string; functionName?: string; opensRound: boolean; scanned?: number; readUnits?: number }[];
+  calls: { command: string; functionName?: string; opensRound: boolean; scanned?: number; readUnits?: number; input?: unknown }[];
   /** What one function's Queries examined (`ScannedCount`) and consumed (read units), summed. */
   queryCostOf(functionName: string): { scanned: number; readUnits: number; queries: number };
   /** The commands one function's invocations sent. */
@@ -55,7 +55,7 @@ export function dynamoCalls(): CallLog {
       const functionName = invocationScope.getStore()?.functionName;
       const key = functionName ?? '';
       const underWay = inFlight.get(key) ?? 0;
-      const call: CallLog['calls'][number] = { command: String(context.commandName), functionName, opensRound: underWay === 0 };
+      const call: CallLog['calls'][number] = { command: String(context.commandName), functionName, opensRound: underWay === 0, input: args.input };
       log.calls.push(call);
       // Queries report what they examined and consumed (as DynamoDB counts it, whatever filters do).
       if (call.command === 'QueryCommand') (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
