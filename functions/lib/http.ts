@@ -207,7 +207,7 @@ export function nextPageLink(event: HttpEvent, nextCursor: unknown): Record<stri
   const query = new URLSearchParams(event.rawQueryString ?? '');
   query.set('cursor', nextCursor);
   const host = event.headers?.host;
-  const base = host ? `https://${host}` : '';
+  const base = host ? `${event.headers['x-forwarded-proto'] ?? 'https'}://${host}` : '';
   return { link: `<${base}${event.rawPath}?${query.toString()}>; rel="next"` };
 }
 

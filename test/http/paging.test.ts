@@ -60,6 +60,7 @@ describe('GET /api/incidents, paged', () => {
     const match = /^<(.+)>; rel="next"$/.exec(link);
     expect(match).not.toBeNull();
     const url = new URL(match![1]!);
+    expect(url.origin).toBe(new URL(api.url).origin);
     expect(url.pathname).toBe('/api/incidents');
     expect(url.searchParams.get('severity')).toBe('HIGH');
     expect(url.searchParams.get('cursor')).toBe(first.body.next_cursor);

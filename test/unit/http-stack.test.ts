@@ -1,7 +1,7 @@
 /** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
-import { httpRoute } from '../../functions/lib/http.js';
+import { httpRoute, nextPageLink } from '../../functions/lib/http.js';
 import { logger } from '../../functions/lib/observability.js';
 import { BadRequestError, NotFoundError } from '../../shared/errors.js';
 import { idParams } from '../../shared/validation.js';
@@ -103,5 +103,23 @@ describe('httpRoute', () => {
     const result = parse(await routeWith(domain)(httpEvent({ sub: null, body: '{"title":"a"}' }), lambdaContext()));
     expect(result).toEqual({ status: 401, body: { error: 'Unauthorized' } });
     expect(domain).not.toHaveBeenCalled();
+  });
+});
+
+describe('nextPageLink', () => {
+  const event = (rawQueryString: string, headers: Record<string, string>) => ({
+    ...httpEvent({ routeKey: 'GET /api/incidents' }),
+    rawQueryString,
+    headers,
+  });
+
+  it('links the same request with cursor set, on the scheme and host the client used', () => {
+    const link = nextPageLink(event('severity=HIGH&cursor=old&limit=5', { host: 'api.example.com', 'x-forwarded-proto': 'https' }), 'next+/=');
+    expect(link).toEqual({ link: '<https://api.example.com/api/incidents?severity=HIGH&cursor=next%2B%2F%3D&limit=5>; rel="next"' });
+    expect(nextPageLink(event('', { host: 'localhost:3000', 'x-forwarded-proto': 'http' }), 'c').link).toBe('<http://localhost:3000/api/incidents?cursor=c>; rel="next"');
+  });
+
+  it('adds no link on the last page', () => {
+    expect(nextPageLink(event('', { host: 'api.example.com' }), null)).toEqual({});
   });
 });
