@@ -7,12 +7,12 @@
  * markers. A benchmark, not a test: it asserts nothing, it reports.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor } from '../../shared/api/paging.js';
 import { db } from '../../shared/db/client.js';
+import { freePort } from '../local/ports.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { repositoryRoot, startRuntime, type Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
@@ -21,16 +21,6 @@ import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
 const LIMIT = 50;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 interface User {
   id: string;

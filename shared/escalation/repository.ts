@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../db/keys.js';
-import { conditionFailure, queryOwnerIndex, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
+import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
 import type { Source } from '../db/paging.js';
 import { teamGuard, type GuardOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
@@ -39,10 +39,6 @@ export async function getPolicy(policyId: string): Promise<Policy | undefined> {
     new GetCommand({ TableName: tableName(), Key: keys.escalationPolicy(policyId), ConsistentRead: true }),
   );
   return Item ? policyItem.parse(Item) : undefined;
-}
-
-export async function listPolicies(ownerId: string): Promise<Policy[]> {
-  return (await queryOwnerIndex(ownerId, ownerIndex.policyPrefix)).map((item) => policyItem.parse(item));
 }
 
 /** Where a list page of policies is read: the owner's, or a team's, partition of its index. */

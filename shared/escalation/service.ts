@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, READERS, readScopePages, shareRefusal, teamGuard } from '../teams/access.js';
-import { decodeCursor, pageView } from '../api/paging.js';
-import { mergePage, type PageWindow } from '../db/paging.js';
+import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard } from '../teams/access.js';
 import * as repository from './repository.js';
 import { policyItem, policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
@@ -27,13 +25,8 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
 }
 
 /** A page of the caller's policies and those shared with their teams (or with one team), newest first. */
-export async function listPolicies(caller: Caller, query: ListPoliciesQuery) {
-  const { limit, cursor, ...filters } = query;
-  const binding = { list: 'escalation-policies', callerId: caller.userId, filters };
-  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding) };
-  const reads = await readScopePages(caller.userId, repository.policySources.owner(caller.userId), repository.policySources.team, window, query.team_id);
-  const page = mergePage(reads, window);
-  return pageView({ items: page.items.map((item) => policyItem.parse(item)), next: page.next }, binding, policyView);
+export function listPolicies(caller: Caller, query: ListPoliciesQuery) {
+  return pageOfScopes('escalation-policies', caller.userId, query, repository.policySources, (item) => policyItem.parse(item), policyView);
 }
 
 /** The policy, if the caller owns it or belongs to the team it is shared with. */

@@ -8,7 +8,6 @@ import {
   getByKeys,
   queryCollection,
   queryIndex,
-  queryOwnerIndex,
   transactOutcome,
   updateExpression,
   type Item,
@@ -23,7 +22,6 @@ import {
   type Acknowledgement,
   type EscalationStep,
   type Incident,
-  type Severity,
   type UpdateIncidentInput,
 } from './model.js';
 
@@ -186,12 +184,6 @@ export async function getIncidentCollection(incidentId: string): Promise<Inciden
   return { incident: { ...incident, message: typeof message?.message === 'string' ? message.message : null }, acknowledgement, escalationSteps };
 }
 
-/** The owner's incidents, newest `started_at` first: one Query on the owner index. */
-export async function listIncidents(ownerId: string, severity: Severity | undefined): Promise<Incident[]> {
-  const items = await queryOwnerIndex(ownerId, ownerIndex.incidentPrefix, { severity });
-  return items.map((item) => incidentItem.parse(item));
-}
-
 /** The filters of an incident list, by dimension (undefined: not filtered). */
 export type IncidentFilters = Partial<Record<IncidentFilterDimension, string>>;
 
@@ -220,8 +212,8 @@ export const monitorIncidentSource = (monitorId: string): Source => ({
 });
 
 /** Every incident of one monitor, newest first: one Query on the monitor index. */
-export async function listMonitorIncidents(monitorId: string, severity?: Severity): Promise<Incident[]> {
-  const items = await queryIndex(monitorIndex, monitorIndex.partition(monitorId), monitorIndex.incidentPrefix, { severity });
+export async function listMonitorIncidents(monitorId: string): Promise<Incident[]> {
+  const items = await queryIndex(monitorIndex, monitorIndex.partition(monitorId), monitorIndex.incidentPrefix);
   return items.map((item) => incidentItem.parse(item));
 }
 

@@ -5,7 +5,6 @@ import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitA
 import {
   conditionFailure,
   purgeCollection,
-  queryOwnerIndex,
   transactOutcome,
   updateExpression,
   type Item,
@@ -60,12 +59,6 @@ export async function getMonitor(monitorId: string): Promise<Monitor | undefined
     new GetCommand({ TableName: tableName(), Key: keys.monitor(monitorId), ConsistentRead: true }),
   );
   return Item ? monitorItem.parse(Item) : undefined;
-}
-
-/** The owner's monitors, newest first: one Query on the owner index. */
-export async function listMonitors(ownerId: string): Promise<Monitor[]> {
-  const items = await queryOwnerIndex(ownerId, ownerIndex.monitorPrefix);
-  return items.map((item) => monitorItem.parse(item));
 }
 
 /** Where a list page of monitors is read: the owner's, or a team's, partition of its index. */

@@ -10,15 +10,14 @@ import {
   MANAGERS,
   OPERATORS,
   READERS,
-  readScopePages,
+  pageOfScopes,
   shareRefusal,
   teamGuard,
   type GuardOutcome,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import type { TransactItem } from '../db/ops.js';
-import { decodeCursor, pageView, type PageView } from '../api/paging.js';
-import { mergePage, type PageWindow } from '../db/paging.js';
+import type { PageView } from '../api/paging.js';
 import * as repository from './repository.js';
 import {
   monitorItem,
@@ -80,13 +79,8 @@ export async function getMonitor(caller: Caller, monitorId: string): Promise<Mon
 }
 
 /** A page of the caller's own monitors and those of every team they belong to (or of one team), newest first. */
-export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
-  const { limit, cursor, ...filters } = query;
-  const binding = { list: 'monitors', callerId: caller.userId, filters };
-  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding) };
-  const reads = await readScopePages(caller.userId, repository.monitorSources.owner(caller.userId), repository.monitorSources.team, window, query.team_id);
-  const page = mergePage(reads, window);
-  return pageView({ items: page.items.map((item) => monitorItem.parse(item)), next: page.next }, binding, monitorView);
+export function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
+  return pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), monitorView);
 }
 
 const MAX_ATTEMPTS = 5;

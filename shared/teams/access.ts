@@ -14,7 +14,8 @@ import { tableName } from '../db/client.js';
 import { attributes, itemPresent, keys, transitAttributePrefix } from '../db/keys.js';
 import { batchGet, type Item, type TransactItem } from '../db/ops.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
+import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
+import { decodeCursor, pageView, type PageView } from '../api/paging.js';
 import { membershipItem, ROLES, teamItem, type Role } from './model.js';
 import { listMemberships } from './repository.js';
 
@@ -123,11 +124,30 @@ export async function readScopes<T>(
 }
 
 /**
+ * A page of a list over the caller's scopes — their own items and each team's, or one team's
+ * (`team_id`) — newest first, under one cursor bound to the list, the caller and the filters.
+ */
+export async function pageOfScopes<T, V>(
+  list: string,
+  userId: string,
+  query: { limit: number; cursor?: string; team_id?: string },
+  sources: { owner: (ownerId: string) => Source; team: (teamId: string) => Source },
+  parse: (item: Item) => T,
+  view: (item: T) => V,
+): Promise<PageView<V>> {
+  const { limit, cursor, ...filters } = query;
+  const binding = { list, callerId: userId, filters };
+  const window: PageWindow = { limit, order: 'desc', after: decodeCursor(cursor, binding) };
+  const page = mergePage(await readScopePages(userId, sources.owner(userId), sources.team, window, query.team_id), window);
+  return pageView({ items: page.items.map(parse), next: page.next }, binding, view);
+}
+
+/**
  * One page's reads of a list over the caller's scopes (`readScopes`): the own source and each
  * team's, from the same position. A team's entries are kept only while the item still names the
  * team (the team index follows a move a moment later).
  */
-export async function readScopePages(
+async function readScopePages(
   userId: string,
   own: Source,
   team: (teamId: string) => Source,

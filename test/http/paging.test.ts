@@ -124,7 +124,8 @@ describe('GET /api/incidents, paged', () => {
     const first = await api.request('GET', '/api/incidents?limit=5', { token: owner.token });
     const cursor: string = first.body.next_cursor;
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-    const tampered = Buffer.from(JSON.stringify({ ...decoded, p: decoded.p.replace(/.$/, '0') })).toString('base64url');
+    const flipped = decoded.p.slice(0, -1) + (decoded.p.endsWith('0') ? '1' : '0');
+    const tampered = Buffer.from(JSON.stringify({ ...decoded, p: flipped })).toString('base64url');
     const monitorsCursor = (await api.request('GET', '/api/monitors?limit=1', { token: owner.token })).body.next_cursor;
     const cases: [string, User][] = [
       ['/api/incidents?cursor=abc', owner],

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ownerIndex } from '../../shared/db/keys.js';
-import { queryAll } from '../../shared/db/ops.js';
+import { queryAll, queryOwnerIndex } from '../../shared/db/ops.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
@@ -110,7 +110,7 @@ describe('incident repository', () => {
     });
     expect(paged.map((item) => item.id)).toEqual([...ids].reverse());
     expect(calls.commands).toEqual(['QueryCommand', 'QueryCommand', 'QueryCommand']);
-    const listed = await repository.listIncidents(owner, undefined);
+    const listed = await queryOwnerIndex(owner, ownerIndex.incidentPrefix);
     expect(listed.map((incident) => incident.id)).toEqual([...ids].reverse());
   });
 });
