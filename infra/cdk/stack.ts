@@ -11,11 +11,11 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
-import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -63,11 +63,6 @@ export class IncidentServiceStack extends Stack {
     // ----- Events, schedules, e-mail --------------------------------------------------------
     const bus = new EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${busDescription.name}` });
     const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
-    const senderDomain = config.senderEmail.split('@')[1]!;
-    const sesIdentities = [
-      this.formatArn({ service: 'ses', resource: 'identity', resourceName: config.senderEmail }),
-      this.formatArn({ service: 'ses', resource: 'identity', resourceName: senderDomain }),
-    ];
 
     // ----- Functions: one per route, plus the workers ----------------------------------------
     const common: Record<string, string> = {
@@ -171,6 +166,9 @@ export class IncidentServiceStack extends Stack {
     bus.grantPutEventsTo(publisher);
 
     // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
+    // EventBridge's own retries end in the rule's dead-letter queue; once it has handed an event
+    // to a function (an asynchronous invocation), failures of the function itself are retried by
+    // Lambda and then sent to the function's on-failure queue. Both are alarmed.
     for (const rule of eventRules) {
       const target = fn(rule.target);
       const dlq = this.deadLetterQueue(`${toId(rule.name)}Rule`);
@@ -180,9 +178,21 @@ export class IncidentServiceStack extends Stack {
         targets: [new LambdaFunction(target, { deadLetterQueue: dlq, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
       });
     }
+    for (const target of new Set(eventRules.map((rule) => rule.target))) {
+      const onFailure = this.deadLetterQueue(`${toId(target)}Failed`);
+      fn(target).configureAsyncInvoke({ onFailure: new SqsDestination(onFailure), retryAttempts: 2, maxEventAge: Duration.hours(6) });
+    }
 
-    // ----- E-mail: only the notifier sends, from the sender identity -------------------------
-    fn(workers.notifier.name).addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: sesIdentities }));
+    // ----- E-mail: only the notifier sends, and only from the sender address ----------------
+    // In the SES sandbox SES also authorizes against each recipient's identity, so the grant is on
+    // every identity, narrowed by the From address.
+    fn(workers.notifier.name).addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': config.senderEmail } },
+      }),
+    );
 
     // ----- Escalation: one-time schedules invoking escalation-step --------------------------
     const escalationStep = fn(workers.escalationStep.name);
@@ -215,25 +225,70 @@ export class IncidentServiceStack extends Stack {
       statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitorCheck.functionArn] })],
     });
 
-    // ----- Operations: alarms to a topic -------------------------------------------------------
-    const alarmTopic = new Topic(this, 'Alarms', { enforceSSL: true, masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns') });
+    // ----- Operations: alarms to a topic CloudWatch may publish to ----------------------------
+    // The AWS managed SNS key cannot be used by CloudWatch: a customer-managed key lets it, and the
+    // topic policy lets it publish, for this account's alarms only.
+    const fromThisAccount = { StringEquals: { 'aws:SourceAccount': this.account } };
+    const alarmKey = new Key(this, 'AlarmsKey', {
+      description: 'Encrypts the alarm topic; CloudWatch may use it to publish alarms',
+      enableKeyRotation: true,
+      removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    alarmKey.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromThisAccount,
+      }),
+    );
+    const alarmTopic = new Topic(this, 'Alarms', { enforceSSL: true, masterKey: alarmKey });
+    alarmTopic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [alarmTopic.topicArn],
+        conditions: fromThisAccount,
+      }),
+    );
     if (config.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
-    const alarm = (id: string, metric: IMetric, description: string) =>
+    const alarm = (id: string, metric: IMetric, description: string, threshold = 0) =>
       new Alarm(this, id, {
         metric,
-        threshold: 0,
+        threshold,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
       }).addAlarmAction(new SnsAction(alarmTopic));
-    alarm('Api5xxAlarm', api.metricServerError({ period: Duration.minutes(5) }), 'The API answered 5xx');
+    const fiveMinutes = { period: Duration.minutes(5) };
+    alarm('Api5xxAlarm', api.metricServerError(fiveMinutes), 'The API answered 5xx');
     for (const [name, worker] of this.functions) {
-      alarm(`${toId(name)}ErrorsAlarm`, worker.metricErrors({ period: Duration.minutes(5) }), `${name} failed`);
+      alarm(`${toId(name)}ErrorsAlarm`, worker.metricErrors(fiveMinutes), `${name} failed`);
+      alarm(`${toId(name)}ThrottlesAlarm`, worker.metricThrottles(fiveMinutes), `${name} was throttled`);
     }
     for (const [name, queue] of this.deadLetterQueues) {
-      alarm(`${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }), `${name} dead-lettered an event`);
+      alarm(`${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible(fiveMinutes), `${name} dead-lettered an event`);
     }
+    alarm(
+      'OutboxIteratorAgeAlarm',
+      publisher.metric('IteratorAge', { ...fiveMinutes, statistic: 'Maximum' }),
+      'The outbox publisher is more than 5 minutes behind the table stream (events are late)',
+      5 * 60 * 1000,
+    );
+    // The operations the service uses (a math-expression alarm takes at most 10 metrics).
+    const operations = [
+      Operation.GET_ITEM,
+      Operation.BATCH_GET_ITEM,
+      Operation.QUERY,
+      Operation.PUT_ITEM,
+      Operation.UPDATE_ITEM,
+      Operation.DELETE_ITEM,
+      Operation.BATCH_WRITE_ITEM,
+      Operation.TRANSACT_WRITE_ITEMS,
+    ];
+    alarm('TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ ...fiveMinutes, operations }), 'DynamoDB throttled requests to the table');
+    alarm('TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ ...fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors');
 
     // ----- Outputs ---------------------------------------------------------------------------
     new CfnOutput(this, 'ApiUrl', { value: apiUrl });

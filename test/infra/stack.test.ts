@@ -19,7 +19,7 @@ function synth(context: Record<string, unknown> = {}) {
 const { stack, template } = synth();
 const resources = (type: string) => template.findResources(type);
 
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 const asList = <T>(value: T | T[]) => (Array.isArray(value) ? value : [value]);
 
 /** Logical id of each function's role, by function name (from the description tag on the function). */
@@ -143,6 +143,11 @@ describe('CDK stack', () => {
         const actions = asList(statement.Action);
         for (const action of actions) expect(action).not.toMatch(/(^\*$|:\*$)/);
         if (asList(statement.Resource).includes('*')) {
+          // ses:SendEmail on every identity (the SES sandbox checks recipients' too), narrowed to the sender address.
+          if (actions.includes('ses:SendEmail')) {
+            expect(statement.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'noreply@example.com' } });
+            continue;
+          }
           for (const action of actions) expect(starAllowed, action).toContain(action);
         }
       }
@@ -158,7 +163,8 @@ describe('CDK stack', () => {
     expect(holders('scheduler:CreateSchedule')).toEqual([workers.escalationScheduler.name]);
     expect(holders('iam:PassRole')).toEqual([workers.escalationScheduler.name]);
     const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
-    expect(JSON.stringify(ses.Resource)).toContain('identity/noreply@example.com');
+    expect(ses.Resource).toBe('*');
+    expect(ses.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'noreply@example.com' } });
   });
 
   it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
@@ -189,18 +195,58 @@ describe('CDK stack', () => {
         expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
       ]);
     }
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { DestinationConfig: { OnFailure: { Destination: Match.anyValue() } } });
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + 2);
+    // Every asynchronously invoked function (the rules' targets, and escalation-step) has bounded retries and an on-failure queue.
+    const asyncTargets = new Set([...eventRules.map((rule) => rule.target), workers.escalationStep.name]);
+    const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
+    expect(invokeConfigs).toHaveLength(asyncTargets.size);
+    const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
+    for (const target of asyncTargets) {
+      const config = invokeConfigs.find((candidate) => candidate.FunctionName.Ref === functionIds[target])!;
+      expect(config, target).toBeDefined();
+      expect(config.MaximumRetryAttempts, target).toBe(2);
+      expect(config.DestinationConfig.OnFailure.Destination, target).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/Dlq/), 'Arn'] });
+    }
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + 2 + new Set(eventRules.map((rule) => rule.target)).size);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
 
-  it('alarms on API 5xx, every function\'s errors and every dead-letter queue', () => {
+  it('alarms on API 5xx, every function\'s errors and throttles, every dead-letter queue, the outbox falling behind and DynamoDB trouble', () => {
     const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+    const queues = Object.keys(resources('AWS::SQS::Queue')).length;
     expect(alarms.filter((alarm) => alarm.MetricName === '5xx' || alarm.MetricName === '5XXError')).toHaveLength(1);
     expect(alarms.filter((alarm) => alarm.MetricName === 'Errors')).toHaveLength(allFunctions.length);
-    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(eventRules.length + 2);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'Throttles')).toHaveLength(allFunctions.length);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(queues);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 })]);
+    const expressions = alarms.filter((alarm) => alarm.Metrics).map((alarm) => JSON.stringify(alarm.Metrics));
+    expect(expressions.filter((metrics) => metrics.includes('ThrottledRequests'))).toHaveLength(1);
+    expect(expressions.filter((metrics) => metrics.includes('SystemErrors'))).toHaveLength(1);
     for (const alarm of alarms) expect(alarm.AlarmActions).toHaveLength(1);
+  });
+
+  it('sends alarms to a topic CloudWatch may publish to: its own KMS key and a topic policy for this account', () => {
+    const topic = Object.values(resources('AWS::SNS::Topic'))[0]!;
+    const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    const key = resources('AWS::KMS::Key')[keyId]!;
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.Properties.KeyPolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Condition: { StringEquals: { 'aws:SourceAccount': expect.anything() } },
+      }),
+    );
+    const policies = Object.values(resources('AWS::SNS::TopicPolicy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    expect(policies).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Condition: { StringEquals: { 'aws:SourceAccount': expect.anything() } },
+      }),
+    );
   });
 
   it('outputs what deployers and the monitoring system need', () => {
