@@ -9,8 +9,11 @@ import { attributes, itemAbsent, keys } from '../db/keys.js';
 import type { TransactItem } from '../db/ops.js';
 import { eventDetails, OUTBOX_ITEM_TYPE, type EventDetail, type EventPayload, type EventType } from './model.js';
 
-/** Outbox records are kept a day after writing (the stream keeps changes for 24 h). */
-const OUTBOX_RETENTION_SECONDS = 24 * 60 * 60;
+/**
+ * Outbox records are kept 7 days after writing: the stream keeps changes for 24 h only, so an event
+ * whose stream batch was dead-lettered can still be re-published from its record for a week.
+ */
+export const OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 export { OUTBOX_ITEM_TYPE, outboxItem } from './model.js';
 
