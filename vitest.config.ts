@@ -13,10 +13,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000 } },
-      { test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
-      { test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
+      // `extends: true`: each project takes the root's options (env, timeouts) and adds its own.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true, test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
+      { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
     ],
   },
 });
