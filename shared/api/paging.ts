@@ -60,7 +60,8 @@ export function encodeCursor(position: string, binding: CursorBinding): string {
 const invalidCursor = () =>
   new ValidationError([{ field: 'cursor', message: 'Invalid cursor: pass the next_cursor of the previous page of this list, with the same filters' }]);
 
-const cursorShape = z.strictObject({ v: z.literal(1), p: z.string().min(1).max(512), c: z.string() });
+/** Positions are sort keys: printable ASCII, well inside DynamoDB's 1,024-byte key limit. */
+const cursorShape = z.strictObject({ v: z.literal(1), p: z.string().regex(/^[\x20-\x7e]{1,200}$/), c: z.string() });
 
 /** The position a cursor holds, if it is one this list issued to this caller with these filters. */
 export function decodeCursor(cursor: string | undefined, binding: CursorBinding): string | undefined {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard } from '../teams/access.js';
 import * as repository from './repository.js';
 import { policyItem, policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
@@ -57,7 +57,6 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw policyNotFound();
     const moving = changes.team_id !== undefined && changes.team_id !== current.team_id;
-    if (moving && current.monitor_count > 0) throw new BadRequestError('Escalation policy in use');
     const next: Policy = {
       ...current,
       name: changes.name ?? current.name,
@@ -66,14 +65,23 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
         : current.steps,
       team_id: moving ? changes.team_id! : current.team_id,
     };
+    // A shared policy pages the team's people: changing it takes a role in the team, even for its
+    // owner (who may always take it back out, if no monitor uses it).
+    const through = current.team_id && !(owner && moving);
     const { outcome, item } = await repository.updatePolicy(current, next, {
-      from: owner ? [] : teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS),
+      from: through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [],
       to: moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [],
     });
     if (outcome === 'ok') return policyView(next);
-    if (outcome === 'from_gone' || outcome === 'from_role') throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, policyNotFound);
+    if (outcome === 'from_gone' || outcome === 'from_role') {
+      // Its owner sees it (403); anyone else without a role there is told nothing (404).
+      if (owner) throw new ForbiddenError('Not authorized');
+      throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, policyNotFound);
+    }
     if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
-    // Refused: gone, moved or now in use; read again.
+    // Refused after the guards passed: in use (a policy that monitors use does not move), or gone or moved meanwhile.
+    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
+    if (stillSame && moving && Number(item.monitor_count ?? 0) > 0) throw new BadRequestError('Escalation policy in use');
   }
   throw new Error(`Escalation policy ${policyId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }

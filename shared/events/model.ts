@@ -59,6 +59,8 @@ export const eventDetails = {
     to_team_id: z.string().nullable(),
     /** The monitor's `team_seq` after the move. */
     team_seq: z.int(),
+    /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
+    incident_count: z.int().optional(),
   }),
   'team.invite_created': z.object({
     ...base,

@@ -291,7 +291,13 @@ export async function acknowledgeIncident<G extends string>(
   extra: TransactItem[],
   guard: Actions<G>,
 ): Promise<{ outcome: AcknowledgeOutcome | G | 'rescoped'; item?: Item }> {
-  const indexKeys = incidentIndexKeys({ ...incident, acknowledged: true });
+  // Only the acknowledged filter keys: the others follow status and severity, which a concurrent
+  // change may have moved since the read (this write does not condition on them).
+  const acknowledgedKeys = Object.fromEntries(
+    Object.entries(incidentIndexKeys({ ...incident, acknowledged: true }).set).filter(([name]) =>
+      (['owner', 'team'] as const).some((scope) => name === filterIndex(scope, 'acknowledged').pk),
+    ),
+  );
   const scope = sameScope(incident);
   const result = await transactOutcome<G | 'incident' | 'acknowledgement'>([
     ...guard,
@@ -302,7 +308,7 @@ export async function acknowledgeIncident<G extends string>(
           TableName: tableName(),
           Key: keys.incident(acknowledgement.incident_id),
           ...updateExpression({
-            set: { acknowledged: true, updated_at: now, ...indexKeys.set },
+            set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
             condition: {
               expression: `${itemPresent} AND #acknowledged = :false AND ${scope.expression}`,
               names: { '#acknowledged': 'acknowledged' },

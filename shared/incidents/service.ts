@@ -80,7 +80,9 @@ async function scopeReads(caller: Caller, window: PageWindow, filters: repositor
     [...team.transits.values()].filter((transit) => transit.to_team_id === teamId).map((transit) => transit.monitor_id),
   );
   const moved = await Promise.all(
-    arriving.map((arrivingId) => readSource({ ...repository.monitorIncidentSource(arrivingId), filter: remainingFilter(filters) }, window)),
+    arriving
+      .filter((arrivingId) => monitorId === undefined || arrivingId === monitorId)
+      .map((arrivingId) => readSource({ ...repository.monitorIncidentSource(arrivingId), filter: remainingFilter(filters) }, window)),
   );
   const fromTeams = teams.map(({ team, items: result }) => ({
     ...result,
@@ -157,7 +159,8 @@ async function writeAs<O extends string>(
   let teamId = incident.team_id ?? (await getMonitor(incident.monitor_id))?.team_id ?? null;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     if (!teamId) throw incidentNotFound();
-    const result = await write([...teamGuard(teamId, caller.userId, OPERATORS), ['moved', audienceIs(incident.monitor_id, teamId)]]);
+    // The move check first: a monitor that moved is retried through its new team before any role counts.
+    const result = await write([['moved', audienceIs(incident.monitor_id, teamId)], ...teamGuard(teamId, caller.userId, OPERATORS)]);
     if (result.outcome === 'team_gone' || result.outcome === 'team_role') {
       throw accessRefusal(result.outcome as GuardOutcome, result.item, incidentNotFound);
     }

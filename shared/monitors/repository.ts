@@ -237,7 +237,7 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
       'changed',
       outboxPut(
         'monitor.team_changed',
-        { monitor_id: current.id, from_team_id: current.team_id, to_team_id: next.team_id, team_seq: next.team_seq },
+        { monitor_id: current.id, from_team_id: current.team_id, to_team_id: next.team_id, team_seq: next.team_seq, incident_count: current.incident_count },
         next.updated_at,
       ),
     ]);

@@ -29,13 +29,13 @@ export interface RescopeResult {
 }
 
 export async function rescopeIncidents(
-  detail: Pick<EventDetail<'monitor.team_changed'>, 'monitor_id' | 'from_team_id' | 'to_team_id' | 'team_seq'>,
+  detail: Pick<EventDetail<'monitor.team_changed'>, 'monitor_id' | 'from_team_id' | 'to_team_id' | 'team_seq' | 'incident_count'>,
   options: { pauseMs?: number } = {},
 ): Promise<RescopeResult> {
   const monitor = await getMonitor(detail.monitor_id);
   // A deleted monitor's incidents keep the audience of its last move.
   const target = monitor ? { teamId: monitor.team_id, seq: monitor.team_seq } : { teamId: detail.to_team_id, seq: detail.team_seq };
-  const expected = monitor?.incident_count ?? 0;
+  const expected = monitor?.incident_count ?? detail.incident_count ?? 0;
   let moved = 0;
   let seen = 0;
   for (let pass = 1; pass <= PASSES; pass++) {

@@ -238,7 +238,8 @@ export async function insertInvite(
         { ':now': now },
       ),
     ],
-    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite, [attributes.ttl]: ttl })],
+    // No TTL on the invite itself: its seat is freed when it is cancelled, accepted or reclaimed.
+    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
     ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
   ]);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
+import { encodeCursor } from '../../shared/api/paging.js';
 import { seedIncidents, type SeedMonitor } from '../support/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
@@ -127,7 +128,10 @@ describe('GET /api/incidents, paged', () => {
     const flipped = decoded.p.slice(0, -1) + (decoded.p.endsWith('0') ? '1' : '0');
     const tampered = Buffer.from(JSON.stringify({ ...decoded, p: flipped })).toString('base64url');
     const monitorsCursor = (await api.request('GET', '/api/monitors?limit=1', { token: owner.token })).body.next_cursor;
+    // Well formed and checked, but a position no list ever issues (multi-byte, overlong): still a 400, never a DynamoDB error.
+    const forged = encodeCursor(`INCIDENT#${'ア'.repeat(300)}`, { list: 'incidents', callerId: owner.id, filters: { limit: undefined } });
     const cases: [string, User][] = [
+      [`/api/incidents?cursor=${forged}`, owner],
       ['/api/incidents?cursor=abc', owner],
       ['/api/incidents?cursor=' + 'A'.repeat(40), owner],
       [`/api/incidents?cursor=${tampered}`, owner],

@@ -41,6 +41,10 @@ describe('team member limit', () => {
     expect(await seatsOf(team.id)).toBe(1);
     const pending = await invite(api, owner, team.id, uniqueEmail('p'), 'VIEWER');
     expect(await seatsOf(team.id)).toBe(2);
+    // No TTL on the invite item: DynamoDB never removes it behind the seat count's back.
+    const stored = await getByKeys({ invite: keys.teamInvite(team.id, pending.id) });
+    expect(stored.invite).toBeDefined();
+    expect(stored.invite!.ttl).toBeUndefined();
     await fill(team.id, 999);
     expect((await inviteAs(owner, team.id)).status).toBe(201);
     const refused = await inviteAs(owner, team.id);

@@ -379,4 +379,59 @@ describe('shared escalation policies', () => {
     expect(withOwn.body.monitor).toMatchObject({ team_id: null, escalation_policy_id: ownPolicy.id });
     expect((await api.request('DELETE', `/api/escalation-policies/${teamPolicy.id}`, { token: users.ADMIN.token })).status).toBe(200);
   });
+
+  it('tells an outsider nothing about a policy in use, and lets its owner change a shared policy only with a role in the team', async () => {
+    const { team, users, memberIds } = await teamWithRoles(api);
+    const policy = (await api.request('POST', '/api/escalation-policies', { token: users.MEMBER.token, body: { name: 'Team', steps, team_id: team.id } })).body.escalation_policy;
+    await createMonitor(api, users.ADMIN, { team_id: team.id, escalation_policy_id: policy.id });
+    const put = (user: User, body: unknown) => api.request('PUT', `/api/escalation-policies/${policy.id}`, { token: user.token, body });
+    expect(await put(users.NON_MEMBER, { team_id: randomUUID() })).toMatchObject({ status: 404, body: { error: 'Escalation policy not found' } });
+    expect(await put(users.VIEWER, { team_id: null })).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    expect(await put(users.MEMBER, { team_id: null })).toMatchObject({ status: 400, body: { error: 'Escalation policy in use' } });
+    // Its owner leaves the team: the team's escalations are no longer theirs to redirect.
+    await api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
+    const redirected = await put(users.MEMBER, { steps: [{ delay_minutes: 0, emails: ['me@example.com'] }] });
+    expect(redirected).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
+    const kept = await api.request('GET', `/api/escalation-policies/${policy.id}`, { token: users.ADMIN.token });
+    expect(kept.body.escalation_policy.steps).toEqual([{ step_order: 1, delay_minutes: 0, emails: ['oncall@example.com'] }]);
+  });
 });
+
+describe('right after a move, and acknowledging while a status changes', () => {
+  it('lets a member of the new team act at once, before the incidents are re-scoped', async () => {
+    const owner = await signUp('mover-2');
+    const newcomer = await signUp('newcomer');
+    const from = await createTeam(api, owner, 'From');
+    const to = await createTeam(api, owner, 'To');
+    await join(api, owner, to.id, newcomer, 'MEMBER');
+    const monitor = await createMonitor(api, owner, { team_id: from.id });
+    const incidentId = await createIncident(api, owner, monitor.id);
+    const rescoper = holdCalls('incident-rescoper');
+    onTestFinished(() => rescoper.release());
+    expect((await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: to.id } })).status).toBe(200);
+    const acknowledged = await api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: newcomer.token });
+    expect(acknowledged.status, JSON.stringify(acknowledged.body)).toBe(200);
+  });
+
+  it('never leaves a resolved incident in the open filter when an acknowledgement was under way', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
+    const incidentId = await createIncident(api, users.OWNER, monitor.id);
+    const hold = holdCalls('incidents-acknowledge', 'TransactWriteItemsCommand');
+    onTestFinished(() => hold.release());
+    const acknowledging = api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: users.MEMBER.token });
+    await hold.arrived(1);
+    expect((await api.request('DELETE', `/api/incidents/${incidentId}`, { token: users.ADMIN.token })).status).toBe(200);
+    hold.release();
+    expect((await acknowledging).status).toBe(200);
+    for (const user of [users.OWNER, users.VIEWER]) {
+      const open = await walk<{ id: string }>(api, user.token, '/api/incidents?status=open', 'incidents');
+      expect(open.items.map((incident) => incident.id)).not.toContain(incidentId);
+      const investigating = await walk<{ id: string }>(api, user.token, '/api/incidents?status=INVESTIGATING', 'incidents');
+      expect(investigating.items.map((incident) => incident.id)).not.toContain(incidentId);
+      const acknowledgedList = await walk<{ id: string }>(api, user.token, '/api/incidents?acknowledged=true&status=RESOLVED', 'incidents');
+      expect(acknowledgedList.items.map((incident) => incident.id)).toContain(incidentId);
+    }
+  });
+});
+
