@@ -103,6 +103,8 @@ export interface FunctionDescription {
   readonly capabilities?: readonly Capability[];
   /** Reads the table's stream, receiving only these changes (a Lambda event filter on AWS). */
   readonly stream?: StreamFilter;
+  /** Overrides `functionDefaults.timeoutSeconds`. */
+  readonly timeoutSeconds?: number;
 }
 
 export interface StreamFilter {
@@ -200,12 +202,16 @@ export const workers = {
     capabilities: ['publish-events'],
     stream: { eventNames: ['INSERT'], itemTypes: ['outbox'] },
   },
-  /** Turns events into e-mails (subscribers, invitees, escalation targets). */
+  /**
+   * Turns events into e-mails (subscribers, invitees, escalation targets). Sends at SES's pace
+   * (about 14 a second by default), so it may take minutes for a large status page.
+   */
   notifier: {
     name: 'notifier',
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
     capabilities: ['send-email'],
+    timeoutSeconds: 300,
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {

@@ -41,7 +41,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: functionDefaults.memoryMb,
-      timeout: Duration.seconds(functionDefaults.timeoutSeconds),
+      timeout: Duration.seconds(props.description.timeoutSeconds ?? functionDefaults.timeoutSeconds),
       tracing: Tracing.ACTIVE,
       logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },

@@ -13,7 +13,27 @@ import { conditionFailure } from '../db/ops.js';
 import type { Email } from './emails.js';
 
 let client: SESClient | undefined;
-const ses = () => (client ??= new SESClient({}));
+/** The SES client, created once per cold start. */
+export const sesClient = () => (client ??= new SESClient({}));
+
+/** SES refusing a send for the account's sending rate (1/s in the sandbox, 14/s by default). */
+const isThrottling = (error: unknown) =>
+  error instanceof Error && (error.name === 'Throttling' || error.name === 'ThrottlingException' || /rate exceeded/i.test(error.message));
+
+const THROTTLED_ATTEMPTS = 8;
+
+/** Sends, waiting and trying again (exponential backoff with jitter, up to 8 tries) while SES throttles. */
+async function sendPaced(command: SendEmailCommand) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sesClient().send(command);
+    } catch (error) {
+      if (!isThrottling(error) || attempt >= THROTTLED_ATTEMPTS) throw error;
+      const wait = Math.min(4_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 
 /** Delivery records outlive any redelivery of the event. */
 const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -41,7 +61,7 @@ export async function deliverOnce(eventId: string, email: Email): Promise<'sent'
     throw error;
   }
   try {
-    await ses().send(
+    await sendPaced(
       new SendEmailCommand({
         Source: requireEnv(env.senderEmail),
         Destination: { ToAddresses: [email.to] },

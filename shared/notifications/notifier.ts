@@ -5,6 +5,7 @@ import { eventDetails, type EventType } from '../events/model.js';
 import { subscribersOf } from '../subscribers/service.js';
 import { countMetric } from '../observability/metrics.js';
 import { deliverOnce } from './delivery.js';
+import { settleEach } from '../concurrency.js';
 import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
 
 const KIND: Record<EventType, string> = {
@@ -51,13 +52,17 @@ export interface NotifyResult {
   duplicates: number;
 }
 
+/** How many e-mails are sent at once (SES allows 14 a second by default; throttled sends wait and retry). */
+export const SEND_CONCURRENCY = 8;
+
 /**
- * Sends every e-mail the event asks for. One failed recipient does not stop the others; the
- * failure is thrown at the end so the event is redelivered, and only unsent e-mails go again.
+ * Sends every e-mail the event asks for, a few at a time. One failed recipient does not stop the
+ * others; the failure is thrown at the end so the event is redelivered, and only unsent e-mails
+ * go again.
  */
 export async function notify(type: EventType, detail: unknown): Promise<NotifyResult> {
   const { eventId, emails } = await emailsFor(type, detail);
-  const outcomes = await Promise.allSettled(emails.map((email) => deliverOnce(eventId, email)));
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, (email) => deliverOnce(eventId, email));
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: KIND[type] });

@@ -44,11 +44,12 @@ describe('CDK stack', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     expect(functions).toHaveLength(allFunctions.length);
     for (const fn of functions) {
+      const description = allFunctions.find((candidate) => String(fn.Properties.Description).startsWith(`${candidate.name} `))!;
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
-        Timeout: 10,
+        Timeout: description.timeoutSeconds ?? 10,
         Handler: 'index.handler',
         LoggingConfig: { LogGroup: expect.anything() },
         Environment: { Variables: expect.objectContaining({ POWERTOOLS_SERVICE_NAME: 'incident-service', POWERTOOLS_LOG_LEVEL: 'INFO' }) },
