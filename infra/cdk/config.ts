@@ -2,6 +2,9 @@
 import type { Node } from 'constructs';
 import * as z from 'zod';
 
+/** The retention periods CloudWatch Logs accepts, in days. */
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
 const list = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
@@ -19,7 +22,14 @@ const schema = z.object({
   corsOrigins: z.union([z.array(z.string()), list]).optional(),
   /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */
   removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
-  logRetentionDays: z.coerce.number().int().positive().default(30),
+  /** Days CloudWatch keeps function and access logs: one of the values CloudWatch accepts. */
+  logRetentionDays: z.coerce
+    .number()
+    .int()
+    .refine((days) => LOG_RETENTION_DAYS.includes(days), {
+      error: `logRetentionDays must be one of ${[1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653].join(', ')}`,
+    })
+    .default(30),
   /** Powertools log level of every function. */
   logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */

@@ -9,7 +9,7 @@ export const ACKNOWLEDGED: Record<string, string> = {
     "Lambda roles use the AWS managed AWSLambdaBasicExecutionRole, which only lets a function write its own CloudWatch logs.",
   'AwsSolutions-IAM5[Resource::*]':
     'X-Ray trace submission (xray:PutTraceSegments, xray:PutTelemetryRecords) and dynamodb:ListStreams accept no resource but "*"; AWS requires it.',
-  'AwsSolutions-L1': 'The design fixes the runtime at nodejs22.x, the version the code is built and tested for.',
+  'AwsSolutions-L1': 'Functions run on nodejs24.x, the newest Lambda runtime; cdk-nag\'s list of runtimes can lag behind Lambda\'s.',
   'AwsSolutions-COG2': 'MFA is optional (TOTP) so that self sign-up works for everyone; an organisation can require it in its user pool.',
   'AwsSolutions-COG3': 'Cognito threat protection (Plus feature plan) is a paid add-on left to the operator.',
   'AwsSolutions-COG8': 'The Plus feature plan is a paid add-on left to the operator; the Essentials plan covers sign-up and sign-in.',

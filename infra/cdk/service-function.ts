@@ -1,5 +1,5 @@
 /**
- * The project's function defaults in one construct (Node.js 22 on arm64, ESM bundle built locally
+ * The project's function defaults in one construct (Node.js 24 on arm64, ESM bundle built locally
  * with esbuild — minified, source maps, AWS SDK bundled so the tested version is the deployed one —
  * an explicit log group with retention, X-Ray tracing, timeout and memory from the system
  * description), and the one way a function gets the table: its name injected and exactly the
@@ -38,7 +38,7 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       projectRoot: repositoryRoot,
       depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: functionDefaults.memoryMb,
       timeout: Duration.seconds(props.description.timeoutSeconds ?? functionDefaults.timeoutSeconds),
@@ -47,7 +47,7 @@ export class ServiceFunction extends Construct {
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: 'node24',
         minify: true,
         sourceMap: true,
         sourcesContent: false,

@@ -5,6 +5,7 @@
  * dead-letter queues, alarms and outputs.
  */
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpNoneAuthorizer, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -51,6 +52,8 @@ export class IncidentServiceStack extends Stack {
       timeToLiveAttribute: tableDescription.timeToLiveAttribute,
       stream: StreamViewType[tableDescription.stream],
       removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      // Production data is not one `cdk destroy` (or a console click) away; `removalPolicy=destroy` turns it off.
+      deletionProtection: config.removalPolicy !== 'destroy',
     });
     for (const index of tableDescription.globalIndexes) {
       table.addGlobalSecondaryIndex({
@@ -101,6 +104,7 @@ export class IncidentServiceStack extends Stack {
         mfaSecondFactor: { otp: true, sms: false },
         accountRecovery: AccountRecovery.EMAIL_ONLY,
         removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+        deletionProtection: config.removalPolicy !== 'destroy',
       });
       userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
       userPoolClient = userPool.addClient('ApiClient', {
@@ -120,6 +124,8 @@ export class IncidentServiceStack extends Stack {
         ? {
             allowOrigins: config.corsOrigins,
             allowHeaders: ['authorization', 'content-type'],
+            // Browsers may read the request id (support) and the next page's link.
+            exposeHeaders: ['x-request-id', 'link'],
             allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
             maxAge: Duration.hours(1),
           }
@@ -130,7 +136,23 @@ export class IncidentServiceStack extends Stack {
       stageName: '$default',
       autoDeploy: true,
       throttle: { rateLimit: config.throttleRate, burstLimit: config.throttleBurst },
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // One JSON line per request, with what tells a failed request's story.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            authorizerError: '$context.authorizer.error',
+            integrationErrorMessage: '$context.integrationErrorMessage',
+            sourceIp: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+          }),
+        ),
+      },
     });
     for (const route of routes) {
       api.addRoutes({
@@ -212,7 +234,13 @@ export class IncidentServiceStack extends Stack {
         resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/*`],
       }),
     );
-    scheduling.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [schedulerRole.roleArn] }));
+    scheduling.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
     scheduling.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
     scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);

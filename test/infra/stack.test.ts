@@ -40,13 +40,13 @@ function statementsOf(roleId: string): Statement[] {
 }
 
 describe('CDK stack', () => {
-  it('has one function per route and worker: Node.js 22 on arm64, traced, with an explicit log group', () => {
+  it('has one function per route and worker: Node.js 24 on arm64, traced, with an explicit log group', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     expect(functions).toHaveLength(allFunctions.length);
     for (const fn of functions) {
       const description = allFunctions.find((candidate) => String(fn.Properties.Description).startsWith(`${candidate.name} `))!;
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         Timeout: description.timeoutSeconds ?? 10,
@@ -90,7 +90,7 @@ describe('CDK stack', () => {
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['incidents'] },
     });
     external.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.example.com'] }),
+      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.example.com'], ExposeHeaders: ['x-request-id', 'link'] }),
     });
     expect(Object.keys(external.findOutputs('UserPoolId'))).toEqual([]);
   });
@@ -123,6 +123,31 @@ describe('CDK stack', () => {
       },
     });
     synth({ removalPolicy: 'destroy' }).template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+
+  it('protects the table and the user pool from deletion, unless removalPolicy=destroy', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+    template.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'ACTIVE' });
+    const throwaway = synth({ removalPolicy: 'destroy' }).template;
+    throwaway.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+    throwaway.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'INACTIVE' });
+  });
+
+  it('logs every API request as one JSON line with route, status, latency and the authorizer and integration errors', () => {
+    const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0]!;
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLatency: '$context.responseLatency',
+      authorizerError: '$context.authorizer.error',
+      integrationErrorMessage: '$context.integrationErrorMessage',
+    });
+  });
+
+  it('accepts only the log retention periods CloudWatch accepts, saying which', () => {
+    expect(() => synth({ logRetentionDays: '45' })).toThrow(/logRetentionDays must be one of 1, 3, 5, 7, 14, 30, 60/);
+    expect(() => synth({ logRetentionDays: '90' })).not.toThrow();
   });
 
   it('grants each function exactly the table access its description names, and nothing broad', () => {
@@ -163,6 +188,8 @@ describe('CDK stack', () => {
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
     expect(holders('scheduler:CreateSchedule')).toEqual([workers.escalationScheduler.name]);
     expect(holders('iam:PassRole')).toEqual([workers.escalationScheduler.name]);
+    const passRole = statementsOf(roles.get(workers.escalationScheduler.name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
+    expect(passRole.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
     const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
     expect(ses.Resource).toBe('*');
     expect(ses.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'noreply@example.com' } });
