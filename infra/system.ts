@@ -91,7 +91,7 @@ export type Capability =
   | 'publish-events'
   /** ses:SendEmail from the sender identity. */
   | 'send-email'
-  /** scheduler:CreateSchedule/DeleteSchedule in the escalation group, iam:PassRole of its role. */
+  /** scheduler:CreateSchedule in the escalation group (schedules delete themselves), iam:PassRole of its role. */
   | 'manage-schedules';
 
 export interface FunctionDescription {
@@ -105,6 +105,13 @@ export interface FunctionDescription {
   readonly stream?: StreamFilter;
   /** Overrides `functionDefaults.timeoutSeconds`. */
   readonly timeoutSeconds?: number;
+  /** Deletes whole item collections with BatchWriteItem (granted only to these). */
+  readonly batchWrite?: boolean;
+  /**
+   * The only partition-key prefixes the function may touch (an IAM `dynamodb:LeadingKeys`
+   * condition on AWS); unset: the whole table. Must match the key builders of `shared/db/keys.ts`.
+   */
+  readonly leadingKeys?: readonly string[];
 }
 
 export interface StreamFilter {
@@ -149,13 +156,13 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read'),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite'),
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite'),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite'),
+  { ...route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite'), batchWrite: true },
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read'),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite'),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read'),
   route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite'),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite'),
+  { ...route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite'), batchWrite: true },
   route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite'),
   route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite'),
   route(
@@ -183,7 +190,8 @@ export const routes: readonly RouteDescription[] = [
     'functions/subscribers/delete.ts',
     'readwrite',
   ),
-  route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'readwrite', 'none'),
+  // Public: it may touch only unsubscribe tokens and the subscriptions in monitors' collections.
+  { ...route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'readwrite', 'none'), leadingKeys: ['UNSUB#', 'MONITOR#'] },
 ];
 
 /** Functions that are not behind the HTTP API. */

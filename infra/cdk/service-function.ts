@@ -17,7 +17,9 @@ import { repositoryRoot } from '../local/paths.js';
 import { env, functionDefaults, table as tableDescription, type FunctionDescription, type TableAccess } from '../system.js';
 
 export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
-export const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+export const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+/** Only for functions that delete whole collections (`batchWrite` in the description). */
+export const BATCH_WRITE_ACTIONS = ['dynamodb:BatchWriteItem'];
 
 export interface ServiceFunctionProps {
   description: FunctionDescription;
@@ -59,19 +61,26 @@ export class ServiceFunction extends Construct {
         banner: "import{createRequire as __cr}from'module';const require=__cr(import.meta.url);",
       },
     });
-    grantTable(this.fn, props.table, props.description.table);
+    grantTable(this.fn, props.table, props.description);
   }
 }
 
-/** Injects the table name and grants exactly `access` (no access for `none`). */
-export function grantTable(fn: NodejsFunction, table: ITable, access: TableAccess) {
+/**
+ * Injects the table name and grants exactly the access the description names (none for `none`):
+ * reads, writes, batch writes only where collections are deleted, and only the leading keys given.
+ */
+export function grantTable(fn: NodejsFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys'>) {
+  const access: TableAccess = description.table;
   if (access === 'none') return;
   fn.addEnvironment(env.tableName, table.tableName);
   const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);
   fn.addToRolePolicy(
     new PolicyStatement({
-      actions: access === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS],
-      resources: [table.tableArn, ...indexes],
+      actions: [...READ_ACTIONS, ...(access === 'readwrite' ? WRITE_ACTIONS : []), ...(description.batchWrite ? BATCH_WRITE_ACTIONS : [])],
+      resources: description.leadingKeys ? [table.tableArn] : [table.tableArn, ...indexes],
+      conditions: description.leadingKeys
+        ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.leadingKeys.map((prefix) => `${prefix}*`) } }
+        : undefined,
     }),
   );
 }

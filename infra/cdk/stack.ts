@@ -230,7 +230,7 @@ export class IncidentServiceStack extends Stack {
     const scheduling = fn(workers.escalationScheduler.name);
     scheduling.addToRolePolicy(
       new PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        actions: ['scheduler:CreateSchedule'],
         resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/*`],
       }),
     );

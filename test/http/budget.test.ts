@@ -30,6 +30,23 @@ interface Case {
 
 const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '' };
 
+/** The partition keys a DynamoDB request names (single items, batches, transactions). */
+function partitionKeysOf(input: unknown): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      for (const [name, inner] of Object.entries(value)) {
+        if ((name === 'Key' || name === 'Item') && inner && typeof inner === 'object' && typeof (inner as Record<string, unknown>).pk === 'string') {
+          found.push((inner as Record<string, string>).pk!);
+        } else visit(inner);
+      }
+    }
+  };
+  visit(input);
+  return found;
+}
+
 /** In order: later cases use what earlier ones made. */
 const cases: Case[] = [
   { route: 'monitors-create', method: 'POST', path: () => '/api/monitors', body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 1 },
@@ -137,6 +154,12 @@ function budgetTest(testCase: Case) {
     if (testCase.rounds !== undefined) expect(calls.roundsOf(route.name), commands.join(', ')).toBe(testCase.rounds);
     if (route.table === 'read') {
       expect(commands.filter((command) => !READS.has(command))).toEqual([]);
+    }
+    // A function confined to some partitions (dynamodb:LeadingKeys on AWS) stays within them here too.
+    if (route.leadingKeys) {
+      const touched = calls.calls.filter((call) => call.functionName === route.name).flatMap((call) => partitionKeysOf(call.input));
+      expect(touched.length).toBeGreaterThan(0);
+      for (const pk of touched) expect(route.leadingKeys.some((prefix) => pk.startsWith(prefix)), pk).toBe(true);
     }
   });
 }

@@ -8,7 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED } from '../../infra/cdk/nag.js';
-import { READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
+import { BATCH_WRITE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
 import { allFunctions, eventRules, routes, table as tableDescription, workers } from '../../infra/system.js';
 
 function synth(context: Record<string, unknown> = {}) {
@@ -157,9 +157,22 @@ describe('CDK stack', () => {
       const tableActions = statements
         .flatMap((statement) => asList(statement.Action))
         .filter((action) => action.startsWith('dynamodb:') && !action.match(/Stream|Shard|GetRecords/));
-      const expected = description.table === 'none' ? [] : description.table === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS];
+      const expected =
+        description.table === 'none'
+          ? []
+          : [...READ_ACTIONS, ...(description.table === 'readwrite' ? WRITE_ACTIONS : []), ...(description.batchWrite ? BATCH_WRITE_ACTIONS : [])];
       expect(tableActions.sort(), description.name).toEqual([...expected].sort());
     }
+    // BatchWriteItem only where whole collections are deleted; no schedule deletion (schedules delete themselves).
+    const holders = (action: string) => [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
+    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'teams-delete']);
+    expect(holders('scheduler:DeleteSchedule')).toEqual([]);
+  });
+
+  it('lets the public unsubscribe function touch only unsubscribe tokens and monitors\' collections', () => {
+    const statements = statementsOf(rolesByFunction().get('unsubscribe')!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['UNSUB#*', 'MONITOR#*'] } });
   });
 
   it('has no wildcard actions and "*" resources only where AWS requires them', () => {
