@@ -1,14 +1,14 @@
 /**
  * Logs, metrics and traces for every function, with Powertools for AWS Lambda: one structured
  * JSON log line per invocation (route or function, status, latency, request id, caller id, cold
- * start), business metrics as CloudWatch EMF, X-Ray traces on AWS (a no-op elsewhere). Log values
- * are masked: e-mail addresses keep only their first letter and domain, JWTs are dropped.
+ * start), business metrics as CloudWatch EMF. Traces come from Lambda's active tracing on AWS (the
+ * invocation, its initialisation and overhead, keyed by the trace id each log line carries); the
+ * X-Ray SDK is not bundled (see docs/decisions.md). Log values are masked: e-mail addresses keep
+ * only their first letter and domain, JWTs are dropped.
  */
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -48,7 +48,6 @@ class MaskingLogFormatter extends LogFormatter {
 
 export const logger = new Logger({ serviceName: SERVICE, logFormatter: new MaskingLogFormatter() });
 export const metrics = new Metrics({ namespace: 'IncidentService', serviceName: SERVICE });
-export const tracer = new Tracer({ serviceName: SERVICE });
 
 setMetricSink((name, dimensions) => {
   const single = metrics.singleMetric();
@@ -68,8 +67,8 @@ export interface InvocationFacts {
 }
 
 /**
- * The observability middlewares, outermost: context for the logger, the trace, the cold-start
- * metric, and one log line per invocation (also after an error the error handler answered).
+ * The observability middleware, outermost: the cold-start metric and one log line per invocation
+ * (also after an error the error handler answered).
  */
 export function observability<E, R>(describe: (event: E, response: R | undefined, context: Context) => InvocationFacts) {
   // Per request (the local runtime may run one handler for several requests at once).
@@ -108,7 +107,7 @@ export function observability<E, R>(describe: (event: E, response: R | undefined
   };
   // The function's name, request id and cold start go on the invocation line from the request's
   // own context (not the logger's shared one: locally several functions run in one process).
-  return [captureLambdaHandler(tracer, { captureResponse: false }) as MiddlewareObj<E, R>, timing];
+  return [timing];
 }
 
 /**

@@ -21,7 +21,6 @@ writeFileSync(
   `const noop = () => undefined;
 export const logger = { info: noop, error: noop, warn: noop, debug: noop };
 export const metrics = {};
-export const tracer = {};
 export const mask = (value) => value;
 export const observability = () => [];
 export const workerHandler = (_, handle) => handle;
