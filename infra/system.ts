@@ -246,6 +246,16 @@ export const workers = {
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
   },
+  /**
+   * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their
+   * record, in the monitor's collection); logs and counts a bounced escalation target or invitee.
+   */
+  emailFeedback: {
+    name: 'email-feedback',
+    handler: 'functions/notifier/feedback.ts',
+    table: 'readwrite',
+    leadingKeys: ['MONITOR#'],
+  },
 } as const satisfies Record<string, FunctionDescription>;
 
 export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
@@ -253,8 +263,19 @@ export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
 /** The custom event bus and the source of every event the service publishes. */
 export const eventBus = { name: 'incident-service', source: 'incident-service' } as const;
 
+/** What SES publishes about the e-mails sent through the service's configuration set. */
+export const sesEvents = {
+  /** SES publishes to the account's default bus only. */
+  bus: 'default',
+  source: 'aws.ses',
+  bounced: 'Email Bounced',
+  complained: 'Email Complaint Received',
+} as const;
+
 export interface EventRule {
   readonly name: string;
+  /** `service` (the default): the service's own bus and source; `ses`: SES's events on the default bus. */
+  readonly from?: 'service' | 'ses';
   readonly detailTypes: readonly string[];
   readonly target: WorkerName;
 }
@@ -268,6 +289,7 @@ export const eventRules: readonly EventRule[] = [
   },
   { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
   { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
+  { name: 'email-feedback', from: 'ses', detailTypes: [sesEvents.bounced, sesEvents.complained], target: workers.emailFeedback.name },
 ];
 
 /** Environment variables the functions read (set by the CDK stack and by the local runtime). */
@@ -275,6 +297,8 @@ export const env = {
   tableName: 'TABLE_NAME',
   eventBusName: 'EVENT_BUS_NAME',
   senderEmail: 'SENDER_EMAIL',
+  /** The SES configuration set every e-mail is sent with (its bounce and complaint events come back). */
+  sesConfigurationSet: 'SES_CONFIGURATION_SET',
   /** Base URL of the API, for links in e-mails (unsubscribe, accepting an invite). */
   publicApiUrl: 'PUBLIC_API_URL',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',

@@ -31,6 +31,13 @@ export function mask(value: unknown): unknown {
 }
 
 class MaskingLogFormatter extends LogFormatter {
+  /** The error, and for an AggregateError (several e-mails failed) the first few of its causes. */
+  private describeError(error: Error): LogAttributes {
+    const described = this.formatError(error);
+    if (!(error instanceof AggregateError)) return described;
+    return { ...described, errors: error.errors.slice(0, 5).map((inner: unknown) => (inner instanceof Error ? this.formatError(inner) : String(inner))) };
+  }
+
   formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
     return new LogItem({
       attributes: mask({
@@ -40,7 +47,7 @@ class MaskingLogFormatter extends LogFormatter {
         service: attributes.serviceName,
         xray_trace_id: attributes.xRayTraceId,
         ...additional,
-        ...(attributes.error ? { error: this.formatError(attributes.error) } : {}),
+        ...(attributes.error ? { error: this.describeError(attributes.error) } : {}),
       }) as LogAttributes,
     });
   }

@@ -12,6 +12,11 @@ const list = z
 const schema = z.object({
   /** The verified SES sender. Required (`npm run synth` passes a placeholder). */
   senderEmail: z.email({ error: 'senderEmail is required: npx cdk deploy -c senderEmail=you@yourdomain.com (a verified SES identity)' }),
+  /** Verify the whole domain as the SES identity (DKIM records to publish) instead of the sender address alone. */
+  senderDomain: z
+    .string()
+    .regex(/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/i, { error: 'senderDomain must be a domain name, e.g. example.com' })
+    .optional(),
   /** An external OIDC issuer instead of the default Cognito user pool (with jwtAudience). */
   jwtIssuer: z.url().optional(),
   jwtAudience: z.union([z.array(z.string()), list]).optional(),
@@ -43,6 +48,9 @@ export function readConfig(node: Node): DeployConfig {
   const config = schema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)));
   if (!config.success) {
     throw new Error(`Invalid CDK context: ${config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  }
+  if (config.data.senderDomain && !config.data.senderEmail.toLowerCase().endsWith(`@${config.data.senderDomain.toLowerCase()}`)) {
+    throw new Error('Invalid CDK context: senderEmail must be an address of senderDomain');
   }
   if (Boolean(config.data.jwtIssuer) !== Boolean(config.data.jwtAudience?.length)) {
     throw new Error('Invalid CDK context: jwtIssuer and jwtAudience go together');

@@ -9,9 +9,9 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpNoneAuthorizer, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AccountRecovery, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient, UserPoolEmail, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -23,11 +23,12 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { ConfigurationSet, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { allFunctions, env, eventBus as busDescription, eventRules, routes, table as tableDescription, workers } from '../system.js';
+import { allFunctions, env, eventBus as busDescription, eventRules, routes, sesEvents, table as tableDescription, workers } from '../system.js';
 import { readConfig, type DeployConfig } from './config.js';
 import { ServiceFunction } from './service-function.js';
 
@@ -65,12 +66,32 @@ export class IncidentServiceStack extends Stack {
 
     // ----- Events, schedules, e-mail --------------------------------------------------------
     const bus = new EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${busDescription.name}` });
+    // SES reports on e-mails to the account's default bus only.
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultBus', sesEvents.bus);
+
+    // The sender identity (the address, or the whole domain with -c senderDomain=), and the
+    // configuration set every e-mail is sent with: its bounces and complaints come back as events.
+    const configurationSet = new ConfigurationSet(this, 'EmailConfiguration', {
+      configurationSetName: `${this.stackName}-email`,
+      // SES's own suppression list for this set as well: no e-mail to an address that bounced or complained.
+      suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+      reputationMetrics: true,
+    });
+    configurationSet.addEventDestination('Feedback', {
+      destination: EventDestination.eventBus(defaultBus),
+      events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
+    });
+    const senderIdentity = new EmailIdentity(this, 'SenderIdentity', {
+      identity: config.senderDomain ? Identity.domain(config.senderDomain) : Identity.email(config.senderEmail),
+      configurationSet,
+    });
     const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
 
     // ----- Functions: one per route, plus the workers ----------------------------------------
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
       [env.senderEmail]: config.senderEmail,
+      [env.sesConfigurationSet]: configurationSet.configurationSetName,
       POWERTOOLS_SERVICE_NAME: 'incident-service',
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
@@ -105,10 +126,25 @@ export class IncidentServiceStack extends Stack {
         accountRecovery: AccountRecovery.EMAIL_ONLY,
         removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
         deletionProtection: config.removalPolicy !== 'destroy',
+        // Verification codes through SES from the service's own sender (Cognito's built-in sender
+        // allows about 50 e-mails a day, and sign-up is open).
+        email: UserPoolEmail.withSES({
+          fromEmail: config.senderEmail,
+          fromName: 'Incident service',
+          sesVerifiedDomain: config.senderDomain,
+          // The identity lives in this stack's region (a token when the stack is environment-agnostic).
+          sesRegion: this.region,
+          configurationSetName: configurationSet.configurationSetName,
+        }),
       });
+      userPool.node.addDependency(senderIdentity);
       userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
       userPoolClient = userPool.addClient('ApiClient', {
-        authFlows: { userSrp: true, userPassword: true },
+        // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
+        // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
+        authFlows: { userSrp: true, adminUserPassword: true },
+        disableOAuth: true,
+        generateSecret: false,
         preventUserExistenceErrors: true,
         idTokenValidity: Duration.hours(1),
         accessTokenValidity: Duration.hours(1),
@@ -194,9 +230,13 @@ export class IncidentServiceStack extends Stack {
     for (const rule of eventRules) {
       const target = fn(rule.target);
       const dlq = this.deadLetterQueue(`${toId(rule.name)}Rule`);
+      const fromSes = rule.from === 'ses';
       new Rule(this, `${toId(rule.name)}Rule`, {
-        eventBus: bus,
-        eventPattern: { source: [busDescription.source], detailType: [...rule.detailTypes] },
+        eventBus: fromSes ? defaultBus : bus,
+        eventPattern: fromSes
+          ? // Only the e-mails this stack sent (its configuration set), not the account's others.
+            { source: [sesEvents.source], detailType: [...rule.detailTypes], detail: { mail: { tags: { 'ses:configuration-set': [configurationSet.configurationSetName] } } } }
+          : { source: [busDescription.source], detailType: [...rule.detailTypes] },
         targets: [new LambdaFunction(target, { deadLetterQueue: dlq, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
       });
     }
@@ -315,6 +355,11 @@ export class IncidentServiceStack extends Stack {
       Operation.BATCH_WRITE_ITEM,
       Operation.TRANSACT_WRITE_ITEMS,
     ];
+    alarm(
+      'EscalationTargetBouncedAlarm',
+      new Metric({ namespace: 'IncidentService', metricName: 'EscalationTargetBounced', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', ...fiveMinutes }),
+      'An escalation e-mail bounced: someone on call was not paged (see the email-feedback log)',
+    );
     alarm('TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ ...fiveMinutes, operations }), 'DynamoDB throttled requests to the table');
     alarm('TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ ...fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors');
 

@@ -1,13 +1,15 @@
 /**
  * The AWS APIs the functions call, served locally on the runtime's port so the AWS SDK talks to
  * them unchanged (through AWS_ENDPOINT_URL_*): EventBridge PutEvents, EventBridge Scheduler
- * CreateSchedule/DeleteSchedule, and the Lambda Invoke API (for `aws lambda invoke
- * --endpoint-url` and @aws-sdk/client-lambda).
+ * CreateSchedule/DeleteSchedule, the Lambda Invoke API (for `aws lambda invoke
+ * --endpoint-url` and @aws-sdk/client-lambda), and SES (the local mailbox behind SES's mailbox
+ * simulator, see ses.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { LocalEventBus, PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
 import type { LocalScheduler, ScheduleRequest } from './scheduler.js';
+import { localSes } from './ses.js';
 
 export interface AwsApiResponse {
   status: number;
@@ -28,8 +30,12 @@ const restError = (status: number, type: string, message: string) =>
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 
-export function awsApis(services: { bus: LocalEventBus; scheduler: LocalScheduler; log?: (line: string) => void }): AwsApis {
+export function awsApis(services: { bus: LocalEventBus; scheduler: LocalScheduler; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
   return async (request, url, body) => {
+    if (request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
+      const answer = await localSes(request, body, services.mailboxUrl, services.bus);
+      if (answer) return answer;
+    }
     const target = request.headers['x-amz-target'];
     if (typeof target === 'string' && target.startsWith('AWSEvents.')) {
       if (target !== 'AWSEvents.PutEvents') return json(400, { __type: 'UnknownOperationException', message: target });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBus, eventRules, type EventRule } from '../system.js';
+import { eventBus, eventRules, sesEvents, type EventRule } from '../system.js';
 
 export interface PutEventsEntry {
   EventBusName?: string;
@@ -52,7 +52,8 @@ export class LocalEventBus {
       throw new Error('InternalException: the local event bus is failing on purpose');
     }
     const results = entries.map((entry) => {
-      if (entry.EventBusName && entry.EventBusName !== eventBus.name) {
+      // The service's bus, and the default bus on which SES (here: the local SES) reports on e-mails.
+      if (entry.EventBusName && entry.EventBusName !== eventBus.name && entry.EventBusName !== sesEvents.bus) {
         return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${entry.EventBusName} does not exist.` };
       }
       const event: EventBridgeEvent<string, unknown> = {
@@ -67,7 +68,7 @@ export class LocalEventBus {
         detail: JSON.parse(entry.Detail ?? '{}'),
       };
       this.published.push(event);
-      this.route(event);
+      this.route(event, entry.EventBusName ?? eventBus.name);
       return { EventId: event.id };
     });
     return { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results };
@@ -78,10 +79,11 @@ export class LocalEventBus {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private route(event: EventBridgeEvent<string, unknown>) {
+  private route(event: EventBridgeEvent<string, unknown>, busName: string) {
     const rules = this.options.rules ?? eventRules;
     for (const rule of rules) {
-      if (event.source !== eventBus.source || !rule.detailTypes.includes(event['detail-type'])) continue;
+      const [bus, source] = rule.from === 'ses' ? [sesEvents.bus, sesEvents.source] : [eventBus.name, eventBus.source];
+      if (busName !== bus || event.source !== source || !rule.detailTypes.includes(event['detail-type'])) continue;
       const delivery = this.deliver({ rule: rule.name, target: rule.target, event });
       this.inFlight.add(delivery);
       void delivery.finally(() => this.inFlight.delete(delivery));

@@ -69,6 +69,9 @@ export interface Runtime {
  * Points the AWS SDK of this process at DynamoDB Local. The credentials are fixed local ones so
  * that a developer's real AWS credentials are never used by the local runtime.
  */
+/** The name e-mails are sent with locally (SES's configuration set on AWS). */
+const LOCAL_CONFIGURATION_SET = 'incident-service-local';
+
 export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodbEndpoint;
   process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS = dynamodbEndpoint;
@@ -84,12 +87,13 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   process.env[TABLE_NAME_ENV] = tableName;
 }
 
-/** The other AWS services: this runtime (events, scheduler, lambda) and the local SES mailbox. */
-function useLocalServices(runtimeUrl: string, sesUrl: string) {
+/** The other AWS services: this runtime (events, scheduler, lambda, and SES in front of the local mailbox). */
+function useLocalServices(runtimeUrl: string) {
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
-  process.env.AWS_ENDPOINT_URL_SES = sesUrl;
+  process.env.AWS_ENDPOINT_URL_SES = runtimeUrl;
+  process.env[env.sesConfigurationSet] = LOCAL_CONFIGURATION_SET;
   process.env[env.eventBusName] = eventBus.name;
   process.env[env.senderEmail] ??= 'incidents@example.com';
   process.env[env.publicApiUrl] = runtimeUrl;
@@ -173,7 +177,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     issuer,
     loadHandler,
     localEndpoints: [...localEndpoints(issuer), ...docsEndpoints()],
-    awsApis: awsApis({ bus, scheduler, log }),
+    awsApis: awsApis({ bus, scheduler, mailboxUrl, log }),
   });
   let port: number;
   try {
@@ -183,7 +187,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
   const url = `http://localhost:${port}`;
-  useLocalServices(`http://127.0.0.1:${port}`, mailboxUrl);
+  useLocalServices(`http://127.0.0.1:${port}`);
   process.env[env.publicApiUrl] = url;
 
   const stream = new StreamPoller({

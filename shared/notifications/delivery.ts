@@ -65,6 +65,9 @@ export async function deliverOnce(eventId: string, email: Email): Promise<'sent'
       new SendEmailCommand({
         Source: requireEnv(env.senderEmail),
         Destination: { ToAddresses: [email.to] },
+        // Bounces and complaints come back through the configuration set, tagged with what the e-mail was about.
+        ConfigurationSetName: requireEnv(env.sesConfigurationSet),
+        Tags: Object.entries(email.tags).map(([Name, Value]) => ({ Name, Value })),
         Message: {
           Subject: { Data: email.subject, Charset: 'UTF-8' },
           Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },

@@ -2,11 +2,18 @@
 import type { EventDetail, IncidentSnapshot } from '../events/model.js';
 import { escapeHtml } from '../html.js';
 
+/** What an e-mail was about, sent along as SES message tags so its bounce or complaint can be traced back. */
+export type EmailTags =
+  | { kind: 'subscriber'; monitor: string; subscriber: string; incident: string }
+  | { kind: 'escalation'; incident: string; step: string }
+  | { kind: 'invite'; team: string };
+
 export interface Email {
   to: string;
   subject: string;
   text: string;
   html: string;
+  tags: EmailTags;
 }
 
 const SEVERITY_MEANING = {
@@ -18,7 +25,12 @@ const SEVERITY_MEANING = {
 
 
 /** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
-function compose(to: string, subject: string, parts: { facts: [string, string][]; paragraphs: string[]; footer?: string }): Email {
+function compose(
+  to: string,
+  subject: string,
+  tags: EmailTags,
+  parts: { facts: [string, string][]; paragraphs: string[]; footer?: string },
+): Email {
   const text = [
     subject,
     '',
@@ -33,7 +45,7 @@ function compose(to: string, subject: string, parts: { facts: [string, string][]
 ${parts.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
 ${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escapeHtml(parts.footer)}</p>` : ''}
 </body></html>`;
-  return { to, subject, text, html };
+  return { to, subject, text, html, tags };
 }
 
 const incidentFacts = (incident: IncidentSnapshot): [string, string][] => [
@@ -57,14 +69,15 @@ const SUBJECT: Record<SubscriberEventType, string> = {
 export function subscriberEmail(
   type: SubscriberEventType,
   detail: EventDetail<SubscriberEventType>,
-  to: string,
+  subscriber: { email: string; id: string },
   unsubscribeUrl: string,
 ): Email {
   const { incident } = detail;
   const paragraphs: string[] = [];
   if (type === 'incident.created' && incident.message) paragraphs.push(incident.message);
   if ('previous_status' in detail) paragraphs.push(`The status changed from ${detail.previous_status} to ${incident.status}.`);
-  return compose(to, `${SUBJECT[type]}: ${incident.title}`, {
+  const tags: EmailTags = { kind: 'subscriber', monitor: incident.monitor_id, subscriber: subscriber.id, incident: incident.id };
+  return compose(subscriber.email, `${SUBJECT[type]}: ${incident.title}`, tags, {
     facts: incidentFacts(incident),
     paragraphs,
     footer: `You receive this because you subscribed to ${incident.monitor_name}. Unsubscribe: ${unsubscribeUrl}`,
@@ -75,7 +88,7 @@ export function subscriberEmail(
 export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: string): Email {
   const { invite, invited_by } = detail;
   const acceptUrl = `${apiUrl}/api/teams/invites/${invite.token}/accept`;
-  return compose(invite.email, `${invited_by.name} invited you to join ${invite.team_name}`, {
+  return compose(invite.email, `${invited_by.name} invited you to join ${invite.team_name}`, { kind: 'invite', team: invite.team_id }, {
     facts: [
       ['Team', invite.team_name],
       ['Invited by', invited_by.email ? `${invited_by.name} <${invited_by.email}>` : invited_by.name],
@@ -84,7 +97,7 @@ export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: 
       ['Expires', invite.expires_at],
     ],
     paragraphs: [
-      `To accept, sign in with ${invite.email} and send POST ${acceptUrl} with your access token.`,
+      `To accept, sign in with ${invite.email} and send POST ${acceptUrl} with your ID token as the bearer token (Authorization: Bearer <ID token>), the token this service's README names.`,
       'You need an account with this e-mail address; sign up first if you have none.',
     ],
   });
@@ -93,7 +106,8 @@ export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: 
 /** To an escalation target: what is down, which step this is, how to stop the paging. */
 export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, apiUrl: string): Email {
   const { incident, step } = detail;
-  return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, {
+  const tags: EmailTags = { kind: 'escalation', incident: incident.id, step: String(step.step_order) };
+  return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, tags, {
     facts: [...incidentFacts(incident), ['Escalation step', `${step.step_order} (after ${step.delay_minutes} min)`]],
     paragraphs: [
       `${incident.monitor_name} has an unacknowledged ${incident.severity} incident.`,

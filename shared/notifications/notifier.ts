@@ -29,7 +29,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       return {
         eventId: detail.event_id,
         emails: subscribers.map((subscriber) =>
-          subscriberEmail(type, detail, subscriber.email, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
+          subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
         ),
       };
     }

@@ -10,7 +10,10 @@ export type MetricName =
   | 'NotificationFailed'
   | 'EscalationStepSent'
   | 'InviteCreated'
-  | 'InviteAccepted';
+  | 'InviteAccepted'
+  | 'EmailSuppressed'
+  | 'EmailBounced'
+  | 'EscalationTargetBounced';
 
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
 

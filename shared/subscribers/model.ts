@@ -14,6 +14,9 @@ export const subscriberItem = z.object({
   email: z.string(),
   created_at: z.string(),
   unsubscribe_token: z.string(),
+  /** Set when SES reported a hard bounce or a complaint: no more e-mail goes to this subscription. */
+  suppressed_at: z.string().optional(),
+  suppression_reason: z.enum(['bounce', 'complaint']).optional(),
 });
 export type Subscriber = z.output<typeof subscriberItem>;
 
@@ -24,8 +27,22 @@ export const unsubscribeTokenItem = z.object({
   email: z.string(),
 });
 
+export const Suppression = z
+  .strictObject({ reason: z.enum(['bounce', 'complaint']), at: Timestamp })
+  .meta({
+    id: 'Suppression',
+    description:
+      'Why and since when no e-mail goes to this subscriber: SES reported a hard bounce or a complaint. Delete the subscriber and subscribe the address again to resume.',
+  });
+
 export const SubscriberBody = z
-  .strictObject({ id: Id, monitor_id: Id, email: z.string().meta({ example: 'customer@example.com' }), created_at: Timestamp })
+  .strictObject({
+    id: Id,
+    monitor_id: Id,
+    email: z.string().meta({ example: 'customer@example.com' }),
+    created_at: Timestamp,
+    suppression: Suppression.nullable(),
+  })
   .meta({ id: 'Subscriber' });
 
 export const subscriberView = (subscriber: Subscriber): z.output<typeof SubscriberBody> => ({
@@ -33,4 +50,6 @@ export const subscriberView = (subscriber: Subscriber): z.output<typeof Subscrib
   monitor_id: subscriber.monitor_id,
   email: subscriber.email,
   created_at: subscriber.created_at,
+  suppression:
+    subscriber.suppressed_at && subscriber.suppression_reason ? { reason: subscriber.suppression_reason, at: subscriber.suppressed_at } : null,
 });

@@ -86,6 +86,7 @@ export async function unsubscribe(token: string): Promise<{ monitorName: string;
 }
 
 /** For the notifier: every subscriber of a monitor, with the unsubscribe token. */
+/** The subscribers e-mail may go to: every subscription of the monitor not suppressed by a bounce or complaint. */
 export async function subscribersOf(monitorId: string): Promise<Subscriber[]> {
-  return (await repository.getMonitorWithSubscribers(monitorId)).subscribers;
+  return (await repository.getMonitorWithSubscribers(monitorId)).subscribers.filter((subscriber) => !subscriber.suppressed_at);
 }

@@ -135,7 +135,7 @@ describe('subscribers API', () => {
     });
     expect(duplicate).toMatchObject({ status: 400, body: { error: 'Already subscribed' } });
     const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
-    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String) }]);
+    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String), suppression: null }]);
     const stranger = await api.signUp(uniqueEmail('stranger'));
     for (const [method, path, body] of [
       ['GET', `/api/monitors/${monitor.id}/subscribers`, undefined],

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED } from '../../infra/cdk/nag.js';
 import { BATCH_WRITE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
-import { allFunctions, eventRules, routes, table as tableDescription, workers } from '../../infra/system.js';
+import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, workers } from '../../infra/system.js';
 
 function synth(context: Record<string, unknown> = {}) {
   const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], senderEmail: 'noreply@example.com', ...context } }));
@@ -231,7 +231,18 @@ describe('CDK stack', () => {
     expect(rules).toHaveLength(eventRules.length);
     for (const rule of eventRules) {
       const match = rules.find((candidate) => JSON.stringify(candidate.Properties.EventPattern['detail-type']) === JSON.stringify(rule.detailTypes))!;
-      expect(match.Properties.EventPattern.source).toEqual(['incident-service']);
+      if (rule.from === 'ses') {
+        // SES's events, on the default bus, for this stack's configuration set only.
+        expect(match.Properties.EventBusName).toBe(sesEvents.bus);
+        expect(match.Properties.EventPattern).toEqual({
+          source: [sesEvents.source],
+          'detail-type': [sesEvents.bounced, sesEvents.complained],
+          detail: { mail: { tags: { 'ses:configuration-set': [expect.anything()] } } },
+        });
+      } else {
+        expect(match.Properties.EventBusName, rule.name).toEqual({ Ref: expect.stringMatching(/^EventBus/) });
+        expect(match.Properties.EventPattern.source).toEqual(['incident-service']);
+      }
       expect(match.Properties.Targets).toEqual([
         expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
       ]);
@@ -260,6 +271,7 @@ describe('CDK stack', () => {
     expect(alarms.filter((alarm) => alarm.MetricName === 'Throttles')).toHaveLength(allFunctions.length);
     expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(queues);
     expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 })]);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'EscalationTargetBounced')).toHaveLength(1);
     const expressions = alarms.filter((alarm) => alarm.Metrics).map((alarm) => JSON.stringify(alarm.Metrics));
     expect(expressions.filter((metrics) => metrics.includes('ThrottledRequests'))).toHaveLength(1);
     expect(expressions.filter((metrics) => metrics.includes('SystemErrors'))).toHaveLength(1);
@@ -288,6 +300,45 @@ describe('CDK stack', () => {
         Condition: { StringEquals: { 'aws:SourceAccount': expect.anything() } },
       }),
     );
+  });
+
+  it('creates the sender identity and a configuration set whose bounces and complaints reach email-feedback', () => {
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'noreply@example.com', ConfigurationSetAttributes: { ConfigurationSetName: Match.anyValue() } });
+    template.hasResourceProperties('AWS::SES::ConfigurationSet', { SuppressionOptions: { SuppressedReasons: ['BOUNCE', 'COMPLAINT'] } });
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ['bounce', 'complaint'],
+        EventBridgeDestination: { EventBusArn: { 'Fn::Join': ['', Match.arrayWith([':event-bus/default'])] } },
+      },
+    });
+    // Every function sends (or could) with the set; the domain identity when a domain is given.
+    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.SES_CONFIGURATION_SET).toEqual({ Ref: expect.stringMatching(/^EmailConfiguration/) });
+    }
+    const withDomain = synth({ senderEmail: 'oncall@status.example.com', senderDomain: 'status.example.com' }).template;
+    withDomain.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'status.example.com' });
+    expect(() => synth({ senderEmail: 'oncall@elsewhere.example', senderDomain: 'status.example.com' })).toThrow(/senderEmail must be an address of senderDomain/);
+    // A bounced page alarms.
+    const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ Namespace: 'IncidentService', MetricName: 'EscalationTargetBounced', Dimensions: [{ Name: 'service', Value: 'incident-service' }], Threshold: 0 }),
+    );
+  });
+
+  it('has Cognito e-mail through SES from the sender, and an app client with only SRP and admin password sign-in', () => {
+    const pool = Object.values(resources('AWS::Cognito::UserPool'))[0]!;
+    expect(pool.Properties.EmailConfiguration).toMatchObject({
+      EmailSendingAccount: 'DEVELOPER',
+      From: 'Incident service <noreply@example.com>',
+      ConfigurationSet: { Ref: expect.stringMatching(/^EmailConfiguration/) },
+    });
+    expect(pool.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^SenderIdentity/)]));
+    const client = Object.values(resources('AWS::Cognito::UserPoolClient'))[0]!;
+    expect(client.Properties.ExplicitAuthFlows.sort()).toEqual(['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH', 'ALLOW_USER_SRP_AUTH']);
+    expect(client.Properties.AllowedOAuthFlows).toBeUndefined();
+    expect(client.Properties.AllowedOAuthFlowsUserPoolClient).toBe(false);
+    expect(client.Properties.GenerateSecret).toBe(false);
   });
 
   it('outputs what deployers and the monitoring system need', () => {

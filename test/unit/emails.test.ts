@@ -21,7 +21,10 @@ const envelope = { version: 1 as const, event_id: 'e', occurred_at: '2026-01-01T
 
 describe('e-mails', () => {
   it('escape HTML and carry both formats', () => {
-    const email = subscriberEmail('incident.resolved', { ...envelope, incident, previous_status: 'MONITORING' }, 's@example.com', 'http://x/unsubscribe/t');
+    const email = subscriberEmail('incident.resolved', { ...envelope, incident, previous_status: 'MONITORING' }, { email: 's@example.com', id: 's-1' }, 'http://x/unsubscribe/t');
+    expect(email.to).toBe('s@example.com');
+    // Tagged so that SES's bounce or complaint names the subscription.
+    expect(email.tags).toEqual({ kind: 'subscriber', monitor: incident.monitor_id, subscriber: 's-1', incident: 'i-1' });
     expect(email.subject).toBe('Incident resolved: Errors & timeouts');
     expect(email.html).toContain('Errors &#38; timeouts');
     expect(email.html).not.toContain('<prod>');
@@ -41,6 +44,10 @@ describe('e-mails', () => {
     );
     expect(invite.to).toBe('new@example.com');
     expect(invite.text).toContain('POST https://api.example.com/api/teams/invites/tok/accept');
+    // The same token the README names (Cognito's ID token: the authorizer checks its audience).
+    expect(invite.text).toContain('ID token');
+    expect(invite.text).not.toContain('access token');
+    expect(invite.tags).toEqual({ kind: 'invite', team: 't' });
     const page = escalationEmail(
       { ...envelope, incident: { ...incident, status: 'INVESTIGATING', resolved_at: null }, step: { step_order: 2, delay_minutes: 5, emails: ['a@example.com'] } },
       'a@example.com',
@@ -48,5 +55,6 @@ describe('e-mails', () => {
     );
     expect(page.subject).toBe('[Escalation step 2] Errors & timeouts');
     expect(page.text).toContain('POST https://api.example.com/api/incidents/i-1/acknowledge');
+    expect(page.tags).toEqual({ kind: 'escalation', incident: 'i-1', step: '2' });
   });
 });
