@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   keyFile?: string;
   /** Where schedules and stream checkpoints are kept; omitted = in memory. */
   stateDir?: string;
+  /** Attempts of a failing stream batch before it is given up (default 21: the AWS mapping's 20 retries). */
+  streamMaxAttempts?: number;
   /** Port of the local SES mailbox; 0 picks a free one. */
   sesPort: number;
   /** How often the stream and the scheduler look for work. */
@@ -196,6 +198,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     filter: workers.publisher.stream,
     pollMs: options.pollMs ?? 250,
     checkpointFile: options.stateDir && join(options.stateDir, `stream-checkpoints-${tableName}.json`),
+    // As the AWS mapping: 20 retries, then the batch is given up to the on-failure records.
+    maxAttempts: options.streamMaxAttempts ?? 21,
+    deadLetterDir: options.stateDir && join(options.stateDir, 'dead-letters'),
     log,
   });
   await stream.start();

@@ -1,7 +1,9 @@
 /**
  * Reads the table's stream from DynamoDB Local's real Streams API and hands each batch to a
  * function (the outbox publisher), as a Lambda stream event source mapping does: in order per
- * shard, and a failed batch is retried (from the last checkpoint) until it succeeds.
+ * shard, a failed batch retried from the last checkpoint — and, after `maxAttempts`, given up and
+ * described in an on-failure record (`DDBStreamBatchInfo`, as Lambda sends to the on-failure queue),
+ * kept in `deadLetters` and written under `.data/dead-letters/` for `npm run replay -- --local`.
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -15,7 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type { StreamFilter } from '../system.js';
 
 const matches = (record: _Record, filter: StreamFilter | undefined) =>
@@ -31,7 +34,26 @@ export interface StreamPollerOptions {
   pollMs?: number;
   /** Where the last processed sequence number per shard is kept; omitted = in memory. */
   checkpointFile?: string;
+  /** Attempts of one batch before it is given up (Lambda's mapping: 20 retries); unset: retried forever. */
+  maxAttempts?: number;
+  /** Where on-failure records are written as JSON files; omitted = in memory only. */
+  deadLetterDir?: string;
   log?: (line: string) => void;
+}
+
+/** What Lambda sends to a stream mapping's on-failure destination: which records, not the records. */
+export interface StreamBatchFailure {
+  requestContext: { requestId: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };
+  timestamp: string;
+  DDBStreamBatchInfo: {
+    shardId: string;
+    startSequenceNumber: string;
+    endSequenceNumber: string;
+    approximateArrivalOfFirstRecord: string;
+    approximateArrivalOfLastRecord: string;
+    batchSize: number;
+    streamArn: string;
+  };
 }
 
 const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord =>
@@ -61,6 +83,8 @@ export class StreamPoller {
   private loop: Promise<void> | undefined;
   private polls = 0;
   failures = 0;
+  /** The last 100 batches given up. */
+  readonly deadLetters: StreamBatchFailure[] = [];
 
   constructor(private readonly options: StreamPollerOptions) {
     if (options.checkpointFile && existsSync(options.checkpointFile)) {
@@ -169,12 +193,17 @@ export class StreamPoller {
       try {
         if (wanted.length > 0) await this.options.handle({ Records: wanted.map((record) => toLambdaRecord(record, this.streamArn!)) });
       } catch (error) {
-        // Retry this batch from the checkpoint on the next poll.
         this.failures += 1;
-        this.iterators.delete(shardId);
-        this.options.log?.(`stream batch of ${records.length} failed (${error instanceof Error ? error.message : String(error)}); will retry`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * this.failures)));
-        return 0;
+        const reason = error instanceof Error ? error.message : String(error);
+        if (this.options.maxAttempts === undefined || this.failures < this.options.maxAttempts) {
+          // Retry this batch from the checkpoint on the next poll.
+          this.iterators.delete(shardId);
+          this.options.log?.(`stream batch of ${records.length} failed (${reason}); will retry`);
+          await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * this.failures)));
+          return 0;
+        }
+        this.giveUp(shardId, records);
+        this.options.log?.(`stream batch of ${records.length} failed ${this.failures} times (${reason}); given up, see npm run replay`);
       }
       this.failures = 0;
       this.checkpoints[shardId] = records[records.length - 1]!.dynamodb!.SequenceNumber!;
@@ -186,6 +215,29 @@ export class StreamPoller {
       this.closedShards.add(shardId);
     }
     return records.length;
+  }
+
+  private giveUp(shardId: string, records: _Record[]) {
+    const arrival = (record: _Record) => (record.dynamodb?.ApproximateCreationDateTime ?? new Date()).toISOString();
+    const failure: StreamBatchFailure = {
+      requestContext: { requestId: randomUUID(), condition: 'RetryAttemptsExhausted', approximateInvokeCount: this.failures },
+      timestamp: new Date().toISOString(),
+      DDBStreamBatchInfo: {
+        shardId,
+        startSequenceNumber: records[0]!.dynamodb!.SequenceNumber!,
+        endSequenceNumber: records[records.length - 1]!.dynamodb!.SequenceNumber!,
+        approximateArrivalOfFirstRecord: arrival(records[0]!),
+        approximateArrivalOfLastRecord: arrival(records[records.length - 1]!),
+        batchSize: records.length,
+        streamArn: this.streamArn!,
+      },
+    };
+    this.deadLetters.push(failure);
+    if (this.deadLetters.length > 100) this.deadLetters.shift();
+    if (this.options.deadLetterDir) {
+      mkdirSync(this.options.deadLetterDir, { recursive: true });
+      writeFileSync(join(this.options.deadLetterDir, `stream-${failure.timestamp.replace(/[:.]/g, '-')}.json`), JSON.stringify(failure, null, 2));
+    }
   }
 
   private saveCheckpoints() {

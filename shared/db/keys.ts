@@ -47,6 +47,10 @@ export const monitorItemSk = {
   subscriberPrefix: 'SUB#',
 } as const;
 
+/** `OUTBOX#2026-11-23T10#a`: one hour (UTC, `yyyy-mm-ddThh`), one of 16 shards. */
+export const outboxPartition = (hour: string, shard: string) => `OUTBOX#${hour}#${shard}`;
+export const OUTBOX_SHARDS = '0123456789abcdef';
+
 export const keys = {
   account: (userId: string) => key(`USER#${userId}`, 'PROFILE'),
   /** Uniqueness claim of an e-mail address (lower-cased), pointing at the account. */
@@ -78,8 +82,11 @@ export const keys = {
     key(teamPartition(teamId), `${teamItemSk.pendingInvitePrefix}${email.toLowerCase()}`),
   /** Finds an invite by its token. */
   inviteToken: (token: string) => key(`INVITETOKEN#${token}`, 'INVITETOKEN'),
-  /** An event waiting in the outbox (published from the table's stream). */
-  outbox: (eventId: string) => key(`OUTBOX#${eventId}`, 'OUTBOX'),
+  /**
+   * An event in the outbox (published from the table's stream), findable by time for a replay: the
+   * hour it occurred in, spread over 16 partitions by the first hex digit of its (random) id.
+   */
+  outbox: (eventId: string, occurredAt: string) => key(outboxPartition(occurredAt.slice(0, 13), eventId[0]!), `${occurredAt}#${eventId}`),
   /** The monitor's open automatic incident: at most one, held by a conditional write. */
   monitorOpenIncident: (monitorId: string) => key(`MONITOR#${monitorId}`, 'OPEN_INCIDENT'),
   monitorPartition: (monitorId: string) => `MONITOR#${monitorId}`,

@@ -92,3 +92,4 @@ export const outboxItem = z.object({
   event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
   detail: z.record(z.string(), z.unknown()),
 });
+export type OutboxItem = z.output<typeof outboxItem>;

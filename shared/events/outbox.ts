@@ -25,7 +25,7 @@ export function outboxPut<T extends EventType>(type: T, payload: EventPayload<T>
     Put: {
       TableName: tableName(),
       Item: {
-        ...keys.outbox(eventId),
+        ...keys.outbox(eventId, detail.occurred_at),
         type: OUTBOX_ITEM_TYPE,
         event_type: type,
         detail,

@@ -1,6 +1,6 @@
 /** HTTP tests drive the local runtime (local API Gateway + JWT authorizer + real handlers) over real HTTP. */
 import { inject } from 'vitest';
-import { startRuntime, type Runtime } from '../../infra/local/runtime.js';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { checkContract } from './contract.js';
 
@@ -28,7 +28,7 @@ export interface RequestOptions {
 export class Api {
   private constructor(readonly runtime: Runtime) {}
 
-  static async start(): Promise<Api> {
+  static async start(overrides: Partial<RuntimeOptions> = {}): Promise<Api> {
     const runtime = await startRuntime({
       port: 0,
       dynamodbEndpoint: inject('dynamodbEndpoint'),
@@ -36,6 +36,7 @@ export class Api {
       sesPort: 0,
       pollMs: 50,
       log: () => undefined,
+      ...overrides,
     });
     return new Api(runtime);
   }
