@@ -114,6 +114,23 @@ export interface FunctionDescription {
   readonly leadingKeys?: readonly string[];
 }
 
+/** The DynamoDB actions a description grants (on the table, and on its indexes unless `leadingKeys` confines it). */
+export const tableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  /** Only for functions that delete whole collections (`batchWrite`). */
+  batchWrite: ['dynamodb:BatchWriteItem'],
+} as const;
+
+export function grantedTableActions(description: Pick<FunctionDescription, 'table' | 'batchWrite'>): string[] {
+  if (description.table === 'none') return [];
+  return [
+    ...tableActions.read,
+    ...(description.table === 'readwrite' ? tableActions.write : []),
+    ...(description.batchWrite ? tableActions.batchWrite : []),
+  ];
+}
+
 export interface StreamFilter {
   readonly eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
   /** Values of the new image's `type` attribute. */
@@ -201,6 +218,7 @@ export const workers = {
     name: 'monitor-check',
     handler: 'functions/monitors/check.ts',
     table: 'readwrite',
+    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
   },
   /** Reads the table's stream and publishes outbox records to the event bus. */
   publisher: {
@@ -220,6 +238,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
+    leadingKeys: ['MONITOR#', 'DELIVERY#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -227,12 +246,14 @@ export const workers = {
     handler: 'functions/escalation/schedule.ts',
     table: 'readwrite',
     capabilities: ['manage-schedules'],
+    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
     name: 'accounts-post-confirmation',
     handler: 'functions/accounts/post-confirmation.ts',
     table: 'readwrite',
+    leadingKeys: ['USER#', 'EMAIL#'],
   },
   /** Moves a monitor's incidents to the team the monitor was moved to (team index entries). */
   incidentRescoper: {
@@ -245,6 +266,7 @@ export const workers = {
     name: 'escalation-step',
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
+    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their

@@ -14,12 +14,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { repositoryRoot } from '../local/paths.js';
-import { env, functionDefaults, table as tableDescription, type FunctionDescription, type TableAccess } from '../system.js';
+import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../system.js';
 
-export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
-export const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
-/** Only for functions that delete whole collections (`batchWrite` in the description). */
-export const BATCH_WRITE_ACTIONS = ['dynamodb:BatchWriteItem'];
 
 export interface ServiceFunctionProps {
   description: FunctionDescription;
@@ -70,13 +66,12 @@ export class ServiceFunction extends Construct {
  * reads, writes, batch writes only where collections are deleted, and only the leading keys given.
  */
 export function grantTable(fn: NodejsFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys'>) {
-  const access: TableAccess = description.table;
-  if (access === 'none') return;
+  if (description.table === 'none') return;
   fn.addEnvironment(env.tableName, table.tableName);
   const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);
   fn.addToRolePolicy(
     new PolicyStatement({
-      actions: [...READ_ACTIONS, ...(access === 'readwrite' ? WRITE_ACTIONS : []), ...(description.batchWrite ? BATCH_WRITE_ACTIONS : [])],
+      actions: grantedTableActions(description),
       resources: description.leadingKeys ? [table.tableArn] : [table.tableArn, ...indexes],
       conditions: description.leadingKeys
         ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.leadingKeys.map((prefix) => `${prefix}*`) } }

@@ -15,6 +15,8 @@ import { env, eventBus, routes, scheduleGroup, table, TABLE_NAME_ENV, workers } 
 import { awsApis } from './aws-apis.js';
 import { docsEndpoints } from './docs.js';
 import { LocalEventBus } from './bus.js';
+import { enforceGrants } from './grants.js';
+import { db } from '../../shared/db/client.js';
 import { LocalStartError } from './errors.js';
 import { functionArn, invokeFunction, loadHandler } from './functions.js';
 import { createGateway, type LocalEndpoint } from './gateway.js';
@@ -159,6 +161,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const tableName = options.tableName ?? table.name;
   const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
   useLocalAws(options.dynamodbEndpoint, tableName);
+  // Each function may do to the table exactly what its AWS grant allows.
+  enforceGrants(db());
   const admin = new DynamoDBClient({});
   await ensureTable(admin, tableName, table);
   admin.destroy();

@@ -8,8 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED } from '../../infra/cdk/nag.js';
-import { BATCH_WRITE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS } from '../../infra/cdk/service-function.js';
-import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, workers } from '../../infra/system.js';
+import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, tableActions, workers } from '../../infra/system.js';
 
 function synth(context: Record<string, unknown> = {}) {
   const { stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], senderEmail: 'noreply@example.com', ...context } }));
@@ -154,14 +153,14 @@ describe('CDK stack', () => {
     const roles = rolesByFunction();
     for (const description of allFunctions) {
       const statements = statementsOf(roles.get(description.name)!);
-      const tableActions = statements
+      const granted = statements
         .flatMap((statement) => asList(statement.Action))
         .filter((action) => action.startsWith('dynamodb:') && !action.match(/Stream|Shard|GetRecords/));
       const expected =
         description.table === 'none'
           ? []
-          : [...READ_ACTIONS, ...(description.table === 'readwrite' ? WRITE_ACTIONS : []), ...(description.batchWrite ? BATCH_WRITE_ACTIONS : [])];
-      expect(tableActions.sort(), description.name).toEqual([...expected].sort());
+          : [...tableActions.read, ...(description.table === 'readwrite' ? tableActions.write : []), ...(description.batchWrite ? tableActions.batchWrite : [])];
+      expect(granted.sort(), description.name).toEqual([...expected].sort());
     }
     // BatchWriteItem only where whole collections are deleted; no schedule deletion (schedules delete themselves).
     const holders = (action: string) => [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
@@ -169,10 +168,19 @@ describe('CDK stack', () => {
     expect(holders('scheduler:DeleteSchedule')).toEqual([]);
   });
 
-  it('lets the public unsubscribe function touch only unsubscribe tokens and monitors\' collections', () => {
-    const statements = statementsOf(rolesByFunction().get('unsubscribe')!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
-    expect(statements).toHaveLength(1);
-    expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['UNSUB#*', 'MONITOR#*'] } });
+  it('confines every function whose key space is known to its partitions (dynamodb:LeadingKeys), on the table only', () => {
+    const confined = allFunctions.filter((description) => description.leadingKeys);
+    expect(confined.map((description) => description.name).sort()).toEqual(
+      ['accounts-post-confirmation', 'email-feedback', 'escalation-scheduler', 'escalation-step', 'monitor-check', 'notifier', 'unsubscribe'].sort(),
+    );
+    for (const description of confined) {
+      const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
+      expect(statements, description.name).toHaveLength(1);
+      expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.leadingKeys!.map((prefix) => `${prefix}*`) } });
+      expect(asList(statements[0]!.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'Arn'] }]);
+    }
+    // The public unsubscribe function can touch only unsubscribe tokens and monitors' collections.
+    expect(routes.find((route) => route.name === 'unsubscribe')!.leadingKeys).toEqual(['UNSUB#', 'MONITOR#']);
   });
 
   it('has no wildcard actions and "*" resources only where AWS requires them', () => {

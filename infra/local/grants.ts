@@ -1,0 +1,85 @@
+/**
+ * IAM, locally: every DynamoDB call a function makes is checked against exactly what the CDK stack
+ * grants it (`grantedTableActions` and `leadingKeys` of its description): the action, an index
+ * (never for a function confined to leading keys: its grant names the table only), and the
+ * partition keys. A call outside the grant fails with AccessDeniedException, as it would on AWS, so
+ * every test that runs a function through the local runtime also proves its least-privilege grant.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { allFunctions, grantedTableActions, table, type FunctionDescription } from '../system.js';
+import { invocationScope } from './gateway.js';
+
+type Input = Record<string, unknown>;
+
+/** A partition key value as the call carries it: plain (document client) or marshalled. */
+const keyValue = (value: unknown) => (value && typeof value === 'object' && 'S' in value ? String((value as { S: unknown }).S) : String(value));
+const pkOf = (item: unknown) => keyValue((item as Input | undefined)?.[table.partitionKey.name]);
+
+/** The actions and partition keys of one request (transactions and batches item by item). */
+function requested(command: string, input: Input): { action: string; pk?: string; index?: string }[] {
+  const action = `dynamodb:${command.replace(/Command$/, '')}`;
+  switch (command) {
+    case 'GetItemCommand':
+    case 'DeleteItemCommand':
+    case 'UpdateItemCommand':
+      return [{ action, pk: pkOf(input.Key) }];
+    case 'PutItemCommand':
+      return [{ action, pk: pkOf(input.Item) }];
+    case 'QueryCommand': {
+      const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+      const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+      const keyName = typeof input.IndexName === 'string' ? undefined : table.partitionKey.name;
+      const equality = [...String(input.KeyConditionExpression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)].find(([, name]) => (names[name!] ?? name) === keyName);
+      return [{ action, pk: equality ? keyValue(values[equality[2]!]) : undefined, index: input.IndexName as string | undefined }];
+    }
+    case 'BatchGetItemCommand':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: unknown[] }>).flatMap((request) => request.Keys.map((key) => ({ action, pk: pkOf(key) })));
+    case 'BatchWriteItemCommand':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }[]>).flatMap((requests) =>
+        requests.map((request) => ({ action, pk: pkOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key) })),
+      );
+    case 'TransactWriteItemsCommand':
+      return ((input.TransactItems ?? []) as Record<string, Input>[]).map((item) => {
+        const [kind, operation] = Object.entries(item)[0]!;
+        const itemAction = { Put: 'dynamodb:PutItem', Update: 'dynamodb:UpdateItem', Delete: 'dynamodb:DeleteItem', ConditionCheck: 'dynamodb:ConditionCheckItem' }[kind] ?? kind;
+        return { action: itemAction, pk: pkOf(operation.Item ?? operation.Key) };
+      });
+    case 'TransactGetItemsCommand':
+      return ((input.TransactItems ?? []) as { Get: Input }[]).map((item) => ({ action: 'dynamodb:GetItem', pk: pkOf(item.Get.Key) }));
+    default:
+      return [{ action }];
+  }
+}
+
+/** Why `fn` may not make this request, or undefined when its grant allows it. */
+export function denial(fn: Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys'>, command: string, input: Input): string | undefined {
+  const actions = grantedTableActions(fn);
+  for (const request of requested(command, input)) {
+    const resource = request.index ? `index/${request.index}` : 'table';
+    if (!actions.includes(request.action)) return `${fn.name} is not authorized to perform ${request.action} on the ${resource}`;
+    if (!fn.leadingKeys) continue;
+    if (request.index) return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table only)`;
+    if (request.pk === undefined || !fn.leadingKeys.some((prefix) => request.pk!.startsWith(prefix))) {
+      return `${fn.name} is not authorized to perform ${request.action} with leading key ${request.pk ?? '(none)'} (dynamodb:LeadingKeys ${fn.leadingKeys.join(', ')})`;
+    }
+  }
+  return undefined;
+}
+
+const enforced = new WeakSet<object>();
+
+/** Checks every call made inside a function's invocation (calls outside one, e.g. tests' own, pass). */
+export function enforceGrants(client: DynamoDBDocumentClient) {
+  if (enforced.has(client)) return;
+  enforced.add(client);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = invocationScope.getStore()?.functionName;
+      const fn = name ? allFunctions.find((candidate) => candidate.name === name) : undefined;
+      const reason = fn && denial(fn, String(context.commandName), args.input as Input);
+      if (reason) throw Object.assign(new Error(`AccessDeniedException: ${reason}`), { name: 'AccessDeniedException', $fault: 'client' });
+      return next(args);
+    },
+    { step: 'initialize', name: 'localIamGrants', priority: 'low' },
+  );
+}

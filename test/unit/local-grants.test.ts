@@ -1,0 +1,38 @@
+/**
+ * The local runtime's IAM: a function's DynamoDB calls are held to exactly its AWS grant (actions,
+ * indexes, leading keys), item by item inside batches and transactions.
+ */
+import { describe, expect, it } from 'vitest';
+import { denial } from '../../infra/local/grants.js';
+import { routes, workers } from '../../infra/system.js';
+
+const route = (name: string) => routes.find((candidate) => candidate.name === name)!;
+
+describe('local IAM grants', () => {
+  it('refuses writes to a read-only function and BatchWriteItem to those that delete no collections', () => {
+    expect(denial(route('incidents-get'), 'GetItemCommand', { Key: { pk: 'INCIDENT#1', sk: 'INCIDENT' } })).toBeUndefined();
+    expect(denial(route('incidents-get'), 'PutItemCommand', { Item: { pk: 'INCIDENT#1', sk: 'INCIDENT' } })).toMatch(/dynamodb:PutItem/);
+    expect(denial(route('incidents-list'), 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { Key: { pk: 'X' } } }, { Update: { Key: { pk: 'X' } } }] })).toMatch(
+      /dynamodb:UpdateItem/,
+    );
+    expect(denial(route('incidents-update'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'X' } } }] } })).toMatch(/BatchWriteItem/);
+    expect(denial(route('teams-delete'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'X' } } }] } })).toBeUndefined();
+    expect(denial(route('incidents-list'), 'ScanCommand', {})).toMatch(/dynamodb:Scan/);
+  });
+
+  it('holds a confined function to its leading keys, in any key shape, and off every index', () => {
+    const notifier = workers.notifier;
+    expect(denial(notifier, 'QueryCommand', { KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': 'pk' }, ExpressionAttributeValues: { ':pk': 'MONITOR#1' } })).toBeUndefined();
+    expect(denial(notifier, 'QueryCommand', { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'TEAM#1' } } })).toMatch(/leading key TEAM#1/);
+    expect(denial(notifier, 'QueryCommand', { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'OWNER#1' } })).toMatch(/index\/gsi1/);
+    expect(denial(notifier, 'PutItemCommand', { Item: { pk: { S: 'DELIVERY#e' }, sk: { S: 'a@example.com' } } })).toBeUndefined();
+    expect(denial(notifier, 'DeleteItemCommand', { Key: { pk: 'USER#1', sk: 'PROFILE' } })).toMatch(/leading key USER#1/);
+    const unsubscribe = route('unsubscribe');
+    expect(
+      denial(unsubscribe, 'TransactWriteItemsCommand', {
+        TransactItems: [{ Delete: { Key: { pk: 'UNSUB#t' } } }, { Delete: { Key: { pk: 'MONITOR#m' } } }, { Put: { Item: { pk: 'OUTBOX#x' } } }],
+      }),
+    ).toMatch(/leading key OUTBOX#x/);
+    expect(denial(unsubscribe, 'BatchGetItemCommand', { RequestItems: { t: { Keys: [{ pk: 'UNSUB#t' }, { pk: 'TEAM#x' }] } } })).toMatch(/TEAM#x/);
+  });
+});
