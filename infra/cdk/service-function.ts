@@ -5,7 +5,7 @@
  * description), and the one way a function gets the table: its name injected and exactly the
  * access its description names granted.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -21,6 +21,8 @@ export interface ServiceFunctionProps {
   description: FunctionDescription;
   table: ITable;
   logRetention: RetentionDays;
+  /** RETAIN keeps the log group when the stack is deleted (the default); DESTROY for throwaway stacks. */
+  logRemovalPolicy: RemovalPolicy;
   environment?: Record<string, string>;
 }
 
@@ -29,7 +31,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention });
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.fn = new NodejsFunction(this, 'Function', {
       description: `${props.description.name} (${props.description.handler})`,
       entry: join(repositoryRoot, props.description.handler),

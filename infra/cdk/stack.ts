@@ -43,6 +43,8 @@ export class IncidentServiceStack extends Stack {
     super(scope, id, props);
     const config = (this.config = readConfig(this.node));
     const logRetention = config.logRetentionDays as RetentionDays;
+    // What a stack deletion keeps: everything with data in it, unless this is a throwaway stack.
+    const removalPolicy = config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     // ----- Data: the one table ------------------------------------------------------------
     const table = new Table(this, 'Table', {
@@ -52,7 +54,7 @@ export class IncidentServiceStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDescription.timeToLiveAttribute,
       stream: StreamViewType[tableDescription.stream],
-      removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      removalPolicy,
       // Production data is not one `cdk destroy` (or a console click) away; `removalPolicy=destroy` turns it off.
       deletionProtection: config.removalPolicy !== 'destroy',
     });
@@ -103,6 +105,7 @@ export class IncidentServiceStack extends Stack {
         description,
         table,
         logRetention,
+        logRemovalPolicy: removalPolicy,
         environment: common,
       }).fn;
       this.functions.set(description.name, fn);
@@ -124,7 +127,7 @@ export class IncidentServiceStack extends Stack {
         mfa: Mfa.OPTIONAL,
         mfaSecondFactor: { otp: true, sms: false },
         accountRecovery: AccountRecovery.EMAIL_ONLY,
-        removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+        removalPolicy,
         deletionProtection: config.removalPolicy !== 'destroy',
         // Verification codes through SES from the service's own sender (Cognito's built-in sender
         // allows about 50 e-mails a day, and sign-up is open).
@@ -167,7 +170,7 @@ export class IncidentServiceStack extends Stack {
           }
         : undefined,
     });
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
     const stage = api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
@@ -300,7 +303,7 @@ export class IncidentServiceStack extends Stack {
     const alarmKey = new Key(this, 'AlarmsKey', {
       description: 'Encrypts the alarm topic; CloudWatch may use it to publish alarms',
       enableKeyRotation: true,
-      removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      removalPolicy,
     });
     alarmKey.addToResourcePolicy(
       new PolicyStatement({

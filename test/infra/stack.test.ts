@@ -130,6 +130,11 @@ describe('CDK stack', () => {
     const throwaway = synth({ removalPolicy: 'destroy' }).template;
     throwaway.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
     throwaway.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'INACTIVE' });
+    // A throwaway stack leaves nothing behind; a production one keeps its data and logs.
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::Cognito::UserPool', 'AWS::Logs::LogGroup', 'AWS::KMS::Key']) {
+      for (const resource of Object.values(throwaway.findResources(type))) expect(resource.DeletionPolicy, type).toBe('Delete');
+      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy, type).toBe('Retain');
+    }
   });
 
   it('logs every API request as one JSON line with route, status, latency and the authorizer and integration errors', () => {
