@@ -113,6 +113,7 @@ function useLocalRuntime() {
   process.env.AWS_REGION = 'local';
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env[env.tableName] ??= table.name;
   process.env[env.eventBusName] ??= eventBus.name;
 }
