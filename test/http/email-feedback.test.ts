@@ -10,7 +10,8 @@ import { invokeFunction } from '../../infra/local/functions.js';
 import { sesEvents } from '../../infra/system.js';
 import { advanceClock, resetClock } from '../../shared/clock.js';
 import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
-import { createMonitor } from '../support/teams.js';
+import { createMonitor, reportDown } from '../support/teams.js';
+import { captureLogs } from '../support/logs.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { workers } from '../../infra/system.js';
 
@@ -21,17 +22,10 @@ vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 
 let api: Api;
 let owner: User;
-const printed: string[] = [];
+let jsonLines: () => Record<string, any>[];
 
 beforeAll(async () => {
-  // Errors go to stderr, everything else to stdout: read both.
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write.bind(stream);
-    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      printed.push(String(chunk));
-      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    });
-  }
+  jsonLines = captureLogs().jsonLines;
   api = await Api.start();
   owner = await api.signUp(uniqueEmail('feedback'));
 });
@@ -41,13 +35,6 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 afterEach(() => resetClock());
-
-const jsonLines = () =>
-  printed
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
 
 /** SES's mailbox simulator addresses, made unique with a label. */
 const simulator = (kind: 'bounce' | 'complaint') => `${kind}+${randomUUID().slice(0, 8)}@simulator.amazonses.com`;
@@ -129,12 +116,7 @@ describe('bounces and complaints', () => {
       })
     ).body.escalation_policy as { id: string };
     const monitor = await createMonitor(api, owner, { name: 'Payments API', failure_threshold: 1, escalation_policy_id: policy.id });
-    const opened = (await invokeFunction('monitor-check', {
-      monitorId: monitor.id,
-      status: 'down',
-      consecutiveFailures: 2,
-      checkedAt: new Date().toISOString(),
-    })) as { incident_id: string };
+    const opened = await reportDown(monitor.id);
     await settle(api);
     await api.runtime.scheduler.tick();
     await settle(api);

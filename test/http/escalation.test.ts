@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { invokeFunction } from '../../infra/local/functions.js';
 import { advanceClock, resetClock } from '../../shared/clock.js';
 import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { reportDown } from '../support/teams.js';
 
 let api: Api;
 let owner: User;
@@ -34,12 +35,7 @@ async function failingMonitor(policyId: string) {
       body: { name: 'Edge proxy', failure_threshold: 1, escalation_policy_id: policyId },
     })
   ).body.monitor;
-  const opened = (await invokeFunction('monitor-check', {
-    monitorId: monitor.id,
-    status: 'down',
-    consecutiveFailures: 2,
-    checkedAt: new Date().toISOString(),
-  })) as { incident_id: string };
+  const opened = await reportDown(monitor.id);
   // Let the escalation plan be scheduled before the test moves the clock.
   await settle(api);
   return { monitor, incidentId: opened.incident_id };

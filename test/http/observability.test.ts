@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { captureLogs } from '../support/logs.js';
 
 // Before any handler module loads (they load on the first request): log and emit metrics.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
@@ -13,14 +14,11 @@ vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 let api: Api;
 let alice: User;
 let bob: User;
-const printed: string[] = [];
-const write = process.stdout.write.bind(process.stdout);
+let printed: string[];
+let jsonLines: () => Record<string, any>[];
 
 beforeAll(async () => {
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    printed.push(String(chunk));
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  });
+  ({ printed, jsonLines } = captureLogs());
   api = await Api.start();
   alice = await api.signUp(uniqueEmail('alice.observed'), 'Alice');
   bob = await api.signUp(uniqueEmail('bob.observed'), 'Bob');
@@ -31,12 +29,6 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 
-const jsonLines = () =>
-  printed
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
 
 describe('observability', () => {
   let inviteToken = '';

@@ -1,5 +1,6 @@
 /** Team fixtures built through the HTTP API, as users would build them. */
 import { expect } from 'vitest';
+import { invokeFunction } from '../../infra/local/functions.js';
 import { uniqueEmail, type Api, type User } from './api.js';
 
 let slugs = 0;
@@ -69,6 +70,14 @@ export async function createMonitor(api: Api, owner: User, body: Record<string, 
   const response = await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Shared API', ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.monitor as { id: string; name: string; team_id: string | null; owner_id: string };
+}
+
+/** The monitoring system reports `monitorId` down (failures beyond a threshold of 1): the monitor-check function, invoked directly. */
+export async function reportDown(monitorId: string, consecutiveFailures = 2) {
+  return (await invokeFunction('monitor-check', { monitorId, status: 'down', consecutiveFailures, checkedAt: new Date().toISOString() })) as {
+    outcome: string;
+    incident_id: string;
+  };
 }
 
 /** Creates a manual incident on a monitor as `by` and answers its id. */
