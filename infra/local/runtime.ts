@@ -73,6 +73,27 @@ export interface Runtime {
  * Points the AWS SDK of this process at DynamoDB Local. The credentials are fixed local ones so
  * that a developer's real AWS credentials are never used by the local runtime.
  */
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+const wakers = new Set<() => void>();
+const watched = new WeakSet<object>();
+
+/** Calls `wake` after every successful write through `client`, until the answered function is called. */
+function wakeOnWrite(client: ReturnType<typeof db>, wake: () => void): () => void {
+  wakers.add(wake);
+  const stop = () => void wakers.delete(wake);
+  if (watched.has(client)) return stop;
+  watched.add(client);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (WRITES.has(String(context.commandName))) for (const waker of wakers) waker();
+      return result;
+    },
+    { step: 'initialize', name: 'localStreamWake' },
+  );
+  return stop;
+}
+
 /** The name e-mails are sent with locally (SES's configuration set on AWS). */
 const LOCAL_CONFIGURATION_SET = 'incident-service-local';
 
@@ -208,6 +229,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
   });
   await stream.start();
+  // A function's write is on the stream at once: read it now (Lambda's mapping polls continuously).
+  const stopWaking = wakeOnWrite(db(), () => stream.wake());
   scheduler.start();
 
   return {
@@ -223,6 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
     },
     close: async () => {
+      stopWaking();
       await stream.stop();
       await scheduler.stop();
       await bus.idle();

@@ -105,13 +105,42 @@ export class StreamPoller {
           this.options.log?.(`stream: ${error instanceof Error ? error.message : String(error)}`);
           return 0;
         });
-        if (found === 0) await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 250));
+        // Idle: wait for a write in this process (wake), or at most pollMs for any other writer.
+        if (found === 0) await this.idle();
       }
     })();
   }
 
+  private waking: (() => void) | undefined;
+  private woken = false;
+
+  private idle() {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, this.options.pollMs ?? 250);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waking = () => {
+        this.waking = undefined;
+        done();
+      };
+    });
+  }
+
+  /** A write just happened: read the stream now instead of after the idle wait. */
+  wake() {
+    if (this.waking) this.waking();
+    else this.woken = true;
+  }
+
   async stop() {
     this.running = false;
+    this.wake();
     await this.loop;
     this.streams.destroy();
   }

@@ -119,12 +119,28 @@ async function openIncident(
       ExpressionAttributeValues: staleIncidentId ? { ':stale': staleIncidentId } : undefined,
     },
   };
+  // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event —
+  // rather than through the scheduler after the incident's own event (one pass, not two).
+  const pagedNow = steps.filter((step) => step.delay_minutes === 0);
   const stepItems: TransactItem[] = steps.map((step) => ({
     Put: {
       TableName: tableName(),
-      Item: { ...keys.escalationStep(incident.id, step.step_order), type: 'escalation_step', incident_id: incident.id, ...step },
+      Item: {
+        ...keys.escalationStep(incident.id, step.step_order),
+        type: 'escalation_step',
+        incident_id: incident.id,
+        ...step,
+        ...(step.delay_minutes === 0 ? { sent_at: now } : {}),
+      },
     },
   }));
+  const pages = pagedNow.map((step) =>
+    outboxPut(
+      'incident.escalation_step',
+      { incident: incidentSnapshot(incident), step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails } },
+      now,
+    ),
+  );
   const created = outboxPut(
     'incident.created',
     {
@@ -140,9 +156,11 @@ async function openIncident(
     ['moved', countIncident(monitor)],
     ...stepItems.map((item) => ['conflict', item] as const),
     ['conflict', created],
+    ...pages.map((item) => ['conflict', item] as const),
   ]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
+    for (const step of pagedNow) countMetric('EscalationStepSent', { step: String(step.step_order) });
     return { incidentId: incident.id };
   }
   if (outcome === 'conflict') throw new Error(`Unexpected conflict opening incident ${incident.id}`);

@@ -144,6 +144,12 @@ describe('escalation engine', () => {
       { step_order: 3, delay_minutes: 15 },
     ]);
 
+    // A step due at once is paged by the transaction that opened the incident: its event is published
+    // with incident.created, in the same stream batch, not after a second pass through the scheduler.
+    const opening = api.runtime.bus.published.filter((event) => (event.detail as { incident?: { id: string } }).incident?.id === incidentId);
+    expect(opening.map((event) => event['detail-type']).sort()).toEqual(['incident.created', 'incident.escalation_step']);
+    expect(new Set(opening.map((event) => (event.detail as { occurred_at: string }).occurred_at)).size).toBe(1);
+
     const [page] = await awaitMail(api, first, 1);
     expect(page!.subject).toBe('[Escalation step 1] Edge proxy is down');
     for (const fact of ['Edge proxy', 'HIGH', 'Escalation step: 1', `/api/incidents/${incidentId}/acknowledge`]) {
