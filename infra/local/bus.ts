@@ -31,10 +31,22 @@ export interface LocalBusOptions {
   log?: (line: string) => void;
 }
 
+/** How many of each kind of record the bus keeps in memory (the most recent); a long run stays flat. */
+export const HISTORY_LIMIT = 1_000;
+
+/** Appends, dropping the oldest beyond `HISTORY_LIMIT`. */
+export function remember<T>(history: T[], item: T) {
+  history.push(item);
+  if (history.length > HISTORY_LIMIT) history.splice(0, history.length - HISTORY_LIMIT);
+}
+
 export class LocalEventBus {
+  /** The most recent events, deliveries and dead letters (at most HISTORY_LIMIT each). */
   readonly published: EventBridgeEvent<string, unknown>[] = [];
   readonly delivered: Delivery[] = [];
   readonly deadLetters: (Delivery & { error: string })[] = [];
+  /** Every event ever published, counted. */
+  publishedCount = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private failuresToInject = 0;
 
@@ -67,7 +79,8 @@ export class LocalEventBus {
         resources: [],
         detail: JSON.parse(entry.Detail ?? '{}'),
       };
-      this.published.push(event);
+      remember(this.published, event);
+      this.publishedCount += 1;
       this.route(event, entry.EventBusName ?? eventBus.name);
       return { EventId: event.id };
     });
@@ -96,12 +109,12 @@ export class LocalEventBus {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.invoke(delivery.target, delivery.event);
-        this.delivered.push(delivery);
+        remember(this.delivered, delivery);
         return;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (attempt >= maxAttempts) {
-          this.deadLetters.push({ ...delivery, error: message });
+          remember(this.deadLetters, { ...delivery, error: message });
           this.options.log?.(`event ${delivery.event['detail-type']} → ${delivery.target}: dead-lettered after ${attempt} attempts: ${message}`);
           return;
         }

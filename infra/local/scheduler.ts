@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { clock } from '../../shared/clock.js';
+import { remember } from './bus.js';
 
 export interface ScheduleRequest {
   ScheduleExpression?: string;
@@ -57,6 +58,7 @@ export class LocalScheduler {
   private schedules = new Map<string, Schedule>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** The most recent schedules fired (at most HISTORY_LIMIT). */
   readonly fired: Schedule[] = [];
 
   constructor(private readonly options: LocalSchedulerOptions) {
@@ -117,7 +119,7 @@ export class LocalScheduler {
     for (const schedule of this.list().filter((candidate) => candidate.at <= now)) {
       try {
         await this.options.invoke(schedule.targetArn, JSON.parse(schedule.input));
-        this.fired.push(schedule);
+        remember(this.fired, schedule);
         if (schedule.deleteAfterCompletion) this.schedules.delete(schedule.name);
       } catch (error) {
         schedule.attempts += 1;

@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { StreamFilter } from '../system.js';
+import { remember } from './bus.js';
 
 const matches = (record: _Record, filter: StreamFilter | undefined) =>
   !filter ||
@@ -83,7 +84,7 @@ export class StreamPoller {
   private loop: Promise<void> | undefined;
   private polls = 0;
   failures = 0;
-  /** The last 100 batches given up. */
+  /** The most recent batches given up (at most HISTORY_LIMIT). */
   readonly deadLetters: StreamBatchFailure[] = [];
 
   constructor(private readonly options: StreamPollerOptions) {
@@ -261,8 +262,7 @@ export class StreamPoller {
         streamArn: this.streamArn!,
       },
     };
-    this.deadLetters.push(failure);
-    if (this.deadLetters.length > 100) this.deadLetters.shift();
+    remember(this.deadLetters, failure);
     if (this.options.deadLetterDir) {
       mkdirSync(this.options.deadLetterDir, { recursive: true });
       writeFileSync(join(this.options.deadLetterDir, `stream-${failure.timestamp.replace(/[:.]/g, '-')}.json`), JSON.stringify(failure, null, 2));
