@@ -13,6 +13,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
+import { bundleSettings } from '../build/bundling.js';
 import { repositoryRoot } from '../local/paths.js';
 import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../system.js';
 
@@ -46,17 +47,17 @@ export class ServiceFunction extends Construct {
       logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: {
+        // The settings `npm run bench` and the bundle-size test measure with (infra/build/bundling.ts).
         format: OutputFormat.ESM,
-        target: 'node24',
+        target: bundleSettings.target,
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        mainFields: ['module', 'main'],
+        mainFields: [...bundleSettings.mainFields],
         bundleAwsSDK: true,
         externalModules: [],
         forceDockerBundling: false,
-        // ESM bundles of CommonJS dependencies need `require`.
-        banner: "import{createRequire as __cr}from'module';const require=__cr(import.meta.url);",
+        banner: bundleSettings.banner,
       },
     });
     grantTable(this.fn, props.table, props.description);
