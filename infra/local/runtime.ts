@@ -5,9 +5,10 @@
  * mailbox — all running the very handler modules Lambda runs. Used by `npm start` and the tests.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Server } from 'node:http';
+import { fork } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { accountView, signUpInput } from '../../shared/accounts/model.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { fieldErrors } from '../../shared/validation.js';
@@ -168,14 +169,34 @@ const listen = (server: NetServer, port: number, what: string, variable: string)
     server.listen(port, () => resolve((server.address() as AddressInfo).port));
   });
 
-async function startMailbox(port: number): Promise<Server> {
+/** The local SES mailbox, in a child process of its own (mail parsing stays off the gateway's thread). */
+async function startMailbox(port: number): Promise<{ url: string; stop(): Promise<void> }> {
   const probe = createNetServer();
   await listen(probe, port, 'the local SES mailbox', 'LOCAL_SES_PORT');
   const free = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
-  const module = (await import('aws-ses-v2-local')) as unknown as { default: ((config: object) => Promise<Server>) | { default: (config: object) => Promise<Server> } };
-  const start = typeof module.default === 'function' ? module.default : module.default.default;
-  return start({ host: '127.0.0.1', port: free });
+  const child = fork(fileURLToPath(new URL('./mailbox-process.mjs', import.meta.url)), {
+    env: { ...process.env, MAILBOX_HOST: '127.0.0.1', MAILBOX_PORT: String(free) },
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const killChild = () => child.kill();
+  process.once('exit', killChild);
+  const started = await new Promise<{ port?: number; error?: string }>((resolve) => {
+    child.once('message', (message) => resolve(message as { port?: number; error?: string }));
+    child.once('exit', (code) => resolve({ error: `exited with code ${code}` }));
+  });
+  if (!started.port) throw new LocalStartError(`The local SES mailbox did not start: ${started.error}`);
+  return {
+    url: `http://127.0.0.1:${started.port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        process.removeListener('exit', killChild);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
+  };
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -188,8 +209,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   await ensureTable(admin, tableName, table);
   admin.destroy();
 
-  const mailboxServer = await startMailbox(options.sesPort);
-  const mailboxUrl = `http://127.0.0.1:${(mailboxServer.address() as AddressInfo).port}`;
+  const mailbox = await startMailbox(options.sesPort);
+  const mailboxUrl = mailbox.url;
 
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
   const bus = new LocalEventBus({ invoke: invokeFunction, log });
@@ -210,7 +231,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     port = await listen(server, options.port, 'the local API', 'PORT');
   } catch (error) {
-    mailboxServer.close();
+    await mailbox.stop();
     throw error;
   }
   const url = `http://localhost:${port}`;
@@ -254,10 +275,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         server.closeAllConnections();
         server.close(() => resolve());
       });
-      await new Promise<void>((resolve) => {
-        mailboxServer.closeAllConnections();
-        mailboxServer.close(() => resolve());
-      });
+      await mailbox.stop();
     },
   };
 }
