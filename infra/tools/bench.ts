@@ -1,5 +1,8 @@
 /**
- * `npm run bench`: what a page of `GET /api/incidents` costs as history grows. Starts DynamoDB
+ * `npm run bench [-- lists|path]`: every performance figure beside its floor, written into
+ * docs/performance.md with the machine it ran on. `path` (bench-path.ts): bundle size, module load,
+ * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `lists`: what a page
+ * of `GET /api/incidents` costs as history grows. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
  * and a middle page, without and with each filter: latency p50 (of 15, the sizes interleaved request
@@ -17,6 +20,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { repositoryRoot, startRuntime, type Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
+import { benchRequestPath, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -53,11 +57,65 @@ interface Filter {
   bound: Record<string, unknown>;
 }
 
+const machine = () =>
+  `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local in memory`;
+
+/** Replaces the section between `<!-- bench:<name>:begin/end -->` in docs/performance.md (or appends it under `heading`). */
+function writeSection(name: string, heading: string, table: string) {
+  const file = join(repositoryRoot, 'docs/performance.md');
+  const begin = `<!-- bench:${name}:begin -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const current = readFileSync(file, 'utf8');
+  const section = `${begin}\n${table}\n${end}`;
+  const next = current.includes(begin)
+    ? current.slice(0, current.indexOf(begin)) + section + current.slice(current.indexOf(end) + end.length)
+    : `${current.trimEnd()}\n\n## ${heading}\n\n${section}\n`;
+  writeFileSync(file, next);
+  console.log(`\nwrote the ${name} section of docs/performance.md`);
+}
+
+/**
+ * The functions still build every log line (that cost is part of what is measured); the terminal
+ * shows only the bench's own output, as CloudWatch would take the lines off the function's hands.
+ */
+function quietFunctionLogs() {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
+    typeof chunk === 'string' && chunk.startsWith('{"level"') ? true : write(chunk, ...rest)) as typeof process.stdout.write;
+}
+
 async function main() {
+  quietFunctionLogs();
+  const sections = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const unknown = sections.filter((section) => section !== 'lists' && section !== 'path');
+  if (unknown.length) {
+    console.error(`Unknown section: ${unknown.join(', ')}\nUsage: npm run bench [-- lists|path]`);
+    process.exit(2);
+  }
+  const run = (section: string) => sections.length === 0 || sections.includes(section);
   const database = await startDynamoDbLocal({ port: await freePort() });
   const runtime = await startRuntime({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined });
-  const calls = dynamoCalls();
   try {
+    if (run('path')) {
+      const rows = await benchRequestPath(runtime, runtime.mailbox.url);
+      const table = [
+        `Measured by \`npm run bench -- path\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; each side the median of 3 rounds, service and floor interleaved.`,
+        '',
+        pathTable(rows),
+      ].join('\n');
+      console.log(table);
+      writeSection('path', 'The request path and the e-mail path against their floors', table);
+    }
+    if (run('lists')) await benchLists(runtime);
+  } finally {
+    await runtime.close();
+    await database.stop();
+  }
+}
+
+async function benchLists(runtime: Runtime) {
+  const calls = dynamoCalls();
+  {
     const lead = await signUp(runtime, 'lead');
     const monitor = async (owner: User, name: string, teamId: string | null = null): Promise<SeedMonitor> => {
       const { body } = await call(runtime, 'POST', '/api/monitors', owner.token, { name, ...(teamId ? { team_id: teamId } : {}) });
@@ -163,7 +221,7 @@ async function main() {
       return `| ${key} | ${p50[0]!.toFixed(1)} → ${p50.at(-1)!.toFixed(1)} | ${ratio.toFixed(2)}× | ${floor[0]!.toFixed(1)} → ${floor.at(-1)!.toFixed(1)} | ${floorRatio.toFixed(2)}× | ${own.toFixed(2)}× | ${same ? `${counts[0]} = ${counts.at(-1)}` : counts.join(' → ')} | ${own <= 1.5 && same ? 'yes' : 'no'} |`;
     });
     const table = [
-      `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local in memory; \`limit=${LIMIT}\`, every incident carrying a 2 KB message; p50 of ${RUNS} requests through the local runtime.`,
+      `Measured by \`npm run bench -- lists\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; \`limit=${LIMIT}\`, every incident carrying a 2 KB message; p50 of ${RUNS} requests through the local runtime.`,
       '',
       '| Caller | Incidents | Filter | Page | Items | p50 ms | Floor p50 ms | Bytes | DynamoDB calls | ScannedCount | Read units |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -178,19 +236,7 @@ async function main() {
       ...verdicts,
     ].join('\n');
     console.log(table);
-    const file = join(repositoryRoot, 'docs/performance.md');
-    const begin = '<!-- bench:lists:begin -->';
-    const end = '<!-- bench:lists:end -->';
-    const current = readFileSync(file, 'utf8');
-    const section = `${begin}\n${table}\n${end}`;
-    const next = current.includes(begin)
-      ? current.slice(0, current.indexOf(begin)) + section + current.slice(current.indexOf(end) + end.length)
-      : `${current.trimEnd()}\n\n## List pages as history grows\n\n${section}\n`;
-    writeFileSync(file, next);
-    console.log(`\nwrote docs/performance.md`);
-  } finally {
-    await runtime.close();
-    await database.stop();
+    writeSection('lists', 'List pages as history grows', table);
   }
 }
 

@@ -1,0 +1,324 @@
+/**
+ * `npm run bench -- path`: the request path and the e-mail path against their floors, interleaved
+ * in one run, 3 rounds, the median of the rounds. The floor is what the service cannot do without:
+ * the same DynamoDB calls sent straight to the same DynamoDB Local (recorded from the handler's own
+ * calls, in its round trips), or, for e-mail, TransactWriteItems → stream → SendEmail by hand.
+ * A benchmark, not a test: it reports.
+ */
+import { DynamoDBClient, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import * as dynamodb from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
+import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleAll, median } from '../build/bundling.js';
+import { invokeFunction, loadHandler } from '../local/functions.js';
+import { invoke } from '../local/gateway.js';
+import type { Runtime } from '../local/runtime.js';
+import { routes, table } from '../system.js';
+import { httpEvent } from '../../test/support/events.js';
+import { dynamoCalls } from '../../test/support/ddb-calls.js';
+
+const ROUNDS = 3;
+
+export interface Row {
+  figure: string;
+  service: number;
+  floor: number;
+  unit: string;
+  /** service / floor, or floor / service for throughput (higher is better there). */
+  ratio: number;
+  goal: string;
+  /** Undefined for a row shown for comparison only. */
+  met: boolean | undefined;
+}
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const elapsed = async (work: () => Promise<unknown>) => {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+};
+
+interface Caller {
+  id: string;
+  email: string;
+  token: string;
+}
+
+async function api(runtime: Runtime, method: string, path: string, token: string | undefined, body?: unknown) {
+  const response = await fetch(`${runtime.url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/**
+ * The floor of one request: the DynamoDB calls the handler made (recorded), sent directly with the
+ * low-level client, calls of one round trip together. Conditional writes may fail on replay; a
+ * refused write costs DynamoDB the same round trip.
+ */
+function recordFloor(functionName: string, calls: ReturnType<typeof dynamoCalls>, raw: DynamoDBClient) {
+  const recorded = calls.calls.filter((call) => call.functionName === functionName);
+  const rounds: { command: string; input: unknown }[][] = [];
+  for (const call of recorded) {
+    if (call.opensRound || rounds.length === 0) rounds.push([]);
+    rounds.at(-1)!.push({ command: call.command, input: structuredClone(call.input) });
+  }
+  return async () => {
+    for (const round of rounds) {
+      await Promise.all(
+        round.map(async ({ command, input }) => {
+          const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.GetItemCommand>)[command]!;
+          await raw.send(new Command(input)).catch(() => undefined);
+        }),
+      );
+    }
+  };
+}
+
+export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const calls = dynamoCalls();
+  const raw = new DynamoDBClient({});
+  const document = DynamoDBDocumentClient.from(raw);
+
+  // ----- Bundle size and module load ---------------------------------------------------------
+  const { baseline, functions } = await bundleAll();
+  const handlerSize = median(functions.map((bundle) => bundle.code.length));
+  rows.push(row('handler bundle (median of ' + functions.length + ') vs DocumentClient + GetItem', handlerSize / 1024, baseline.code.length / 1024, 'KB', '≤ 1.25×'));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-load-'));
+  const files = { handler: join(dir, 'incidents-get.mjs'), baseline: join(dir, 'baseline.mjs') };
+  writeFileSync(files.handler, functions.find((bundle) => bundle.name === 'incidents-get')!.code);
+  writeFileSync(files.baseline, baseline.code);
+  const load = (file: string) =>
+    Number(
+      execFileSync(process.execPath, ['--input-type=module', '-e', `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`], {
+        env: { ...process.env, TABLE_NAME: 'x', AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' },
+      }).toString(),
+    );
+  rows.push(await rounds('module load of incidents-get in a fresh process vs baseline bundle', 'ms', '≤ 1.25×', async () => {
+    const service: number[] = [];
+    const floor: number[] = [];
+    for (let run = 0; run < 7; run++) {
+      service.push(load(files.handler));
+      floor.push(load(files.baseline));
+    }
+    return [median(service), median(floor)];
+  }));
+
+  // ----- Data: a caller with a monitor, incidents and subscribers ---------------------------------
+  const caller: Caller = await api(runtime, 'POST', '/local/users', undefined, { email: `bench-${randomUUID()}@bench.example`, name: 'Bench' }).then(
+    (body) => ({ id: body.user.id, email: body.user.email, token: body.token }),
+  );
+  const monitor = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: 'Bench monitor' })).monitor;
+  const incident = (await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Bench incident' })).incident;
+  for (let index = 0; index < 20; index++) await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: `Older ${index}` });
+
+  // ----- Warm invocation CPU: the handler called directly vs the GetItem it makes --------------
+  const getRoute = routes.find((route) => route.name === 'incidents-get')!;
+  const handler = await loadHandler(getRoute);
+  const event = () => ({
+    ...httpEvent({ routeKey: 'GET /api/incidents/{id}', sub: caller.id, pathParameters: { id: incident.id } }),
+    body: undefined,
+  });
+  for (let warm = 0; warm < 20; warm++) await invoke(handler, getRoute.name, event());
+  rows.push(await rounds('warm invocation CPU, incidents-get called directly vs its GetItem', 'ms/call', '≤ 1.15×', async () => {
+    const cpu = async (work: () => Promise<unknown>) => {
+      const before = process.cpuUsage();
+      for (let index = 0; index < 200; index++) await work();
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / 200;
+    };
+    const service = await cpu(() => invoke(handler, getRoute.name, event()));
+    const floor = await cpu(() => document.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { [table.partitionKey.name]: `INCIDENT#${incident.id}`, [table.sortKey.name]: 'INCIDENT' } })));
+    return [service, floor];
+  }));
+
+  // ----- Request latency through the local runtime vs the same calls direct --------------------
+  const requests = [
+    { name: 'GET incident', route: 'incidents-get', send: () => api(runtime, 'GET', `/api/incidents/${incident.id}`, caller.token) },
+    { name: 'list incidents', route: 'incidents-list', send: () => api(runtime, 'GET', '/api/incidents?limit=20', caller.token) },
+    {
+      name: 'PUT title',
+      route: 'incidents-update',
+      send: () => api(runtime, 'PUT', `/api/incidents/${incident.id}`, caller.token, { title: `Bench ${randomUUID().slice(0, 8)}` }),
+    },
+  ];
+  for (const request of requests) {
+    calls.reset();
+    await request.send();
+    const floor = recordFloor(request.route, calls, raw);
+    rows.push(await rounds(`request latency p50 through the local runtime: ${request.name}`, 'ms', '≤ 1.3×', async () => {
+      const service: number[] = [];
+      const direct: number[] = [];
+      for (let run = 0; run < 30; run++) {
+        service.push(await elapsed(request.send));
+        direct.push(await elapsed(floor));
+      }
+      return [median(service), median(direct)];
+    }));
+  }
+
+  // ----- Throughput at concurrency 8 -----------------------------------------------------------
+  calls.reset();
+  await requests[0]!.send();
+  const getFloor = recordFloor('incidents-get', calls, raw);
+  const throughput = async (work: () => Promise<unknown>) => {
+    let done = 0;
+    const until = performance.now() + 2_000;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (performance.now() < until) {
+          await work();
+          done++;
+        }
+      }),
+    );
+    return done / 2;
+  };
+  rows.push(await rounds('throughput at concurrency 8, GET incident vs floor', 'req/s', '≥ 0.8', async () => [await throughput(requests[0]!.send), await throughput(getFloor)], true));
+
+  // ----- Reads while writes run (e-mail work in the same process) ------------------------------
+  for (let index = 0; index < 20; index++) {
+    await api(runtime, 'POST', `/api/monitors/${monitor.id}/subscribers`, caller.token, { email: `reader-${index}-${randomUUID().slice(0, 6)}@bench.example` });
+  }
+  /** p99 of `read` with and without incidents being created (and e-mailed) meanwhile. */
+  const readP99 = async (read: () => Promise<unknown>, withWrites: boolean) => {
+    let writing = withWrites;
+    const writer = (async () => {
+      while (writing) await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Background' });
+    })();
+    const latencies: number[] = [];
+    for (let run = 0; run < 150; run++) latencies.push(await elapsed(read));
+    writing = false;
+    await writer;
+    await runtime.bus.idle();
+    return percentile(latencies, 0.99);
+  };
+  rows.push(
+    await rounds('GET incident p99 while incidents (20 subscribers each) are created vs reads alone', 'ms', '≤ 1.3×', async () => [
+      await readP99(requests[0]!.send, true),
+      await readP99(requests[0]!.send, false),
+    ]),
+  );
+  // What DynamoDB Local itself does under the same writes (same machine, same 2 cores): the part no runtime change removes.
+  rows.push(
+    await rounds('(for comparison) its GetItem p99 straight to DynamoDB Local under the same writes vs alone', 'ms', '—', async () => [
+      await readP99(getFloor, true),
+      await readP99(getFloor, false),
+    ]),
+  );
+
+  // ----- monitor-check → e-mail, and → escalation step 1 ---------------------------------------
+  const streams = new DynamoDBStreamsClient({});
+  const ses = new SESClient({ endpoint: mailboxUrl });
+  const { Table } = await raw.send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }));
+  // Only this section's mail, and only the last seconds of it, so that polling the mailbox costs the same for both sides.
+  await fetch(`${mailboxUrl}/clear-store`, { method: 'POST' });
+  const mailbox = async (to: string) => {
+    for (;;) {
+      const since = Math.floor(Date.now() / 1000) - 5;
+      const { emails } = (await (await fetch(`${mailboxUrl}/store?since=${since}`)).json()) as { emails: { destination: { to: string[] } }[] };
+      if (emails.some((email) => email.destination.to.includes(to))) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+  /** TransactWriteItems → the stream (read without sleeping) → SendEmail → the mailbox. */
+  const floorEmail = async () => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: Table!.LatestStreamArn }));
+    const iterators = await Promise.all(
+      (StreamDescription!.Shards ?? [])
+        .filter((shard) => !shard.SequenceNumberRange?.EndingSequenceNumber)
+        .map(async (shard) => (await streams.send(new GetShardIteratorCommand({ StreamArn: Table!.LatestStreamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }))).ShardIterator!),
+    );
+    const id = randomUUID();
+    const to = `floor-${id}@bench.example`;
+    const start = performance.now();
+    await raw.send(
+      new dynamodb.TransactWriteItemsCommand({
+        TransactItems: [{ Put: { TableName: process.env.TABLE_NAME, Item: { pk: { S: `BENCH#${id}` }, sk: { S: 'BENCH' }, to: { S: to }, ttl: { N: String(Math.floor(Date.now() / 1000) + 3600) } } } }],
+      }),
+    );
+    let found = false;
+    while (!found) {
+      for (const [index, iterator] of iterators.entries()) {
+        const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        iterators[index] = result.NextShardIterator!;
+        if ((result.Records ?? []).some((record) => record.dynamodb?.NewImage?.pk?.S === `BENCH#${id}`)) found = true;
+      }
+    }
+    await ses.send(new SendEmailCommand({ Source: 'floor@bench.example', Destination: { ToAddresses: [to] }, Message: { Subject: { Data: 'floor' }, Body: { Text: { Data: 'floor' } } } }));
+    await mailbox(to);
+    return performance.now() - start;
+  };
+  const checkToEmail = async () => {
+    const tag = randomUUID().slice(0, 8);
+    const [subscriber, oncall] = [`sub-${tag}@bench.example`, `oncall-${tag}@bench.example`];
+    const policy = (await api(runtime, 'POST', '/api/escalation-policies', caller.token, { name: 'Bench', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
+    const watched = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: `Check ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
+    await api(runtime, 'POST', `/api/monitors/${watched.id}/subscribers`, caller.token, { email: subscriber });
+    await runtime.bus.idle();
+    const start = performance.now();
+    await invokeFunction('monitor-check', { monitorId: watched.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
+    const [first, page] = await Promise.all([mailbox(subscriber).then(() => performance.now() - start), mailbox(oncall).then(() => performance.now() - start)]);
+    await runtime.bus.idle();
+    return { first, page };
+  };
+  const emailRounds: { first: number; page: number; floor: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const firsts: number[] = [];
+    const pages: number[] = [];
+    const floors: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      const { first, page } = await checkToEmail();
+      firsts.push(first);
+      pages.push(page);
+      floors.push(await floorEmail());
+    }
+    emailRounds.push({ first: median(firsts), page: median(pages), floor: median(floors) });
+  }
+  const emailFloor = median(emailRounds.map((round) => round.floor));
+  rows.push(row('monitor-check → first e-mail in the local mailbox vs TransactWrite → stream → SendEmail', median(emailRounds.map((round) => round.first)), emailFloor, 'ms', '≤ 2×'));
+  rows.push(row('monitor-check → escalation step 1 e-mail vs the same floor', median(emailRounds.map((round) => round.page)), emailFloor, 'ms', '≤ 3×'));
+  streams.destroy();
+  ses.destroy();
+  raw.destroy();
+  return rows;
+}
+
+/** Runs `measure` ROUNDS times and takes the median of each side. */
+async function rounds(figure: string, unit: string, goal: string, measure: () => Promise<[number, number]>, higherIsBetter = false): Promise<Row> {
+  const service: number[] = [];
+  const floor: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [s, f] = await measure();
+    service.push(s);
+    floor.push(f);
+  }
+  return row(figure, median(service), median(floor), unit, goal, higherIsBetter);
+}
+
+function row(figure: string, service: number, floor: number, unit: string, goal: string, higherIsBetter = false): Row {
+  const ratio = service / floor;
+  const limit = /[\d.]+/.exec(goal);
+  if (!limit) return { figure, service, floor, unit, ratio, goal, met: undefined };
+  return { figure, service, floor, unit, ratio, goal, met: higherIsBetter ? ratio >= Number(limit[0]) : ratio <= Number(limit[0]) };
+}
+
+export function pathTable(rows: Row[]): string {
+  const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2));
+  return [
+    '| Figure | Service | Floor | Ratio | Goal | Met |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((entry) => `| ${entry.figure} | ${format(entry.service)} ${entry.unit} | ${format(entry.floor)} ${entry.unit} | ${entry.ratio.toFixed(2)}${entry.goal.startsWith('≥') ? '' : '×'} | ${entry.goal} | ${entry.met === undefined ? '—' : entry.met ? 'yes' : 'no'} |`),
+  ].join('\n');
+}
