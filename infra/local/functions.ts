@@ -2,11 +2,42 @@
  * The local Lambda service: every function of the system description by name, each loaded on
  * first use (a cold start) from the very handler module Lambda runs, invoked with a Lambda context.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { allFunctions, type FunctionDescription } from '../system.js';
-import { invoke, type LambdaHandler } from './gateway.js';
+import type { Context } from 'aws-lambda';
+import { allFunctions, functionDefaults, type FunctionDescription } from '../system.js';
 import { repositoryRoot } from './paths.js';
+
+export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
+
+/** Which function invocation the current async work belongs to (for per-invocation measurements). */
+export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
+
+/** Runs `handler` as one invocation of `functionName`. */
+export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
+  const context = lambdaContext(functionName, requestId, functionDefaults.timeoutSeconds);
+  return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
+}
+
+export function lambdaContext(functionName: string, requestId: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(functionDefaults.memoryMb),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
 
 const loaded = new Map<string, Promise<LambdaHandler>>();
 

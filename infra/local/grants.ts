@@ -7,7 +7,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { allFunctions, grantedTableActions, table, type FunctionDescription } from '../system.js';
-import { invocationScope } from './gateway.js';
+import { invocationScope } from './functions.js';
 
 type Input = Record<string, unknown>;
 

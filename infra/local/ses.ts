@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { sesEvents } from '../system.js';
 import type { LocalEventBus } from './bus.js';
-import type { AwsApiResponse } from './aws-apis.js';
+
+/** An AWS API's answer, as the local runtime's HTTP server writes it. */
+export interface AwsApiResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
 
 const SIMULATOR = /^(bounce|complaint)(\+[^@]*)?@simulator\.amazonses\.com$/i;
 
