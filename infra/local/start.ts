@@ -3,19 +3,29 @@
  * JWT verification, and the very handler modules Lambda runs. Ctrl-C stops everything.
  *   npm start                 data kept under .data/
  *   npm start -- --in-memory  nothing kept
+ * Everything listens on 127.0.0.1; HOST=0.0.0.0 opens the API and the mailbox to the network
+ * (with a warning). PORT, DYNAMODB_PORT and LOCAL_SES_PORT choose the ports.
  */
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { LocalStartError } from './errors.js';
-import { repositoryRoot, startRuntime, type Runtime } from './runtime.js';
+import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
+import { startRuntime, type Runtime } from './runtime.js';
 import { signUp } from '../../shared/accounts/service.js';
 
-const inMemory = process.argv.includes('--in-memory');
-const port = Number(process.env.PORT ?? 3000);
+let inMemory = false;
+try {
+  inMemory = parseArgs({ options: { 'in-memory': { type: 'boolean' } } }).values['in-memory'] ?? false;
+} catch (error) {
+  usage('npm start [-- --in-memory]', (error as Error).message);
+}
+const port = Number(process.env.PORT ?? DEFAULT_PORT);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const sesPort = Number(process.env.LOCAL_SES_PORT ?? 8005);
-const dataDir = join(repositoryRoot, '.data');
+const host = process.env.HOST ?? '127.0.0.1';
+const dataDir = dataDirectory();
 
 function requireJava() {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
@@ -30,15 +40,26 @@ let database: DynamoDbLocal | undefined;
 let runtime: Runtime | undefined;
 
 async function stop() {
+  forgetRunning();
   await runtime?.close();
   await database?.stop();
 }
 
 async function main() {
   requireJava();
-  database = await startDynamoDbLocal({ port: dynamodbPort, dataDir: inMemory ? undefined : join(dataDir, 'dynamodb') });
+  database = await startDynamoDbLocal({
+    port: dynamodbPort,
+    dataDir: inMemory ? undefined : join(dataDir, 'dynamodb'),
+    // Without its database the runtime can only fail every request: stop, saying why, rather than retry forever.
+    onExit: (description) => {
+      console.error(`${description}. Stopping the runtime${inMemory ? '' : ' (the data under .data/ is kept)'}; start it again with npm start.`);
+      stopping = true;
+      void stop().finally(() => process.exit(1));
+    },
+  });
   runtime = await startRuntime({
     port,
+    host,
     dynamodbEndpoint: database.endpoint,
     keyFile: inMemory ? undefined : join(dataDir, 'jwt-signing-key.json'),
     stateDir: inMemory ? undefined : dataDir,
@@ -46,6 +67,12 @@ async function main() {
   });
   const demo = await signUp({ email: 'demo@example.com', name: 'Demo User' });
   const token = await runtime.issuer.sign({ sub: demo.id, email: demo.email, name: demo.name });
+  recordRunning({ url: runtime.url, pid: process.pid, dynamodb: { endpoint: database.endpoint, pid: database.pid } });
+  if (!isLoopback(host)) {
+    console.warn(`
+WARNING: HOST=${host}: the API and the mailbox answer on every address of this machine, and
+POST /local/users hands a token for any e-mail to anyone who can reach it. Use it on a network you trust.`);
+  }
   const where = inMemory ? 'in memory (nothing is kept)' : `${relative(process.cwd(), dataDir) || '.'}/ (kept across restarts)`;
   console.log(`
 Incident service running at ${runtime.url}

@@ -3,18 +3,21 @@
  * local runtime (same e-mail → same user) and prints a fresh 24-hour token.
  */
 import { parseArgs } from 'node:util';
+import { runtimeUrl, usage } from './running.js';
 
-const { values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } });
-const port = Number(process.env.PORT ?? 3000);
-const url = `http://localhost:${port}/local/users`;
+const USAGE = 'npm run token -- --email a@example.com [--name "Alice"]';
 
-if (!values.email) {
-  console.error('Usage: npm run token -- --email a@example.com [--name "Alice"]');
-  process.exit(2);
-}
-
+let values: { email?: string; name?: string };
 try {
-  const response = await fetch(url, {
+  ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } }));
+} catch (error) {
+  usage(USAGE, `${(error as Error).message}${process.env.npm_config_email ? ' (put -- between npm run token and its options)' : ''}`);
+}
+if (!values.email) usage(USAGE, process.env.npm_config_email ? 'Put -- between npm run token and its options.' : undefined);
+
+const url = runtimeUrl();
+try {
+  const response = await fetch(`${url}/local/users`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: values.email, name: values.name ?? values.email.split('@')[0] }),
@@ -26,6 +29,6 @@ try {
   }
   console.log(body.token);
 } catch {
-  console.error(`The local runtime is not running at http://localhost:${port}; start it with npm start.`);
+  console.error(`The local runtime is not running at ${url}; start it with npm start.`);
   process.exit(1);
 }

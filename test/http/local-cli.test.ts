@@ -1,0 +1,111 @@
+/**
+ * `npm start`, `npm run token` and `npm run invoke` as a user runs them: processes of their own,
+ * on ports other than the defaults, with `.data/` in a temporary directory (LOCAL_DATA_DIR).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/ports.js';
+import { repositoryRoot } from '../../infra/local/paths.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
+const runtimeFile = join(dataDir, 'runtime.json');
+let start: ChildProcess;
+let output = '';
+let exited: Promise<number | null>;
+let running: { url: string; pid: number; dynamodb: { endpoint: string; pid: number } };
+let port: number;
+
+/** Runs one of the helper scripts as `npm run` would (tsx), without PORT, finding the runtime by its file. */
+function helper(script: string, args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join('infra/local', script), ...args], {
+      cwd: repositoryRoot,
+      env: { ...process.env, PORT: '', LOCAL_DATA_DIR: dataDir, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  start = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
+    cwd: repositoryRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DYNAMODB_PORT: String(await freePort()),
+      LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_DATA_DIR: dataDir,
+      HOST: '',
+    },
+  });
+  start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  start.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  exited = new Promise((resolve) => start.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 45_000;
+  while (!existsSync(runtimeFile)) {
+    if (Date.now() > deadline || start.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  running = JSON.parse(readFileSync(runtimeFile, 'utf8'));
+});
+afterAll(async () => {
+  if (start.exitCode === null) {
+    start.kill('SIGTERM');
+    await exited;
+  }
+});
+
+describe('npm start on another port', () => {
+  it('records where it runs, and serves an OpenAPI document whose local server is itself', async () => {
+    expect(running).toMatchObject({ url: `http://localhost:${port}`, pid: start.pid });
+    const document = (await (await fetch(`${running.url}/openapi.json`)).json()) as { servers: { url: string }[] };
+    expect(document.servers[0]!.url).toBe(`http://localhost:${port}`);
+    expect(document.servers.some((server) => server.url.includes(':3000'))).toBe(false);
+  });
+
+  it('is found by npm run token and npm run invoke without PORT', async () => {
+    const token = await helper('token.ts', ['--email', 'cli-user@example.com']);
+    expect(token.code).toBe(0);
+    expect(token.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // A function that answers ok: false makes invoke exit 1 (with the answer printed).
+    const payload = join(dataDir, 'bad-check.json');
+    writeFileSync(payload, JSON.stringify({ monitorId: 'nope' }));
+    const invoke = await helper('invoke.ts', ['monitor-check', payload]);
+    expect(invoke.code).toBe(1);
+    expect(JSON.parse(invoke.stdout)).toMatchObject({ ok: false, error: 'Validation errors' });
+  });
+
+  it.each([
+    ['token.ts', ['--email', 'a@example.com', '--bogus'], {}, /Unknown option '--bogus'/],
+    // `npm run token --email x` (no --): npm keeps --email for itself and passes x alone.
+    ['token.ts', ['x@example.com'], { npm_config_email: 'true' }, /put -- between npm run token and its options/i],
+    ['token.ts', [], {}, /^Usage: npm run token/m],
+    ['invoke.ts', ['monitor-check', join(dataDir, 'missing.json')], {}, /Cannot read the payload file .*missing\.json: ENOENT/],
+    ['invoke.ts', [], {}, /^Usage: npm run invoke/m],
+    ['invoke.ts', ['monitor-check', '--verbose'], {}, /Unknown option '--verbose'/],
+  ])('%s %j: prints the usage line and exits 2, without a stack trace', async (script, args, env, message) => {
+    const result = await helper(script, args, env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^Usage: /m);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('stops with exit code 1 and one line when DynamoDB Local dies', async () => {
+    process.kill(running.dynamodb.pid, 'SIGKILL');
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000))]);
+    expect(code).toBe(1);
+    const lines = output.split('\n').filter((line) => line.includes('DynamoDB Local'));
+    expect(lines.filter((line) => /exited/.test(line))).toEqual([expect.stringMatching(/^DynamoDB Local \(port \d+\) exited on SIGKILL\. Stopping the runtime/)]);
+    expect(output).not.toMatch(/ECONNREFUSED[\s\S]*ECONNREFUSED[\s\S]*ECONNREFUSED/);
+    expect(existsSync(runtimeFile)).toBe(false);
+  });
+});
