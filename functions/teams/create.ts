@@ -9,7 +9,7 @@ export const handler = httpRoute(
     body: createTeamInput,
     status: 201,
     response: z.strictObject({ team: TeamBody }),
-    errors: { 400: ['Team slug already taken'] },
+    errors: { 400: ['Team slug already taken'], 403: ['No account found. Please sign up first.'] },
     failure: 'Failed to create team',
   },
   async ({ body, caller }) => ({ team: await createTeam(caller, body) }),

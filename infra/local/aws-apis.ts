@@ -9,13 +9,9 @@ import type { IncomingMessage } from 'node:http';
 import type { LocalEventBus, PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
 import type { LocalScheduler, ScheduleRequest } from './scheduler.js';
-import { localSes } from './ses.js';
+import { localSes, type AwsApiResponse } from './ses.js';
 
-export interface AwsApiResponse {
-  status: number;
-  headers?: Record<string, string>;
-  body: string;
-}
+export type { AwsApiResponse };
 
 export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined>;
 
@@ -43,6 +39,7 @@ export function awsApis(services: { bus: LocalEventBus; scheduler: LocalSchedule
         const { Entries } = parse(body) as { Entries?: PutEventsEntry[] };
         return json(200, services.bus.putEvents(Entries ?? []), { 'content-type': 'application/x-amz-json-1.1' });
       } catch (error) {
+        if (error instanceof SyntaxError) return json(400, { __type: 'SerializationException', message: error.message });
         return json(500, { __type: 'InternalException', message: (error as Error).message });
       }
     }
@@ -67,7 +64,13 @@ export function awsApis(services: { bus: LocalEventBus; scheduler: LocalSchedule
     if (invocation && request.method === 'POST') {
       const name = decodeURIComponent(invocation[1]!);
       if (!findFunction(name)) return restError(404, 'ResourceNotFoundException', `Function not found: ${name}`);
-      const payload = parse(body);
+      let payload: unknown;
+      try {
+        payload = parse(body);
+      } catch (error) {
+        // As Lambda answers a payload that is not JSON.
+        return restError(400, 'InvalidRequestContentException', `Could not parse request body into json: ${(error as Error).message}`);
+      }
       if (request.headers['x-amz-invocation-type'] === 'Event') {
         void invokeFunction(name, payload).catch((error: unknown) => services.log?.(`async invoke of ${name} failed: ${String(error)}`));
         return { status: 202, body: '' };

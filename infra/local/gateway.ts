@@ -3,30 +3,15 @@
  * matched against the route table, authorized, turned into the event API Gateway would send,
  * and handed to the very handler module Lambda runs.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type {
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
-import { functionDefaults, type RouteDescription } from '../system.js';
+import type { RouteDescription } from '../system.js';
+import { invoke, type LambdaHandler } from './functions.js';
 import type { LocalIssuer } from './jwt.js';
 import type { AwsApis } from './aws-apis.js';
 import { matchRoute } from './routing.js';
-
-export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
-
-/** Which function invocation the current async work belongs to (for per-invocation measurements). */
-export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
-
-/** Runs `handler` as one invocation of `functionName`. */
-export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
-  const context = lambdaContext(functionName, requestId, functionDefaults.timeoutSeconds);
-  return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
-}
 
 /** A local-only endpoint (never deployed): plain JSON in and out, no authorizer. */
 export interface LocalEndpoint {
@@ -43,6 +28,11 @@ export interface GatewayOptions {
   localEndpoints?: readonly LocalEndpoint[];
   /** Local stand-ins for AWS APIs (PutEvents, Scheduler, Lambda Invoke), tried first. */
   awsApis?: AwsApis;
+  /**
+   * Whether the verified token's subject may call the API (locally: has signed up). A refused
+   * subject gets 401 as if the token were invalid. Omitted: every verified token passes.
+   */
+  admits?(subject: string): Promise<boolean>;
 }
 
 /** API Gateway's own payload limit. */
@@ -57,15 +47,28 @@ class GatewayError extends Error {
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, 'Request Entity Too Large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole body, or a 413 once it passes the limit. Past the limit the rest is read and dropped
+ * (not cut off), so the client gets to read the 413 before the connection closes.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const tooLarge = () => {
+      request.removeAllListeners('data');
+      request.resume();
+      reject(new GatewayError(413, 'Request Entity Too Large'));
+    };
+    if (Number(request.headers['content-length']) > GATEWAY_MAX_BODY_BYTES) return tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_MAX_BODY_BYTES) return tooLarge();
+      chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
 }
 
 const isTextual = (contentType: string | undefined) =>
@@ -79,24 +82,6 @@ const claimStrings = (payload: JWTPayload) =>
       typeof value === 'string' ? value : Array.isArray(value) ? `[${value.join(' ')}]` : String(value),
     ]),
   );
-
-export function lambdaContext(functionName: string, requestId: string, timeoutSeconds: number): Context {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(functionDefaults.memoryMb),
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 function buildEvent(
   request: IncomingMessage,
@@ -151,10 +136,24 @@ function buildEvent(
   };
 }
 
-function send(response: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}) {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+/** The gateway's own answers carry the request id twice, as API Gateway's (`apigw-requestid`) and as the service's (`x-request-id`). */
+function send(response: ServerResponse, requestId: string, status: number, body: string | Buffer, headers: Record<string, string> = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId, ...headers });
   response.end(body);
 }
+
+/** The token of an Authorization header: `Bearer <token>`, or a bare token, as API Gateway takes it. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const value = authorization?.trim();
+  if (!value) return undefined;
+  const [first, ...rest] = value.split(/\s+/);
+  if (rest.length === 0) return /^bearer$/i.test(first!) ? undefined : first;
+  return /^bearer$/i.test(first!) && rest.length === 1 ? rest[0] : undefined;
+}
+
+const unauthorized = (description?: string) => ({
+  'www-authenticate': description ? `Bearer scope="" error="invalid_token" error_description="${description}"` : 'Bearer',
+});
 
 /** Payload format 2.0: a structured result is used as is; anything else is a 200 JSON body. */
 function writeResult(response: ServerResponse, result: unknown, requestId: string) {
@@ -162,7 +161,7 @@ function writeResult(response: ServerResponse, result: unknown, requestId: strin
     typeof result === 'object' && result !== null && 'statusCode' in result
       ? (result as APIGatewayProxyStructuredResultV2)
       : { statusCode: 200, body: JSON.stringify(result), headers: { 'content-type': 'application/json' } };
-  const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId };
+  const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId, 'x-request-id': requestId };
   for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
   const body = structured.body ?? '';
@@ -199,25 +198,28 @@ export function createGateway(options: GatewayOptions): Server {
           try {
             body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
           } catch {
-            return send(response, 400, JSON.stringify({ error: 'Malformed JSON' }));
+            return send(response, requestId, 400, JSON.stringify({ error: 'Malformed JSON' }));
           }
           const result = await local.route.handle({ body, params: local.params });
           if (result.contentType) {
-            return send(response, result.status, result.body as string | Buffer, { 'content-type': result.contentType });
+            return send(response, requestId, result.status, result.body as string | Buffer, { 'content-type': result.contentType });
           }
-          return send(response, result.status, JSON.stringify(result.body));
+          return send(response, requestId, result.status, JSON.stringify(result.body));
         }
 
         const match = matchRoute(options.routes, method, url.pathname);
-        if (!match) return send(response, 404, JSON.stringify({ message: 'Not Found' }));
+        if (!match) return send(response, requestId, 404, JSON.stringify({ message: 'Not Found' }));
 
         let claims: JWTPayload = {};
         if (match.route.auth !== 'none') {
-          const authorization = request.headers.authorization ?? '';
-          const token = /^Bearer (.+)$/i.exec(authorization)?.[1]?.trim();
-          const verified = token ? await options.issuer.verify(token) : undefined;
-          if (!verified) return send(response, 401, JSON.stringify({ message: 'Unauthorized' }), { 'www-authenticate': 'Bearer' });
-          claims = verified;
+          const token = bearerToken(request.headers.authorization);
+          if (!token) return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized());
+          const verified = await options.issuer.verify(token);
+          if ('refused' in verified) return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized(verified.refused));
+          if (options.admits && !(await options.admits(String(verified.claims.sub ?? '')))) {
+            return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized("the token's user has not signed up"));
+          }
+          claims = verified.claims;
         }
 
         const event = buildEvent(request, url, raw, match.route, match.params, claimStrings(claims), requestId);
@@ -227,13 +229,16 @@ export function createGateway(options: GatewayOptions): Server {
           result = await invoke(handler, match.route.name, event, requestId);
         } catch (error) {
           console.error(`[${match.route.name}] invocation failed`, error);
-          return send(response, 500, JSON.stringify({ message: 'Internal Server Error' }));
+          return send(response, requestId, 500, JSON.stringify({ message: 'Internal Server Error' }));
         }
         writeResult(response, result, requestId);
       } catch (error) {
-        if (error instanceof GatewayError) return send(response, error.status, JSON.stringify({ message: error.message }));
+        if (error instanceof GatewayError) {
+          // The rest of the body is not read: the connection cannot carry another request.
+          return send(response, requestId, error.status, JSON.stringify({ message: error.message }), { connection: 'close' });
+        }
         console.error('local gateway failure', error);
-        if (!response.headersSent) send(response, 500, JSON.stringify({ message: 'Internal Server Error' }));
+        if (!response.headersSent) send(response, requestId, 500, JSON.stringify({ message: 'Internal Server Error' }));
       }
     })();
   });

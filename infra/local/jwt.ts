@@ -13,6 +13,7 @@ import {
   exportJWK,
   generateKeyPair,
   importJWK,
+  errors as joseErrors,
   jwtVerify,
   SignJWT,
   type JWK,
@@ -89,8 +90,11 @@ export class LocalIssuer {
     return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.publicJwk.kid }).sign(this.privateKey);
   }
 
-  /** The verified claims, or undefined for a missing, malformed, forged or expired token. */
-  async verify(token: string): Promise<JWTPayload | undefined> {
+  /**
+   * The verified claims, or why the token is refused, in the words API Gateway's JWT authorizer
+   * puts in its `www-authenticate` header's `error_description`.
+   */
+  async verify(token: string): Promise<{ claims: JWTPayload } | { refused: string }> {
     try {
       const { payload } = await jwtVerify(token, this.verifyKeys, {
         issuer: this.issuer,
@@ -98,9 +102,23 @@ export class LocalIssuer {
         algorithms: ['RS256'],
         requiredClaims: ['exp'],
       });
-      return payload;
-    } catch {
-      return undefined;
+      return { claims: payload };
+    } catch (error) {
+      return { refused: refusal(error) };
     }
   }
+}
+
+/** jose's reason for refusing a token, as API Gateway words it. */
+function refusal(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'the token has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'the token does not have a valid audience';
+    if (error.claim === 'iss') return 'the token does not have a valid issuer';
+    if (error.claim === 'nbf') return 'the token is not valid yet';
+    return `the token's ${error.claim} claim is missing or invalid`;
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'the token is not signed with RS256';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) return 'the token has an invalid signature';
+  return 'the token is malformed';
 }

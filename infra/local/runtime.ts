@@ -4,7 +4,9 @@
  * local event bus delivering to the rules' targets, the local scheduler, and a local SES
  * mailbox — all running the very handler modules Lambda runs. Used by `npm start` and the tests.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../../shared/db/keys.js';
 import { fork } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
@@ -34,6 +36,11 @@ export const LOCAL_ISSUER = 'http://localhost/incident-service';
 export interface RuntimeOptions {
   /** HTTP port; 0 picks a free one. */
   port: number;
+  /**
+   * The address the API and the mailbox listen on: 127.0.0.1 unless a caller opts in to more
+   * (HOST=0.0.0.0 for npm start), since local sign-up hands a token to anyone who asks.
+   */
+  host?: string;
   dynamodbEndpoint: string;
   tableName?: string;
   /** Where the signing key is kept; omitted = in memory. */
@@ -157,7 +164,7 @@ function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
   ];
 }
 
-const listen = (server: NetServer, port: number, what: string, variable: string) =>
+const listen = (server: NetServer, port: number, host: string, what: string, variable: string) =>
   new Promise<number>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -166,17 +173,17 @@ const listen = (server: NetServer, port: number, what: string, variable: string)
           : error,
       ),
     );
-    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 
 /** The local SES mailbox, in a child process of its own (mail parsing stays off the gateway's thread). */
-async function startMailbox(port: number): Promise<{ url: string; stop(): Promise<void> }> {
+async function startMailbox(port: number, host: string): Promise<{ url: string; stop(): Promise<void> }> {
   const probe = createNetServer();
-  await listen(probe, port, 'the local SES mailbox', 'LOCAL_SES_PORT');
+  await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
   const free = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
   const child = fork(fileURLToPath(new URL('./mailbox-process.mjs', import.meta.url)), {
-    env: { ...process.env, MAILBOX_HOST: '127.0.0.1', MAILBOX_PORT: String(free) },
+    env: { ...process.env, MAILBOX_HOST: host, MAILBOX_PORT: String(free) },
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -199,6 +206,24 @@ async function startMailbox(port: number): Promise<{ url: string; stop(): Promis
   };
 }
 
+/**
+ * Locally every token comes from this runtime, so a verified token whose user never signed up is
+ * refused at the gateway (401) rather than reaching the functions. Who has signed up is read
+ * once per user (accounts are never deleted) with a client of the runtime's own.
+ */
+function signedUp(tableName: string): (subject: string) => Promise<boolean> {
+  const client = new DynamoDBClient({});
+  const known = new Set<string>();
+  return async (subject) => {
+    if (known.has(subject)) return true;
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: marshall(keys.account(subject)), ConsistentRead: true, ProjectionExpression: table.partitionKey.name }),
+    );
+    if (Item) known.add(subject);
+    return Item !== undefined;
+  };
+}
+
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const tableName = options.tableName ?? table.name;
   const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
@@ -209,7 +234,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   await ensureTable(admin, tableName, table);
   admin.destroy();
 
-  const mailbox = await startMailbox(options.sesPort);
+  const host = options.host ?? '127.0.0.1';
+  const mailbox = await startMailbox(options.sesPort, host);
   const mailboxUrl = mailbox.url;
 
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
@@ -224,17 +250,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     routes,
     issuer,
     loadHandler,
-    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints()],
+    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url)],
     awsApis: awsApis({ bus, scheduler, mailboxUrl, log }),
+    admits: signedUp(tableName),
   });
   let port: number;
+  let url = '';
   try {
-    port = await listen(server, options.port, 'the local API', 'PORT');
+    port = await listen(server, options.port, host, 'the local API', 'PORT');
   } catch (error) {
     await mailbox.stop();
     throw error;
   }
-  const url = `http://localhost:${port}`;
+  url = `http://localhost:${port}`;
   useLocalServices(`http://127.0.0.1:${port}`);
   process.env[env.publicApiUrl] = url;
 

@@ -170,6 +170,8 @@ const guardCheck = (guard: RoleGuard): TransactItem => ({
 /** Slug claim, team and the creator's OWNER membership, all or nothing. */
 export async function createTeam(team: Team, owner: Member, ownership: Membership) {
   return transactNamed([
+    // The owner is a user of the service (an external issuer's user may not be provisioned yet).
+    ['no_account', { ConditionCheck: { TableName: tableName(), Key: keys.account(owner.user_id), ConditionExpression: itemPresent } }],
     ['slug_taken', put({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id })],
     ['conflict', put({ ...keys.team(team.id), type: 'team', ...team, seat_count: team.member_count })],
     ['conflict', memberPut(owner)],

@@ -109,7 +109,10 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
     joined_at: now,
   };
   const outcome = await repository.createTeam(team, owner, membershipOf(owner));
-  fail(outcome, { slug_taken: () => new BadRequestError('Team slug already taken') });
+  fail(outcome, {
+    slug_taken: () => new BadRequestError('Team slug already taken'),
+    no_account: () => new ForbiddenError('No account found. Please sign up first.'),
+  });
   return teamView(team);
 }
 

@@ -1,0 +1,183 @@
+/**
+ * The local runtime safe by default and clear off the happy path: it listens on loopback only,
+ * refuses tokens of users who never signed up, explains every 401, tags every answer with its
+ * request id, refuses invisible or unencodable text, and answers bad input with a 4xx.
+ */
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { Api, uniqueEmail, type User } from '../support/api.js';
+
+let api: Api;
+let alice: User;
+let monitorId: string;
+beforeAll(async () => {
+  api = await Api.start();
+  alice = await api.signUp(uniqueEmail('hardening'), 'Alice');
+  monitorId = (await api.request('POST', '/api/monitors', { token: alice.token, body: { name: 'Hardening' } })).body.monitor.id;
+});
+afterAll(() => api.close());
+
+/** Whether `port` accepts a connection on `host`. */
+const reachable = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+describe('listening', () => {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+
+  it('answers on 127.0.0.1 only: the API, the mailbox and DynamoDB Local', async () => {
+    // The machine has an address other than loopback (the test proves nothing without one).
+    expect(external).toBeDefined();
+    const ports = {
+      api: api.runtime.port,
+      mailbox: Number(new URL(api.runtime.mailbox.url).port),
+      dynamodb: Number(new URL(inject('dynamodbEndpoint')).port),
+    };
+    for (const [name, port] of Object.entries(ports)) {
+      expect({ name, loopback: await reachable('127.0.0.1', port) }).toEqual({ name, loopback: true });
+      expect({ name, external: await reachable(external!, port) }).toEqual({ name, external: false });
+    }
+  });
+});
+
+describe('the local authorizer', () => {
+  it('refuses a verified token whose user never signed up, and nothing is created', async () => {
+    const ghost = randomUUID();
+    const token = await api.runtime.issuer.sign({ sub: ghost, email: uniqueEmail('ghost'), name: 'Ghost' });
+    const response = await api.request('POST', '/api/teams', { token, body: { name: 'Orphans', slug: `orphans-${ghost.slice(0, 8)}` } });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ message: 'Unauthorized' });
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="" error="invalid_token" error_description="the token's user has not signed up"`);
+    // Once the user signs up with that e-mail they get another id: the slug was never claimed.
+    const taken = await api.request('POST', '/api/teams', { token: alice.token, body: { name: 'Orphans', slug: `orphans-${ghost.slice(0, 8)}` } });
+    expect(taken.status).toBe(201);
+  });
+
+  it.each([
+    ['an expired token', { exp: Math.floor(Date.now() / 1000) - 5 }, 'the token has expired'],
+    ['a wrong audience', { aud: 'someone-else' }, 'the token does not have a valid audience'],
+    ['a wrong issuer', { iss: 'https://evil.example.com' }, 'the token does not have a valid issuer'],
+  ])('says why it refuses %s, as API Gateway does', async (_, overrides, description) => {
+    const token = await api.runtime.issuer.signPayload({
+      sub: alice.id,
+      iss: api.runtime.issuer.issuer,
+      aud: 'incident-service',
+      exp: Math.floor(Date.now() / 1000) + 600,
+      ...overrides,
+    });
+    const response = await api.request('GET', '/api/incidents', { token });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="" error="invalid_token" error_description="${description}"`);
+  });
+
+  it('answers a missing token with a bare challenge, and accepts a token without "Bearer "', async () => {
+    const missing = await api.request('GET', '/api/incidents');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    const bare = await api.request('GET', '/api/incidents', { headers: { authorization: alice.token } });
+    expect(bare.status).toBe(200);
+    const lowercase = await api.request('GET', '/api/incidents', { headers: { authorization: `bearer ${alice.token}` } });
+    expect(lowercase.status).toBe(200);
+    const basic = await api.request('GET', '/api/incidents', { headers: { authorization: 'Basic YTpi' } });
+    expect(basic.status).toBe(401);
+  });
+
+  it.each([
+    ['a 401 of the authorizer', 'GET', '/api/incidents', undefined],
+    ['a 404 of the gateway', 'GET', '/api/nothing-here', undefined],
+    ['POST /local/users', 'POST', '/local/users', { email: 'not-an-email', name: 'X' }],
+    ['a handler answer', 'GET', '/api/incidents', 'token'],
+  ])('tags %s with x-request-id and apigw-requestid', async (_, method, path, body) => {
+    const response =
+      body === 'token' ? await api.request(method, path, { token: alice.token }) : await api.request(method, path, body ? { body } : {});
+    const id = response.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('apigw-requestid')).toBe(id);
+  });
+});
+
+describe('text a person typed', () => {
+  const unusable: [string, string][] = [
+    ['only a zero-width space', '\u200b'],
+    ['only white space and zero-width characters', ' \u200b\ufeff\u2060 '],
+    ['a NUL character', '\u0000'],
+    ['a CR/LF (a header injection)', 'Subj\r\nBcc: x@evil.example'],
+    ['a lone surrogate', 'x\ud800y'],
+  ];
+
+  it.each(unusable)('refuses %s in every title and name with 400 Validation errors, creating nothing', async (_, value) => {
+    const before = (await api.request('GET', `/api/incidents?monitor_id=${monitorId}`, { token: alice.token })).body.incidents.length;
+    const incident = (await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId, title: 'Fine' } })).body.incident;
+    const attempts: [string, string, unknown, string][] = [
+      ['POST', '/api/incidents', { monitorId, title: value }, 'title'],
+      ['PUT', `/api/incidents/${incident.id}`, { title: value }, 'title'],
+      ['POST', '/api/monitors', { name: value }, 'name'],
+      ['PUT', `/api/monitors/${monitorId}`, { name: value }, 'name'],
+      ['POST', '/api/teams', { name: value, slug: `t-${randomUUID().slice(0, 8)}` }, 'name'],
+      ['POST', '/api/escalation-policies', { name: value, steps: [{ delay_minutes: 0, emails: ['a@example.com'] }] }, 'name'],
+      ['POST', '/local/users', { email: uniqueEmail('name'), name: value }, 'name'],
+    ];
+    for (const [method, path, body, field] of attempts) {
+      const response = await api.request(method, path, { token: alice.token, body });
+      expect({ method, path, status: response.status, error: response.body.error }).toEqual({ method, path, status: 400, error: 'Validation errors' });
+      expect(response.body.details.map((detail: { field: string }) => detail.field)).toContain(field);
+    }
+    const after = await api.request('GET', `/api/incidents?monitor_id=${monitorId}`, { token: alice.token });
+    expect(after.body.incidents.length).toBe(before + 1);
+    expect((await api.request('GET', `/api/incidents/${incident.id}`, { token: alice.token })).body.incident.title).toBe('Fine');
+  });
+
+  it('keeps line breaks in a message, refuses other control characters there, and trims zero-width edges', async () => {
+    const kept = await api.request('POST', '/api/incidents', {
+      token: alice.token,
+      body: { monitorId, title: '\u200b Checkout down \ufeff', message: 'Line one\nLine two\r\n\tindented' },
+    });
+    expect(kept.status).toBe(201);
+    expect(kept.body.incident.title).toBe('Checkout down');
+    const bell = await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId, title: 'Bell', message: 'ding\u0007' } });
+    expect(bell.status).toBe(400);
+    expect(bell.body.details).toEqual([{ field: 'message', message: 'Must not contain control characters other than tab and line breaks' }]);
+  });
+});
+
+describe('bad input to the runtime itself', () => {
+  it('answers a Lambda Invoke payload that is not JSON with 400 InvalidRequestContentException', async () => {
+    const response = await fetch(`${api.url}/2015-03-31/functions/monitor-check/invocations`, { method: 'POST', body: '{"monitorId":' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-amzn-errortype')).toBe('InvalidRequestContentException');
+    expect(((await response.json()) as { message: string }).message).toMatch(/^Could not parse request body into json/);
+  });
+
+  it('answers a body over the gateway limit with 413 and Connection: close, and the next request on a new connection works', async () => {
+    const port = api.runtime.port;
+    const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body?: Buffer) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const request = httpRequest({ host: '127.0.0.1', port, method: body ? 'POST' : 'GET', path: body ? '/api/incidents' : '/api/incidents', agent, headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' } }, (response) => {
+          response.resume();
+          response.once('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
+        });
+        request.once('error', reject);
+        // Streamed without a length, so the limit is met mid-upload.
+        if (body) for (let offset = 0; offset < body.length; offset += 1 << 20) request.write(body.subarray(offset, offset + (1 << 20)));
+        request.end();
+      });
+    const tooLarge = await send(Buffer.alloc(11 * 1024 * 1024, 'a'));
+    expect(tooLarge).toEqual({ status: 413, connection: 'close' });
+    // The client's pool does not reuse the closed connection: the next request goes through.
+    expect(await send()).toEqual({ status: 200, connection: 'keep-alive' });
+    agent.destroy();
+  });
+});
