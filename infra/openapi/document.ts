@@ -147,7 +147,7 @@ export async function buildDocument() {
   const version = (await import(pathToFileURL(join(repositoryRoot, 'package.json')).href, { with: { type: 'json' } })) as {
     default: { version: string };
   };
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Incident and team management service',
@@ -168,6 +168,12 @@ export async function buildDocument() {
     ],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
   });
+  // An update body that needs a field (`minProperties: 1`) may be left out altogether (the request
+  // says the body is optional); the `default: {}` zod derives from that would contradict it.
+  for (const schema of Object.values(document.components?.schemas ?? {}) as Record<string, unknown>[]) {
+    if (schema.minProperties && JSON.stringify(schema.default) === '{}') delete schema.default;
+  }
+  return document;
 }
 
 /** The document as committed: stable key order, two-space indentation, final newline. */

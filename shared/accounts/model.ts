@@ -1,7 +1,20 @@
 import * as z from 'zod';
+import { Text } from '../api/common.js';
 
-export const Email = z.email().max(254);
-export const PersonName = z.string().trim().min(1).max(100);
+/**
+ * An e-mail address as the service accepts it: a local part of letters, digits and _ ' + - .
+ * (no leading, trailing or double dot) and a domain with a dot and a top-level domain of two or
+ * more letters. The OpenAPI document carries the very pattern, since `format: email` alone would
+ * promise more (e.g. `0@com`).
+ */
+export const Email = z
+  .email()
+  .max(254)
+  .meta({
+    pattern: z.regexes.email.source,
+    description: "An e-mail address: letters, digits and _ ' + - . before the @ (no leading, trailing or double dot); a domain with a dot and a top-level domain of two or more letters",
+  });
+export const PersonName = Text({ min: 1, max: 100 });
 
 export const signUpInput = z.strictObject({
   email: Email,

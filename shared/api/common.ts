@@ -13,3 +13,29 @@ export const NextCursor = z
   .string()
   .nullable()
   .meta({ description: 'Pass as `cursor` for the next page; null on the last page', example: 'eyJ2IjoxLCJwIjoi…' });
+
+/** White space, and the zero-width characters that show nothing (ZWSP, ZWNJ, ZWJ, word joiner, BOM). */
+const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
+/** Control characters (C0, DEL, C1); `multiline` text keeps tab, line feed and carriage return. */
+/** A high surrogate without its low half, or a low one without its high half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/**
+ * Text a person typed (titles, names, messages): well-formed Unicode without control characters,
+ * trimmed of white space and zero-width characters at both ends — so a value that is only those
+ * is empty — then `min`–`max` characters. Real DynamoDB refuses strings that are not valid UTF-8
+ * (a lone surrogate), and a CR/LF in a name would end up in an e-mail header.
+ */
+export function Text(options: { min?: number; max: number; multiline?: boolean }) {
+  const control = options.multiline ? CONTROL_EXCEPT_LINES : CONTROL;
+  const schema = z
+    .string()
+    .refine((value) => !LONE_SURROGATE.test(value), { message: 'Must be valid Unicode text (no lone surrogates)', abort: true })
+    .refine((value) => !control.test(value), { message: options.multiline ? 'Must not contain control characters other than tab and line breaks' : 'Must not contain control characters' })
+    .overwrite((value) => value.replace(INVISIBLE_EDGES, ''))
+    .max(options.max);
+  const description = `Trimmed of white space and zero-width characters at both ends${options.min ? `; ${options.min}–${options.max} characters remain` : `; at most ${options.max} characters remain`}. No control characters${options.multiline ? ' other than tab and line breaks' : ''}.`;
+  return (options.min ? schema.min(options.min) : schema).meta({ description });
+}

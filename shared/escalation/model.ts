@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Id, Timestamp } from '../api/common.js';
+import { policyExample } from '../api/examples.js';
+import { Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 import { Email } from '../accounts/model.js';
 
@@ -26,7 +27,7 @@ const PolicySteps = z
       }
     });
   });
-const PolicyName = z.string().trim().min(1).max(100);
+const PolicyName = Text({ min: 1, max: 100 });
 /** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
 const PolicyTeam = z.uuid().nullable();
 
@@ -37,7 +38,7 @@ export type CreatePolicyInput = z.output<typeof createPolicyInput>;
 export const updatePolicyInput = z
   .strictObject({ name: PolicyName, steps: PolicySteps, team_id: PolicyTeam })
   .partial()
-  .meta({ id: 'UpdateEscalationPolicy', example: { name: 'Payments on-call', team_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' } })
+  .meta({ minProperties: 1, id: 'UpdateEscalationPolicy', example: { name: 'Payments on-call', team_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' } })
   .prefault({});
 export type UpdatePolicyInput = z.output<typeof updatePolicyInput>;
 
@@ -73,7 +74,7 @@ export const PolicyBody = z
     team_id: Id.nullable().meta({ description: 'The team the policy is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
   })
-  .meta({ id: 'EscalationPolicy' });
+  .meta({ id: 'EscalationPolicy', example: policyExample });
 
 export const policyView = (policy: Policy): z.output<typeof PolicyBody> => ({
   id: policy.id,

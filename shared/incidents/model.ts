@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Id, Timestamp } from '../api/common.js';
+import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../api/examples.js';
+import { Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 
 export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
@@ -14,9 +15,9 @@ export type Severity = z.output<typeof Severity>;
 export type AcknowledgementMethod = z.output<typeof AcknowledgementMethod>;
 
 /** Titles are trimmed; 1-200 characters remain. */
-export const IncidentTitle = z.string().trim().min(1).max(200);
+export const IncidentTitle = Text({ min: 1, max: 200 });
 /** Additional context of a manual incident (kept with it, sent in the "New incident" notification). */
-export const IncidentMessage = z.string().trim().max(10_000);
+export const IncidentMessage = Text({ max: 10_000, multiline: true });
 
 export const createIncidentInput = z.strictObject({
   monitorId: z.uuid(),
@@ -33,7 +34,7 @@ export type CreateIncidentInput = z.output<typeof createIncidentInput>;
 export const updateIncidentInput = z
   .strictObject({ status: Status, severity: Severity, title: IncidentTitle })
   .partial()
-  .meta({ id: 'UpdateIncident', example: { status: 'IDENTIFIED', severity: 'CRITICAL' } })
+  .meta({ minProperties: 1, id: 'UpdateIncident', example: { status: 'IDENTIFIED', severity: 'CRITICAL' } })
   .prefault({});
 export type UpdateIncidentInput = z.output<typeof updateIncidentInput>;
 
@@ -136,12 +137,12 @@ export const IncidentBody = z
     resolved_at: Timestamp.nullable(),
     created_at: Timestamp,
   })
-  .meta({ id: 'Incident' });
+  .meta({ id: 'Incident', example: incidentExample });
 
 export const IncidentListItem = IncidentBody.extend({
   monitor_name: z.string().meta({ example: 'Checkout API' }),
   escalation_policy_id: Id.nullable(),
-}).meta({ id: 'IncidentListItem' });
+}).meta({ id: 'IncidentListItem', example: incidentListItemExample });
 
 export const AcknowledgementBody = z
   .strictObject({
@@ -153,14 +154,14 @@ export const AcknowledgementBody = z
     method: AcknowledgementMethod,
     acknowledged_at: Timestamp,
   })
-  .meta({ id: 'Acknowledgement' });
+  .meta({ id: 'Acknowledgement', example: acknowledgementExample });
 
 export const IncidentDetail = IncidentListItem.extend({
   acknowledgement: AcknowledgementBody.optional(),
   escalation_steps: z
     .array(z.strictObject({ step_order: z.int().min(1), delay_minutes: z.int().min(0) }).meta({ id: 'EscalationStep' }))
     .optional(),
-}).meta({ id: 'IncidentDetail' });
+}).meta({ id: 'IncidentDetail', example: incidentDetailExample });
 
 export const incidentView = (incident: Incident): z.output<typeof IncidentBody> => ({
   id: incident.id,

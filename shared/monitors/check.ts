@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { Text } from '../api/common.js';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';
@@ -27,7 +28,7 @@ export const monitorCheckInput = z.strictObject({
   status: z.enum(['down', 'up']),
   consecutiveFailures: z.int().min(0),
   checkedAt: z.iso.datetime({ offset: true }),
-  message: z.string().trim().max(10_000).optional(),
+  message: Text({ max: 10_000, multiline: true }).optional(),
 });
 export type MonitorCheckInput = z.output<typeof monitorCheckInput>;
 

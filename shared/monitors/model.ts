@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { Id, Timestamp } from '../api/common.js';
+import { monitorExample } from '../api/examples.js';
+import { Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 
-export const MonitorName = z.string().trim().min(1).max(200);
+export const MonitorName = Text({ min: 1, max: 200 });
 export const FailureThreshold = z.int().min(1).max(10_000);
 /** A team to share with: a UUID shares the monitor with that team, null keeps it (or takes it back) to its owner alone. */
 export const TeamId = z.uuid();
@@ -27,6 +28,7 @@ export const updateMonitorInput = z
     team_id: TeamId.nullable(),
   })
   .partial()
+  .meta({ id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } })
   .prefault({});
 export type UpdateMonitorInput = z.output<typeof updateMonitorInput>;
 
@@ -58,7 +60,7 @@ export const MonitorBody = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .meta({ id: 'Monitor' });
+  .meta({ id: 'Monitor', example: monitorExample });
 
 export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => ({
   id: monitor.id,

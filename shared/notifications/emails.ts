@@ -23,6 +23,12 @@ const SEVERITY_MEANING = {
   LOW: 'minor issue, minimal impact',
 } as const;
 
+/**
+ * A value that goes into a mail header: control characters (CR/LF above all, which would start a
+ * new header) and Unicode line separators become a space. Titles and names are validated on the
+ * way in; this also covers what was stored before, and names taken from a token's claims.
+ */
+export const headerValue = (value: string) => value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
 
 /** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
 function compose(
@@ -31,6 +37,8 @@ function compose(
   tags: EmailTags,
   parts: { facts: [string, string][]; paragraphs: string[]; footer?: string },
 ): Email {
+  subject = headerValue(subject);
+  to = headerValue(to);
   const text = [
     subject,
     '',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { subscriberExample } from '../api/examples.js';
 import { Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
@@ -43,7 +44,7 @@ export const SubscriberBody = z
     created_at: Timestamp,
     suppression: Suppression.nullable(),
   })
-  .meta({ id: 'Subscriber' });
+  .meta({ id: 'Subscriber', example: subscriberExample });
 
 export const subscriberView = (subscriber: Subscriber): z.output<typeof SubscriberBody> => ({
   id: subscriber.id,

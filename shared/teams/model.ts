@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Id, Timestamp } from '../api/common.js';
+import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../api/examples.js';
+import { Id, Timestamp, Text } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
@@ -12,7 +13,7 @@ export type Role = z.output<typeof Role>;
 /** Invites live 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const TeamName = z.string().trim().min(1).max(100);
+export const TeamName = Text({ min: 1, max: 100 });
 export const TeamSlug = z
   .string()
   .min(1)
@@ -25,7 +26,11 @@ export const createTeamInput = z
 export type CreateTeamInput = z.output<typeof createTeamInput>;
 
 /** `name` is the only updatable field; an absent body is an empty update ("No updates provided"). */
-export const updateTeamInput = z.strictObject({ name: TeamName }).partial().prefault({});
+export const updateTeamInput = z
+  .strictObject({ name: TeamName })
+  .partial()
+  .meta({ id: 'UpdateTeam', minProperties: 1, example: { name: 'Platform Reliability' } })
+  .prefault({});
 export type UpdateTeamInput = z.output<typeof updateTeamInput>;
 
 export const inviteInput = z
@@ -107,15 +112,15 @@ export const TeamBody = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .meta({ id: 'Team' });
+  .meta({ id: 'Team', example: teamExample });
 
-export const TeamListItem = TeamBody.extend({ member_count: z.int().min(1), user_role: Role }).meta({ id: 'TeamListItem' });
+export const TeamListItem = TeamBody.extend({ member_count: z.int().min(1), user_role: Role }).meta({ id: 'TeamListItem', example: teamListItemExample });
 
 export const MemberBody = z
   .strictObject({ id: Id, team_id: Id, user_id: Id, role: Role, joined_at: Timestamp })
-  .meta({ id: 'TeamMember' });
+  .meta({ id: 'TeamMember', example: memberExample });
 
-export const MemberDetail = MemberBody.extend({ name: z.string(), email: z.string() }).meta({ id: 'TeamMemberDetail' });
+export const MemberDetail = MemberBody.extend({ name: z.string(), email: z.string() }).meta({ id: 'TeamMemberDetail', example: memberDetailExample });
 
 export const InviteBody = z
   .strictObject({
@@ -128,11 +133,11 @@ export const InviteBody = z
     expires_at: Timestamp,
     created_at: Timestamp,
   })
-  .meta({ id: 'TeamInvite' });
+  .meta({ id: 'TeamInvite', example: inviteExample });
 
 export const TeamDetail = z
   .strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role })
-  .meta({ id: 'TeamDetail' });
+  .meta({ id: 'TeamDetail', example: teamDetailExample });
 
 export const teamView = (team: Team): z.output<typeof TeamBody> => ({
   id: team.id,

@@ -57,4 +57,25 @@ describe('e-mails', () => {
     expect(page.text).toContain('POST https://api.example.com/api/incidents/i-1/acknowledge');
     expect(page.tags).toEqual({ kind: 'escalation', incident: 'i-1', step: '2' });
   });
+
+  it('never carry a control character into a header, whatever was stored or claimed', () => {
+    const injected = { ...incident, title: 'Subj\r\nBcc: x@evil.example', monitor_name: 'M\u2028X' };
+    const emails = [
+      subscriberEmail('incident.resolved', { ...envelope, incident: injected, previous_status: 'MONITORING' }, { email: 's@example.com', id: 's-1' }, 'http://x/u'),
+      escalationEmail({ ...envelope, incident: injected, step: { step_order: 1, delay_minutes: 0, emails: ['a@example.com'] } }, 'a@example.com', 'http://x'),
+      inviteEmail(
+        {
+          ...envelope,
+          invite: { id: 'v', team_id: 't', team_name: 'Ops\r\nBcc: y@evil.example', email: 'new@example.com', role: 'VIEWER', token: 'tok', expires_at: '2026-01-08T00:00:00.000Z' },
+          invited_by: { id: 'u', name: 'Ann\nBcc: z@evil.example', email: 'ann@example.com' },
+        },
+        'http://x',
+      ),
+    ];
+    for (const email of emails) {
+      expect(email.subject).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/);
+      expect(email.to).not.toMatch(/[\r\n]/);
+    }
+    expect(emails[0]!.subject).toBe('Incident resolved: Subj Bcc: x@evil.example');
+  });
 });

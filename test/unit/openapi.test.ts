@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildDocument, serialize } from '../../infra/openapi/document.js';
 import { repositoryRoot } from '../../infra/local/paths.js';
@@ -47,4 +49,61 @@ describe('OpenAPI document', () => {
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(`${result.stdout}${result.stderr}`).toContain('Your API description is valid');
   }, 60_000);
+
+  describe('examples (what "Try it out" and the reference show)', () => {
+    const document = JSON.parse(committed);
+    const schemas: Record<string, any> = document.components.schemas;
+    const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+    (addFormats as unknown as typeof addFormats.default)(ajv);
+    ajv.addSchema({ ...document, $id: 'openapi' }, 'openapi');
+    const validate = (name: string, value: unknown) => {
+      const check = ajv.compile({ $ref: `openapi#/components/schemas/${name}` });
+      return check(value) ? [] : check.errors!.map((error) => `${error.instancePath} ${error.message}`);
+    };
+    /** Every (path, value) of an example, depth first. */
+    const entries = (value: unknown, path = ''): [string, unknown][] =>
+      value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, inner]) => [[`${path}/${key}`, inner] as [string, unknown], ...entries(inner, `${path}/${key}`)])
+        : [];
+
+    it('every object with an id carries an example of its own, so none is made up from types', () => {
+      const withoutExample = Object.entries(schemas)
+        .filter(([, schema]) => schema.properties?.id && !schema.example)
+        .map(([name]) => name);
+      expect(withoutExample).toEqual([]);
+    });
+
+    it.each(Object.keys(schemas).filter((name) => schemas[name].example !== undefined))('%s: the example matches its schema and the domain rules', (name) => {
+      const example = schemas[name].example;
+      expect(validate(name, example)).toEqual([]);
+      // Within each object, its own id and the ids it refers to are different things (an incident's id is not its monitor's).
+      for (const object of [example, ...entries(example).map(([, value]) => value)].filter((value) => value && typeof value === 'object' && !Array.isArray(value)) as Record<string, unknown>[]) {
+        const idValues = Object.entries(object).filter(([field, value]) => (field === 'id' || field.endsWith('_id')) && typeof value === 'string');
+        expect(new Set(idValues.map(([, value]) => value)).size, JSON.stringify(idValues)).toBe(idValues.length);
+      }
+      // Incidents: resolved_at exactly when RESOLVED; an acknowledgement exactly when acknowledged, for this incident.
+      for (const incident of [example, ...entries(example).map(([, value]) => value)].filter((value: any) => value && typeof value === 'object' && 'acknowledged' in value) as any[]) {
+        expect(incident.resolved_at !== null).toBe(incident.status === 'RESOLVED');
+        if ('acknowledgement' in incident) {
+          expect(incident.acknowledged).toBe(true);
+          expect(incident.acknowledgement.incident_id).toBe(incident.id);
+          expect(incident.acknowledgement.acknowledged_at >= incident.started_at).toBe(true);
+        }
+      }
+    });
+
+    it('the pattern it gives for e-mail addresses is the one the service applies (0@com is refused by both)', () => {
+      const pattern = new RegExp(schemas.CreateInvite.properties.email.pattern);
+      expect(pattern.test('bob@example.com')).toBe(true);
+      expect(pattern.test('0@com')).toBe(false);
+      expect(validate('CreateInvite', { email: '0@com', role: 'MEMBER' })).not.toEqual([]);
+    });
+
+    it('says that update bodies need a field and that text is trimmed', () => {
+      for (const name of ['UpdateIncident', 'UpdateMonitor', 'UpdateTeam', 'UpdateEscalationPolicy']) {
+        expect({ name, minProperties: schemas[name].minProperties, default: schemas[name].default }).toEqual({ name, minProperties: 1, default: undefined });
+      }
+      expect(schemas.CreateIncident.properties.title.description).toMatch(/^Trimmed of white space and zero-width characters/);
+    });
+  });
 });

@@ -1,0 +1,113 @@
+/**
+ * One consistent story for the OpenAPI document's examples: Alice owns the "Checkout API" monitor,
+ * shared with the SRE team; it opened an incident at 10:05 that she acknowledged at 10:09 and that
+ * is still being investigated; Bob is invited. Every example obeys the domain's rules (distinct
+ * ids, `resolved_at` only when RESOLVED, an acknowledgement only when acknowledged), which
+ * test/infra/openapi-examples.test.ts checks, so "Try it out" never shows an impossible object.
+ */
+export const ids = {
+  alice: '0b6f3c1e-6c2a-4d1f-9a5e-2f7d8c9b1a01',
+  bob: '0b6f3c1e-6c2a-4d1f-9a5e-2f7d8c9b1a02',
+  monitor: '1c7a4d2f-7d3b-4e2a-8b6f-3a8e9d0c2b01',
+  incident: '2d8b5e3a-8e4c-4f3b-9c7a-4b9f0e1d3c01',
+  acknowledgement: '2d8b5e3a-8e4c-4f3b-9c7a-4b9f0e1d3c02',
+  policy: '3e9c6f4b-9f5d-4a4c-8d8b-5c0a1f2e4d01',
+  team: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e01',
+  aliceMember: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e02',
+  invite: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e03',
+  subscriber: '5abe8b6d-b17f-4c6e-8fad-7e2c3b4a6f01',
+} as const;
+
+const at = (time: string) => `2026-11-21T${time}:00.000Z`;
+
+export const monitorExample = {
+  id: ids.monitor,
+  name: 'Checkout API',
+  owner_id: ids.alice,
+  failure_threshold: 3,
+  escalation_policy_id: ids.policy,
+  team_id: ids.team,
+  created_at: at('09:00'),
+  updated_at: at('09:30'),
+};
+
+export const incidentExample = {
+  id: ids.incident,
+  monitor_id: ids.monitor,
+  title: 'Checkout API is down',
+  status: 'INVESTIGATING',
+  severity: 'HIGH',
+  acknowledged: true,
+  started_at: at('10:05'),
+  resolved_at: null,
+  created_at: at('10:05'),
+};
+
+export const incidentListItemExample = { ...incidentExample, monitor_name: monitorExample.name, escalation_policy_id: ids.policy };
+
+export const acknowledgementExample = {
+  id: ids.acknowledgement,
+  incident_id: ids.incident,
+  user_id: ids.alice,
+  user_name: 'Alice Example',
+  user_email: 'alice@example.com',
+  method: 'api',
+  acknowledged_at: at('10:09'),
+};
+
+export const incidentDetailExample = {
+  ...incidentListItemExample,
+  acknowledgement: acknowledgementExample,
+  escalation_steps: [
+    { step_order: 1, delay_minutes: 0 },
+    { step_order: 2, delay_minutes: 15 },
+  ],
+};
+
+export const policyExample = {
+  id: ids.policy,
+  name: 'Primary on-call',
+  owner_id: ids.alice,
+  steps: [
+    { step_order: 1, delay_minutes: 0, emails: ['oncall@example.com'] },
+    { step_order: 2, delay_minutes: 15, emails: ['lead@example.com', 'cto@example.com'] },
+  ],
+  team_id: ids.team,
+  created_at: at('08:45'),
+};
+
+export const teamExample = {
+  id: ids.team,
+  name: 'Site Reliability',
+  slug: 'sre',
+  owner_id: ids.alice,
+  created_at: at('08:30'),
+  updated_at: at('08:30'),
+};
+
+export const teamListItemExample = { ...teamExample, member_count: 1, user_role: 'OWNER' };
+
+export const memberExample = { id: ids.aliceMember, team_id: ids.team, user_id: ids.alice, role: 'OWNER', joined_at: at('08:30') };
+
+export const memberDetailExample = { ...memberExample, name: 'Alice Example', email: 'alice@example.com' };
+
+export const inviteExample = {
+  id: ids.invite,
+  team_id: ids.team,
+  email: 'bob@example.com',
+  role: 'MEMBER',
+  token: 'kq3C9f1mXh0yJt5u2V8wLz6bN4rP7sA1dE0gH3jK5mQ',
+  invited_by: ids.alice,
+  expires_at: '2026-11-28T11:00:00.000Z',
+  created_at: at('11:00'),
+};
+
+export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [inviteExample], userRole: 'OWNER' };
+
+export const subscriberExample = {
+  id: ids.subscriber,
+  monitor_id: ids.monitor,
+  email: 'customer@example.com',
+  created_at: at('09:15'),
+  suppression: null,
+};
