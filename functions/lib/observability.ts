@@ -1,20 +1,20 @@
 /**
- * Logs, metrics and traces for every function, with Powertools for AWS Lambda: one structured
- * JSON log line per invocation (route or function, status, latency, request id, caller id, cold
- * start), business metrics as CloudWatch EMF. Traces come from Lambda's active tracing on AWS (the
- * invocation, its initialisation and overhead, keyed by the trace id each log line carries); the
- * X-Ray SDK is not bundled (see docs/decisions.md). Log values are masked: e-mail addresses keep
- * only their first letter and domain, JWTs are dropped.
+ * Logs, metrics and traces for every function: one structured JSON log line per invocation (route
+ * or function, status, latency, request id, caller id, cold start), business metrics as CloudWatch
+ * EMF lines. Traces come from Lambda's active tracing on AWS (the invocation, its initialisation
+ * and overhead, keyed by the trace id each log line carries). Log values are masked: e-mail
+ * addresses keep only their first letter and domain, JWTs are dropped.
+ *
+ * Written here rather than with Powertools' logger and metrics, which cost every bundle about
+ * 30 KB and its module load for the few things used (docs/performance.md). The settings keep
+ * Powertools' names: POWERTOOLS_LOG_LEVEL (DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT; or Lambda's
+ * AWS_LAMBDA_LOG_LEVEL), POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE,
+ * POWERTOOLS_METRICS_DISABLED.
  */
-import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
-import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { setMetricSink } from '../../shared/observability/metrics.js';
-
-const SERVICE = 'incident-service';
 
 const EMAIL = /([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
@@ -23,44 +23,76 @@ const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
 export function mask(value: unknown): unknown {
   if (typeof value === 'string') return value.replace(JWT, '[jwt]').replace(EMAIL, '$1***@$2');
   if (Array.isArray(value)) return value.map(mask);
-  if (value instanceof Error) return mask({ name: value.name, message: value.message, stack: value.stack });
+  if (value instanceof Error) return mask(describeError(value));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mask(inner)]));
   }
   return value;
 }
 
-class MaskingLogFormatter extends LogFormatter {
-  /** The error, and for an AggregateError (several e-mails failed) the first few of its causes. */
-  private describeError(error: Error): LogAttributes {
-    const described = this.formatError(error);
-    if (!(error instanceof AggregateError)) return described;
-    return { ...described, errors: error.errors.slice(0, 5).map((inner: unknown) => (inner instanceof Error ? this.formatError(inner) : String(inner))) };
+/** An error as a log attribute; for an AggregateError (several e-mails failed) the first few of its causes too. */
+function describeError(error: Error): Record<string, unknown> {
+  const described: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack };
+  if (error.cause !== undefined) described.cause = error.cause instanceof Error ? describeError(error.cause) : error.cause;
+  if (error instanceof AggregateError) {
+    described.errors = error.errors.slice(0, 5).map((inner: unknown) => (inner instanceof Error ? describeError(inner) : String(inner)));
   }
-
-  formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
-    return new LogItem({
-      attributes: mask({
-        level: attributes.logLevel,
-        message: attributes.message,
-        timestamp: this.formatTimestamp(attributes.timestamp),
-        service: attributes.serviceName,
-        xray_trace_id: attributes.xRayTraceId,
-        ...additional,
-        ...(attributes.error ? { error: this.describeError(attributes.error) } : {}),
-      }) as LogAttributes,
-    });
-  }
+  return described;
 }
 
-export const logger = new Logger({ serviceName: SERVICE, logFormatter: new MaskingLogFormatter() });
-export const metrics = new Metrics({ namespace: 'IncidentService', serviceName: SERVICE });
+const LEVELS = { DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
+type Level = Exclude<keyof typeof LEVELS, 'SILENT'>;
 
-setMetricSink((name, dimensions) => {
-  const single = metrics.singleMetric();
-  for (const [dimension, value] of Object.entries(dimensions)) single.addDimension(dimension, value);
-  single.addMetric(name, MetricUnit.Count, 1);
-});
+const service = () => process.env.POWERTOOLS_SERVICE_NAME ?? 'incident-service';
+/** Read on every line, so that a test (or a changed environment) takes effect at once. */
+const threshold = () => {
+  const name = (process.env.POWERTOOLS_LOG_LEVEL ?? process.env.AWS_LAMBDA_LOG_LEVEL ?? 'INFO').toUpperCase();
+  return name in LEVELS ? LEVELS[name as keyof typeof LEVELS] : LEVELS.INFO;
+};
+/** `Root=1-…;Parent=…;Sampled=1` → `1-…`, as Powertools reports it. */
+const traceId = () => /Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? '')?.[1];
+
+function write(level: Level, message: string, attributes: Record<string, unknown> = {}) {
+  if (LEVELS[level] < threshold()) return;
+  const { error, ...rest } = attributes;
+  const line = mask({
+    level,
+    message,
+    timestamp: new Date().toISOString(),
+    service: service(),
+    xray_trace_id: traceId(),
+    ...rest,
+    ...(error instanceof Error ? { error: describeError(error) } : error !== undefined ? { error } : {}),
+  });
+  // Straight to the streams, not through console (which Lambda's runtime prefixes in text log format).
+  (LEVELS[level] >= LEVELS.WARN ? process.stderr : process.stdout).write(`${JSON.stringify(line)}\n`);
+}
+
+export const logger = {
+  debug: (message: string, attributes?: Record<string, unknown>) => write('DEBUG', message, attributes),
+  info: (message: string, attributes?: Record<string, unknown>) => write('INFO', message, attributes),
+  warn: (message: string, attributes?: Record<string, unknown>) => write('WARN', message, attributes),
+  error: (message: string, attributes?: Record<string, unknown>) => write('ERROR', message, attributes),
+};
+
+/** One count as a CloudWatch embedded-metric-format line, with the service as a dimension besides `dimensions`. */
+function emitCount(name: string, dimensions: Record<string, string>) {
+  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return;
+  const values = { service: service(), ...dimensions };
+  const line = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        { Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'IncidentService', Dimensions: [Object.keys(values)], Metrics: [{ Name: name, Unit: 'Count' }] },
+      ],
+    },
+    ...values,
+    [name]: 1,
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+setMetricSink(emitCount);
 
 /** Functions that have run in this process: on Lambda one per instance, locally all of them. */
 const warm = new Set<string>();
@@ -104,9 +136,7 @@ export function observability<E, R>(describe: (event: E, response: R | undefined
       coldStarts.set(request, cold);
       if (cold) {
         warm.add(name);
-        const single = metrics.singleMetric();
-        single.addDimension('function_name', name);
-        single.addMetric('ColdStart', MetricUnit.Count, 1);
+        emitCount('ColdStart', { function_name: name });
       }
     },
     after: (request) => line(request),

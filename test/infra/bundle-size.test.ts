@@ -8,7 +8,7 @@ import { bundleAll, median } from '../../infra/build/bundling.js';
 import { allFunctions } from '../../infra/system.js';
 
 /** Today's ratio, rounded up (issue 12's goal is 1.25; docs/performance.md says what is left). */
-const LIMIT = 1.5;
+const LIMIT = 1.45;
 
 describe('bundle size', () => {
   it(`keeps the median function bundle within ${LIMIT}× of a DocumentClient + GetItem bundle`, async () => {
