@@ -6,9 +6,10 @@
  * simulator, see ses.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import type { LocalEventBus, PutEventsEntry } from './bus.js';
+import type { BackgroundPorts } from './background.js';
+import type { PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
-import type { LocalScheduler, ScheduleRequest } from './scheduler.js';
+import type { ScheduleRequest } from './scheduler.js';
 import { localSes, type AwsApiResponse } from './ses.js';
 
 export type { AwsApiResponse };
@@ -26,10 +27,10 @@ const restError = (status: number, type: string, message: string) =>
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 
-export function awsApis(services: { bus: LocalEventBus; scheduler: LocalScheduler; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
+export function awsApis(services: { background: BackgroundPorts; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
   return async (request, url, body) => {
     if (request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
-      const answer = await localSes(request, body, services.mailboxUrl, services.bus);
+      const answer = await localSes(request, body, services.mailboxUrl, services.background);
       if (answer) return answer;
     }
     const target = request.headers['x-amz-target'];
@@ -37,7 +38,7 @@ export function awsApis(services: { bus: LocalEventBus; scheduler: LocalSchedule
       if (target !== 'AWSEvents.PutEvents') return json(400, { __type: 'UnknownOperationException', message: target });
       try {
         const { Entries } = parse(body) as { Entries?: PutEventsEntry[] };
-        return json(200, services.bus.putEvents(Entries ?? []), { 'content-type': 'application/x-amz-json-1.1' });
+        return json(200, await services.background.putEvents(Entries ?? []), { 'content-type': 'application/x-amz-json-1.1' });
       } catch (error) {
         if (error instanceof SyntaxError) return json(400, { __type: 'SerializationException', message: error.message });
         return json(500, { __type: 'InternalException', message: (error as Error).message });
@@ -49,10 +50,10 @@ export function awsApis(services: { bus: LocalEventBus; scheduler: LocalSchedule
       const name = decodeURIComponent(schedule[1]!);
       try {
         if (request.method === 'DELETE') {
-          services.scheduler.delete(name);
+          await services.background.deleteSchedule(name);
           return json(200, {});
         }
-        return json(200, services.scheduler.create(name, parse(body) as ScheduleRequest));
+        return json(200, await services.background.createSchedule(name, parse(body) as ScheduleRequest));
       } catch (error) {
         const type = (error as Error).name;
         const status = type === 'ConflictException' ? 409 : type === 'ResourceNotFoundException' ? 404 : 400;

@@ -42,6 +42,12 @@ export function forgetRunning(pid = process.pid) {
   if (running?.pid === pid) rmSync(runtimeFile(), { force: true });
 }
 
+/** The running runtime's record, if its process is alive. */
+export function runningRuntime(): RunningRuntime | undefined {
+  const running = readRunning();
+  return running && alive(running.pid) ? running : undefined;
+}
+
 function readRunning(): RunningRuntime | undefined {
   if (!existsSync(runtimeFile())) return undefined;
   try {
@@ -54,9 +60,7 @@ function readRunning(): RunningRuntime | undefined {
 /** The URL of the local runtime to talk to: `PORT`, else the running runtime's record, else port 3000. */
 export function runtimeUrl(): string {
   if (process.env.PORT) return `http://localhost:${Number(process.env.PORT)}`;
-  const running = readRunning();
-  if (running && alive(running.pid)) return running.url;
-  return `http://localhost:${DEFAULT_PORT}`;
+  return runningRuntime()?.url ?? `http://localhost:${DEFAULT_PORT}`;
 }
 
 /** Prints the usage line (and what was wrong) and exits 2, as command-line tools do for a mistake. */

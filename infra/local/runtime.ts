@@ -1,31 +1,34 @@
 /**
  * The local runtime, built from the system description: the local API Gateway (routes, JWT
  * authorizer, Lambda Invoke API), DynamoDB Local's stream read into the outbox publisher, the
- * local event bus delivering to the rules' targets, the local scheduler, and a local SES
- * mailbox — all running the very handler modules Lambda runs. Used by `npm start` and the tests.
+ * local event bus delivering to the rules' targets, the local scheduler (background.ts), and a
+ * local SES mailbox — all running the very handler modules Lambda runs. `npm start` runs the
+ * background in a worker thread (`startService`); the tests run it in their own (`startRuntime`).
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { keys } from '../../shared/db/keys.js';
 import { fork } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { accountView, signUpInput } from '../../shared/accounts/model.js';
 import { signUp } from '../../shared/accounts/service.js';
-import { fieldErrors } from '../../shared/validation.js';
-import { env, eventBus, routes, scheduleGroup, table, TABLE_NAME_ENV, workers } from '../system.js';
-import { awsApis } from './aws-apis.js';
-import { docsEndpoints } from './docs.js';
-import { LocalEventBus } from './bus.js';
-import { enforceGrants } from './grants.js';
 import { db } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { fieldErrors } from '../../shared/validation.js';
+import { routes, table } from '../system.js';
+import { awsApis } from './aws-apis.js';
+import { startBackground, wakeOnWrite, type BackgroundPorts } from './background.js';
+import { startBackgroundThread } from './background-thread.js';
+import type { LocalEventBus } from './bus.js';
+import { docsEndpoints } from './docs.js';
+import { useLocalAws, useLocalServices } from './environment.js';
 import { LocalStartError } from './errors.js';
-import { functionArn, invokeFunction, loadHandler } from './functions.js';
+import { loadHandler } from './functions.js';
+import { enforceGrants } from './grants.js';
 import { createGateway, type LocalEndpoint } from './gateway.js';
 import { LocalIssuer } from './jwt.js';
-import { LocalScheduler } from './scheduler.js';
-import { StreamPoller } from './stream.js';
+import type { LocalScheduler } from './scheduler.js';
+import type { StreamPoller } from './stream.js';
 import { ensureTable } from './table.js';
 
 export { repositoryRoot } from './paths.js';
@@ -65,76 +68,23 @@ export interface MailboxEmail {
   at: number;
 }
 
-export interface Runtime {
+/** A running local runtime: where it answers, its issuer, its mailbox. */
+export interface LocalService {
   url: string;
   port: number;
   issuer: LocalIssuer;
   tableName: string;
-  bus: LocalEventBus;
-  scheduler: LocalScheduler;
-  stream: StreamPoller;
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
+  /** Resolves once every event under way has been delivered. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
-/**
- * Points the AWS SDK of this process at DynamoDB Local. The credentials are fixed local ones so
- * that a developer's real AWS credentials are never used by the local runtime.
- */
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
-const wakers = new Set<() => void>();
-const watched = new WeakSet<object>();
-
-/** Calls `wake` after every successful write through `client`, until the answered function is called. */
-function wakeOnWrite(client: ReturnType<typeof db>, wake: () => void): () => void {
-  wakers.add(wake);
-  const stop = () => void wakers.delete(wake);
-  if (watched.has(client)) return stop;
-  watched.add(client);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      if (WRITES.has(String(context.commandName))) for (const waker of wakers) waker();
-      return result;
-    },
-    { step: 'initialize', name: 'localStreamWake' },
-  );
-  return stop;
-}
-
-/** The name e-mails are sent with locally (SES's configuration set on AWS). */
-const LOCAL_CONFIGURATION_SET = 'incident-service-local';
-
-export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodbEndpoint;
-  process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS = dynamodbEndpoint;
-  process.env.AWS_REGION = 'local';
-  process.env.AWS_ACCESS_KEY_ID = 'local';
-  process.env.AWS_SECRET_ACCESS_KEY = 'local';
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  // As Lambda sets it (Powertools reads cold starts from it). Locally all functions share one
-  // process, so only the first invocation after start is a cold start.
-  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
-  process.env[TABLE_NAME_ENV] = tableName;
-}
-
-/** The other AWS services: this runtime (events, scheduler, lambda, and SES in front of the local mailbox). */
-function useLocalServices(runtimeUrl: string) {
-  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
-  process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
-  process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
-  process.env.AWS_ENDPOINT_URL_SES = runtimeUrl;
-  process.env[env.sesConfigurationSet] = LOCAL_CONFIGURATION_SET;
-  process.env[env.eventBusName] = eventBus.name;
-  process.env[env.senderEmail] ??= 'incidents@example.com';
-  process.env[env.publicApiUrl] = runtimeUrl;
-  process.env[env.schedulerGroup] = scheduleGroup;
-  process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
-  process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
-  // EMF metrics are for CloudWatch; locally they would only fill the terminal.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+/** The runtime with its background in the caller's thread, for tests to drive. */
+export interface Runtime extends LocalService {
+  bus: LocalEventBus;
+  scheduler: LocalScheduler;
+  stream: StreamPoller;
 }
 
 function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
@@ -224,7 +174,15 @@ function signedUp(tableName: string): (subject: string) => Promise<boolean> {
   };
 }
 
-export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+/**
+ * The runtime around its background: DynamoDB Local's table, the mailbox, the issuer and the
+ * gateway, listening; `background` starts the stream, bus and scheduler once the gateway's URL is
+ * known (the functions call the runtime's AWS APIs there).
+ */
+async function startCore<B extends BackgroundPorts>(
+  options: RuntimeOptions,
+  background: (urls: { runtimeUrl: string; publicUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
+) {
   const tableName = options.tableName ?? table.name;
   const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
   useLocalAws(options.dynamodbEndpoint, tableName);
@@ -239,23 +197,26 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const mailboxUrl = mailbox.url;
 
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
-  const bus = new LocalEventBus({ invoke: invokeFunction, log });
-  const scheduler = new LocalScheduler({
-    invoke: invokeFunction,
-    file: options.stateDir && join(options.stateDir, 'schedules.json'),
-    pollMs: options.pollMs ?? 1000,
-    log,
-  });
+  // Requests may arrive as soon as the gateway listens; its AWS APIs wait for the background.
+  let ports: Promise<B> | undefined;
+  const later: BackgroundPorts = {
+    putEvents: async (entries) => (await ports!).putEvents(entries),
+    createSchedule: async (name, request) => (await ports!).createSchedule(name, request),
+    deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
+    wake: () => void ports?.then((started) => started.wake()),
+    idle: async () => (await ports!).idle(),
+    close: async () => (await ports!).close(),
+  };
+  let url = '';
   const server = createGateway({
     routes,
     issuer,
     loadHandler,
     localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url)],
-    awsApis: awsApis({ bus, scheduler, mailboxUrl, log }),
+    awsApis: awsApis({ background: later, mailboxUrl, log }),
     admits: signedUp(tableName),
   });
   let port: number;
-  let url = '';
   try {
     port = await listen(server, options.port, host, 'the local API', 'PORT');
   } catch (error) {
@@ -263,47 +224,71 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
   url = `http://localhost:${port}`;
-  useLocalServices(`http://127.0.0.1:${port}`);
-  process.env[env.publicApiUrl] = url;
-
-  const stream = new StreamPoller({
-    tableName,
-    handle: (event) => invokeFunction(workers.publisher.name, event),
-    filter: workers.publisher.stream,
-    pollMs: options.pollMs ?? 250,
-    checkpointFile: options.stateDir && join(options.stateDir, `stream-checkpoints-${tableName}.json`),
-    // As the AWS mapping: 20 retries, then the batch is given up to the on-failure records.
-    maxAttempts: options.streamMaxAttempts ?? 21,
-    deadLetterDir: options.stateDir && join(options.stateDir, 'dead-letters'),
-    log,
-  });
-  await stream.start();
-  // A function's write is on the stream at once: read it now (Lambda's mapping polls continuously).
-  const stopWaking = wakeOnWrite(db(), () => stream.wake());
-  scheduler.start();
+  const runtimeUrl = `http://127.0.0.1:${port}`;
+  useLocalServices(runtimeUrl, url);
+  ports = background({ runtimeUrl, publicUrl: url, tableName, log });
+  const started = await ports;
 
   return {
-    url,
-    port,
-    issuer,
-    tableName,
-    bus,
-    scheduler,
-    stream,
-    mailbox: {
-      url: mailboxUrl,
-      emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
-    },
+    started,
+    service: {
+      url,
+      port,
+      issuer,
+      tableName,
+      mailbox: {
+        url: mailboxUrl,
+        emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
+      },
+      idle: () => started.idle(),
+      close: async () => {
+        await started.close();
+        await new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+        await mailbox.stop();
+      },
+    } satisfies LocalService,
+  };
+}
+
+/** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { started, service } = await startCore(options, ({ tableName, log }) =>
+    startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
+  );
+  return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
+}
+
+/**
+ * The runtime as `npm start` runs it: the background (stream, bus, scheduler, and the functions they
+ * invoke) in a worker thread of its own, so e-mail work never holds up a request.
+ */
+export async function startService(options: RuntimeOptions): Promise<LocalService> {
+  let stopWaking = () => undefined as void;
+  const { service } = await startCore(options, async ({ runtimeUrl, publicUrl, tableName, log }) => {
+    const ports = await startBackgroundThread(
+      {
+        dynamodbEndpoint: options.dynamodbEndpoint,
+        runtimeUrl,
+        publicUrl,
+        tableName,
+        stateDir: options.stateDir,
+        pollMs: options.pollMs,
+        streamMaxAttempts: options.streamMaxAttempts,
+      },
+      log,
+    );
+    // Writes of the functions in this thread (the API's) wake the stream reader over there.
+    stopWaking = wakeOnWrite(db(), () => ports.wake());
+    return ports;
+  });
+  return {
+    ...service,
     close: async () => {
       stopWaking();
-      await stream.stop();
-      await scheduler.stop();
-      await bus.idle();
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      await mailbox.stop();
+      await service.close();
     },
   };
 }

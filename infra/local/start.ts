@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { LocalStartError } from './errors.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
-import { startRuntime, type Runtime } from './runtime.js';
+import { startService, type LocalService } from './runtime.js';
 import { signUp } from '../../shared/accounts/service.js';
 
 let inMemory = false;
@@ -37,7 +37,7 @@ function requireJava() {
 }
 
 let database: DynamoDbLocal | undefined;
-let runtime: Runtime | undefined;
+let runtime: LocalService | undefined;
 
 async function stop() {
   forgetRunning();
@@ -57,7 +57,7 @@ async function main() {
       void stop().finally(() => process.exit(1));
     },
   });
-  runtime = await startRuntime({
+  runtime = await startService({
     port,
     host,
     dynamodbEndpoint: database.endpoint,

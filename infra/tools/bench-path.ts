@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleAll, median } from '../build/bundling.js';
 import { invoke, invokeFunction, loadHandler } from '../local/functions.js';
-import type { Runtime } from '../local/runtime.js';
+import type { LocalService as Runtime } from '../local/runtime.js';
 import { routes, table } from '../system.js';
 import { httpEvent } from '../../test/support/events.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
@@ -200,7 +200,7 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
     for (let run = 0; run < 150; run++) latencies.push(await elapsed(read));
     writing = false;
     await writer;
-    await runtime.bus.idle();
+    await runtime.idle();
     return percentile(latencies, 0.99);
   };
   rows.push(
@@ -265,11 +265,11 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
     const policy = (await api(runtime, 'POST', '/api/escalation-policies', caller.token, { name: 'Bench', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
     const watched = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: `Check ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
     await api(runtime, 'POST', `/api/monitors/${watched.id}/subscribers`, caller.token, { email: subscriber });
-    await runtime.bus.idle();
+    await runtime.idle();
     const start = performance.now();
     await invokeFunction('monitor-check', { monitorId: watched.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
     const [first, page] = await Promise.all([mailbox(subscriber).then(() => performance.now() - start), mailbox(oncall).then(() => performance.now() - start)]);
-    await runtime.bus.idle();
+    await runtime.idle();
     return { first, page };
   };
   const emailRounds: { first: number; page: number; floor: number }[] = [];

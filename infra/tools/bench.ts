@@ -17,7 +17,7 @@ import { encodeCursor } from '../../shared/api/paging.js';
 import { db } from '../../shared/db/client.js';
 import { freePort } from '../local/ports.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local.js';
-import { repositoryRoot, startRuntime, type Runtime } from '../local/runtime.js';
+import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchRequestPath, pathTable } from './bench-path.js';
@@ -94,7 +94,7 @@ async function main() {
   }
   const run = (section: string) => sections.length === 0 || sections.includes(section);
   const database = await startDynamoDbLocal({ port: await freePort() });
-  const runtime = await startRuntime({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined });
+  const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined });
   try {
     if (run('path')) {
       const rows = await benchRequestPath(runtime, runtime.mailbox.url);

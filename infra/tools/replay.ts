@@ -26,6 +26,7 @@ import { env, eventBus, table } from '../system.js';
 import { EVENT_TYPES, OUTBOX_ITEM_TYPE, type EventType } from '../../shared/events/model.js';
 import { publish } from '../../shared/events/publish.js';
 import { replayWindow } from '../../shared/events/replay.js';
+import { runningRuntime, runtimeUrl } from '../local/running.js';
 
 /** Stream arrival and the service's write time differ by moments; the window is widened generously. */
 const MARGIN_MS = 5 * 60 * 1000;
@@ -105,11 +106,13 @@ const USAGE = `Usage: npm run replay -- <messages.json> [--dry-run] [--local]
        npm run replay -- --from <ISO time> --to <ISO time> [--type <event type>]... [--dry-run] [--local]`;
 
 /** Points the SDK at the local runtime started with `npm start`. */
+/** The running `npm start` (found as `npm run token` finds it; PORT and DYNAMODB_PORT override). */
 function useLocalRuntime() {
-  const port = Number(process.env.PORT ?? 3000);
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${Number(process.env.DYNAMODB_PORT ?? 8000)}`;
-  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = `http://127.0.0.1:${port}`;
-  process.env.AWS_ENDPOINT_URL_LAMBDA = `http://127.0.0.1:${port}`;
+  const url = runtimeUrl();
+  const dynamodb = process.env.DYNAMODB_PORT ? `http://127.0.0.1:${Number(process.env.DYNAMODB_PORT)}` : (runningRuntime()?.dynamodb.endpoint ?? 'http://127.0.0.1:8000');
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodb;
+  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = url;
+  process.env.AWS_ENDPOINT_URL_LAMBDA = url;
   process.env.AWS_REGION = 'local';
   process.env.AWS_ACCESS_KEY_ID = 'local';
   process.env.AWS_SECRET_ACCESS_KEY = 'local';

@@ -17,6 +17,7 @@ let output = '';
 let exited: Promise<number | null>;
 let running: { url: string; pid: number; dynamodb: { endpoint: string; pid: number } };
 let port: number;
+let mailboxPort: number;
 
 /** Runs one of the helper scripts as `npm run` would (tsx), without PORT, finding the runtime by its file. */
 function helper(script: string, args: string[], env: Record<string, string> = {}) {
@@ -41,7 +42,7 @@ beforeAll(async () => {
       ...process.env,
       PORT: String(port),
       DYNAMODB_PORT: String(await freePort()),
-      LOCAL_SES_PORT: String(await freePort()),
+      LOCAL_SES_PORT: String((mailboxPort = await freePort())),
       LOCAL_DATA_DIR: dataDir,
       HOST: '',
     },
@@ -81,6 +82,28 @@ describe('npm start on another port', () => {
     const invoke = await helper('invoke.ts', ['monitor-check', payload]);
     expect(invoke.code).toBe(1);
     expect(JSON.parse(invoke.stdout)).toMatchObject({ ok: false, error: 'Validation errors' });
+  });
+
+  it('runs the stream, the bus and the notifier in its background thread: a down check reaches the mailbox', async () => {
+    const token = (await helper('token.ts', ['--email', 'cli-owner@example.com'])).stdout.trim();
+    const call = async (method: string, path: string, body: unknown) =>
+      (await fetch(`${running.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
+    const policy = (await call('POST', '/api/escalation-policies', { name: 'CLI', steps: [{ delay_minutes: 0, emails: ['cli-oncall@example.com'] }, { delay_minutes: 5, emails: ['cli-lead@example.com'] }] })).escalation_policy;
+    const monitor = (await call('POST', '/api/monitors', { name: 'CLI checkout', failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
+    await call('POST', `/api/monitors/${monitor.id}/subscribers`, { email: 'cli-subscriber@example.com' });
+    const payload = join(dataDir, 'down.json');
+    writeFileSync(payload, JSON.stringify({ monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() }));
+    const invoked = await helper('invoke.ts', ['monitor-check', payload]);
+    expect(invoked.code).toBe(0);
+    expect(JSON.parse(invoked.stdout)).toMatchObject({ ok: true, outcome: 'incident_opened' });
+    const mailbox = `http://127.0.0.1:${mailboxPort}`;
+    let subjects: string[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && subjects.length < 2; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const { emails } = (await (await fetch(`${mailbox}/store`)).json()) as { emails: { destination: { to: string[] }; subject: string }[] };
+      subjects = emails.map((email) => `${email.destination.to.join(',')}: ${email.subject}`).sort();
+    }
+    expect(subjects).toEqual(['cli-oncall@example.com: [Escalation step 1] CLI checkout is down', 'cli-subscriber@example.com: New incident: CLI checkout is down']);
+    expect(output).not.toMatch(/background thread failed/);
   });
 
   it.each([

@@ -2,7 +2,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { useLocalAws } from '../../infra/local/runtime.js';
+import { useLocalAws } from '../../infra/local/environment.js';
 import { ensureTable } from '../../infra/local/table.js';
 import { table } from '../../infra/system.js';
 
