@@ -8,6 +8,7 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { fork } from 'node:child_process';
+import type { Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { accountView, signUpInput } from '../../shared/accounts/model.js';
@@ -126,12 +127,30 @@ const listen = (server: NetServer, port: number, host: string, what: string, var
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 
-/** The local SES mailbox, in a child process of its own (mail parsing stays off the gateway's thread). */
-async function startMailbox(port: number, host: string): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * The local SES mailbox (aws-ses-v2-local): for `npm start` in a child process of its own, so mail
+ * parsing stays off the gateway's thread; for the tests in this process (a process per test file
+ * would cost each file a Node.js start).
+ */
+async function startMailbox(port: number, host: string, where: 'child' | 'here'): Promise<{ url: string; stop(): Promise<void> }> {
   const probe = createNetServer();
   await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
   const free = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
+  if (where === 'here') {
+    type Start = (config: object) => Promise<Server>;
+    // A CommonJS module: its default export is the function or wraps it, depending on the loader.
+    const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
+    const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port: free });
+    return {
+      url: `http://127.0.0.1:${free}`,
+      stop: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
   const child = fork(fileURLToPath(new URL('./mailbox-process.mjs', import.meta.url)), {
     env: { ...process.env, MAILBOX_HOST: host, MAILBOX_PORT: String(free) },
     execArgv: [],
@@ -181,6 +200,7 @@ function signedUp(tableName: string): (subject: string) => Promise<boolean> {
  */
 async function startCore<B extends BackgroundPorts>(
   options: RuntimeOptions,
+  mailboxWhere: 'child' | 'here',
   background: (urls: { runtimeUrl: string; publicUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
 ) {
   const tableName = options.tableName ?? table.name;
@@ -193,7 +213,7 @@ async function startCore<B extends BackgroundPorts>(
   admin.destroy();
 
   const host = options.host ?? '127.0.0.1';
-  const mailbox = await startMailbox(options.sesPort, host);
+  const mailbox = await startMailbox(options.sesPort, host, mailboxWhere);
   const mailboxUrl = mailbox.url;
 
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
@@ -255,7 +275,7 @@ async function startCore<B extends BackgroundPorts>(
 
 /** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { started, service } = await startCore(options, ({ tableName, log }) =>
+  const { started, service } = await startCore(options, 'here', ({ tableName, log }) =>
     startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
   return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
@@ -267,7 +287,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
  */
 export async function startService(options: RuntimeOptions): Promise<LocalService> {
   let stopWaking = () => undefined as void;
-  const { service } = await startCore(options, async ({ runtimeUrl, publicUrl, tableName, log }) => {
+  const { service } = await startCore(options, 'child', async ({ runtimeUrl, publicUrl, tableName, log }) => {
     const ports = await startBackgroundThread(
       {
         dynamodbEndpoint: options.dynamodbEndpoint,

@@ -1,15 +1,26 @@
 /**
  * `npm run bench -- path`: the request path and the e-mail path against their floors, interleaved
  * in one run, 3 rounds, the median of the rounds. The floor is what the service cannot do without:
- * the same DynamoDB calls sent straight to the same DynamoDB Local (recorded from the handler's own
- * calls, in its round trips), or, for e-mail, TransactWriteItems → stream → SendEmail by hand.
+ * the same DynamoDB calls sent straight to the same DynamoDB Local with `@aws-sdk/lib-dynamodb`
+ * (recorded from the handler's own calls, in its round trips), or, for e-mail, TransactWriteItems → stream → SendEmail by hand.
  * A benchmark, not a test: it reports.
  */
 import { DynamoDBClient, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -60,24 +71,44 @@ async function api(runtime: Runtime, method: string, path: string, token: string
   return JSON.parse(text);
 }
 
+/** The DocumentClient command for each low-level command name the call observer reports. */
+const DOCUMENT_COMMANDS: Record<string, new (input: never) => { input: unknown }> = {
+  GetItemCommand: GetCommand,
+  PutItemCommand: PutCommand,
+  UpdateItemCommand: UpdateCommand,
+  DeleteItemCommand: DeleteCommand,
+  QueryCommand,
+  BatchGetItemCommand: BatchGetCommand,
+  BatchWriteItemCommand: BatchWriteCommand,
+  TransactGetItemsCommand: TransactGetCommand,
+  TransactWriteItemsCommand: TransactWriteCommand,
+};
+
+/** A conditional write refused on replay costs DynamoDB the same round trip; any other failure means the floor is wrong. */
+const refusedCondition = (error: unknown) => error instanceof Error && /ConditionalCheckFailed|TransactionCanceled/.test(error.name);
+
 /**
- * The floor of one request: the DynamoDB calls the handler made (recorded), sent directly with the
- * low-level client, calls of one round trip together. Conditional writes may fail on replay; a
- * refused write costs DynamoDB the same round trip.
+ * The floor of one request: the DynamoDB calls the handler made (recorded as the handler's
+ * DocumentClient sent them), sent again with a DocumentClient of its own, calls of one round trip
+ * together.
  */
-function recordFloor(functionName: string, calls: ReturnType<typeof dynamoCalls>, raw: DynamoDBClient) {
+function recordFloor(functionName: string, calls: ReturnType<typeof dynamoCalls>, document: DynamoDBDocumentClient) {
   const recorded = calls.calls.filter((call) => call.functionName === functionName);
   const rounds: { command: string; input: unknown }[][] = [];
   for (const call of recorded) {
     if (call.opensRound || rounds.length === 0) rounds.push([]);
     rounds.at(-1)!.push({ command: call.command, input: structuredClone(call.input) });
   }
+  if (recorded.length === 0) throw new Error(`${functionName} made no DynamoDB call to replay`);
   return async () => {
     for (const round of rounds) {
       await Promise.all(
         round.map(async ({ command, input }) => {
-          const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.GetItemCommand>)[command]!;
-          await raw.send(new Command(input)).catch(() => undefined);
+          const Command = DOCUMENT_COMMANDS[command];
+          if (!Command) throw new Error(`no DocumentClient command for ${command}`);
+          await document.send(new Command(structuredClone(input) as never) as never).catch((error: unknown) => {
+            if (!refusedCondition(error)) throw error;
+          });
         }),
       );
     }
@@ -155,7 +186,7 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
   for (const request of requests) {
     calls.reset();
     await request.send();
-    const floor = recordFloor(request.route, calls, raw);
+    const floor = recordFloor(request.route, calls, document);
     rows.push(await rounds(`request latency p50 through the local runtime: ${request.name}`, 'ms', '≤ 1.3×', async () => {
       const service: number[] = [];
       const direct: number[] = [];
@@ -170,7 +201,7 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
   // ----- Throughput at concurrency 8 -----------------------------------------------------------
   calls.reset();
   await requests[0]!.send();
-  const getFloor = recordFloor('incidents-get', calls, raw);
+  const getFloor = recordFloor('incidents-get', calls, document);
   const throughput = async (work: () => Promise<unknown>) => {
     let done = 0;
     const until = performance.now() + 2_000;
@@ -211,7 +242,7 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
   );
   // What DynamoDB Local itself does under the same writes (same machine, same 2 cores): the part no runtime change removes.
   rows.push(
-    await rounds('(for comparison) its GetItem p99 straight to DynamoDB Local under the same writes vs alone', 'ms', '—', async () => [
+    await rounds('(for comparison) the same calls straight to DynamoDB Local, p99 under the same writes vs alone', 'ms', '—', async () => [
       await readP99(getFloor, true),
       await readP99(getFloor, false),
     ]),
