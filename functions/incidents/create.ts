@@ -10,6 +10,7 @@ export const handler = httpRoute(
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
     errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
+    idempotent: true,
     failure: 'Failed to create incident',
   },
   async ({ body, caller }) => ({ incident: await createIncident(caller, body) }),

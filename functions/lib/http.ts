@@ -16,10 +16,12 @@ import type { Caller } from '../../shared/caller.js';
 import {
   isServiceError,
   PayloadTooLargeError,
+  type ServiceError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../shared/errors.js';
+import { claim, complete, parseIdempotencyKey, release, requestFingerprint } from '../../shared/idempotency/service.js';
 import { fieldErrors, noBody, noParams, noQuery } from '../../shared/validation.js';
 import { logger, observability } from './observability.js';
 import { escapeHtml } from '../../shared/html.js';
@@ -133,10 +135,7 @@ const errorHandler = (
   onError: (request: Request) => {
     const { error } = request;
     if (isServiceError(error)) {
-      request.response = jsonResponse(error.statusCode, {
-        error: error.message,
-        ...(error.details ? { details: error.details } : {}),
-      });
+      request.response = serviceErrorResponse(error);
       return;
     }
     const requestId = requestIdOf(request.event, request.context);
@@ -144,6 +143,38 @@ const errorHandler = (
     request.response = jsonResponse(500, { error: failureMessage, request_id: requestId });
   },
 });
+
+/** A typed service error as its response: `{error, details?}` with its status. */
+const serviceErrorResponse = (error: ServiceError) =>
+  jsonResponse(error.statusCode, { error: error.message, ...(error.details ? { details: error.details } : {}) });
+
+/**
+ * Runs a creating route once per `Idempotency-Key` (when the request has one): a repeat with the
+ * same key and request gets the first answer again, marked `Idempotent-Replayed: true`. A service
+ * error is an answer too (replayed the same); an unexpected failure gives the key up so a retry runs.
+ */
+async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run: () => Promise<HttpResult>): Promise<HttpResult> {
+  const key = parseIdempotencyKey(event.headers?.['idempotency-key']);
+  if (key === undefined) return run();
+  const outcome = await claim(caller.userId, key, requestFingerprint(event.routeKey, event.rawPath, body));
+  if (!outcome.run) {
+    return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' }, body: outcome.answer.body };
+  }
+  let response: HttpResult;
+  try {
+    response = await run();
+  } catch (error) {
+    if (isServiceError(error)) {
+      const answer = serviceErrorResponse(error);
+      await complete(caller.userId, key, outcome.claimId, { status: answer.statusCode!, body: String(answer.body) });
+    } else {
+      await release(caller.userId, key, outcome.claimId);
+    }
+    throw error;
+  }
+  await complete(caller.userId, key, outcome.claimId, { status: response.statusCode ?? 200, body: String(response.body ?? '') });
+  return response;
+}
 
 /** The caller from the JWT claims the API Gateway authorizer verified. */
 export function callerFrom(event: HttpEvent): Caller {
@@ -182,6 +213,8 @@ export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extend
   failure: string;
   /** A list page: its body carries `next_cursor`, and a next page is also linked (`Link: <…>; rel="next"`). */
   paged?: boolean;
+  /** A creating POST that honours `Idempotency-Key`. */
+  idempotent?: boolean;
 }
 
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
@@ -196,6 +229,7 @@ export interface RouteContract {
   errors: ErrorTexts;
   failure: string;
   paged: boolean;
+  idempotent: boolean;
 }
 
 /**
@@ -236,10 +270,14 @@ export function httpRoute<
     .use(errorHandler(options.failure))
     .handler(async (event) => {
       const input = validatedInput.get(event) as { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
-      const result = await handle({ ...input, caller: callerFrom(event) });
-      const response = jsonResponse(options.status ?? 200, result);
-      if (!options.paged) return response;
-      return { ...response, headers: { ...response.headers, ...nextPageLink(event, (result as { next_cursor?: unknown }).next_cursor) } };
+      const caller = callerFrom(event);
+      const run = async () => {
+        const result = await handle({ ...input, caller });
+        const response = jsonResponse(options.status ?? 200, result);
+        if (!options.paged) return response;
+        return { ...response, headers: { ...response.headers, ...nextPageLink(event, (result as { next_cursor?: unknown }).next_cursor) } };
+      };
+      return options.idempotent ? idempotently(event, caller, input.body, run) : run();
     });
   const contract: RouteContract = {
     summary: options.summary,
@@ -252,6 +290,7 @@ export function httpRoute<
     errors: options.errors ?? {},
     failure: options.failure,
     paged: options.paged ?? false,
+    idempotent: options.idempotent ?? false,
   };
   return Object.assign(handler, { contract });
 }
@@ -282,6 +321,7 @@ export function publicHtmlRoute<P extends z.ZodType>(
     errors: options.errors ?? {},
     failure: options.failure,
     paged: false,
+    idempotent: false,
   };
   const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
     .use(httpObservability())

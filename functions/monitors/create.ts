@@ -10,6 +10,7 @@ export const handler = httpRoute(
     status: 201,
     response: z.strictObject({ monitor: MonitorBody }),
     errors: { 403: ['Not a team member', 'Not authorized'], 404: ['Escalation policy not found', 'Team not found'] },
+    idempotent: true,
     failure: 'Failed to create monitor',
   },
   async ({ body, caller }) => ({ monitor: await createMonitor(caller, body) }),

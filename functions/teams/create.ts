@@ -10,6 +10,7 @@ export const handler = httpRoute(
     status: 201,
     response: z.strictObject({ team: TeamBody }),
     errors: { 400: ['Team slug already taken'], 403: ['No account found. Please sign up first.'] },
+    idempotent: true,
     failure: 'Failed to create team',
   },
   async ({ body, caller }) => ({ team: await createTeam(caller, body) }),

@@ -15,6 +15,7 @@ export const handler = httpRoute(
       403: ['Not authorized to invite'],
       404: ['Team not found'],
     },
+    idempotent: true,
     failure: 'Failed to create invite',
   },
   async ({ params, body, caller }) => ({ invite: await inviteMember(caller, params.id, body) }),

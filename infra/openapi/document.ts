@@ -46,6 +46,18 @@ const MonitorCheckResult = z
   ])
   .meta({ id: 'MonitorCheckResult', description: 'What the monitor-check function answers' });
 
+const IdempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x20-\x7E]{1,255}$/)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: a repeat with the same key and the same request within 24 hours gets the first answer (status and body, with `Idempotent-Replayed: true`) and creates nothing. Scoped to the caller; 1–255 printable ASCII characters.',
+      example: 'c1d2e3f4-retry-safe-key',
+    }),
+});
+
 const TAGS: Record<string, string> = {
   incidents: 'Incidents',
   monitors: 'Monitors',
@@ -104,6 +116,24 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
   if (route.auth === 'jwt') responses[401] = { description: 'Unauthorized', content: json(Unauthorized) };
   if (forbidden?.length) responses[403] = { description: forbidden.join('; '), content: json(errorBody(forbidden)) };
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
+  if (contract.idempotent) {
+    responses[409] = {
+      description: 'Request with this idempotency key is in progress (the first request with the key has not answered within 5 s)',
+      content: json(errorBody(['Request with this idempotency key is in progress'])),
+    };
+    responses[422] = {
+      description: 'Idempotency key reused with a different request (another route, path or body)',
+      content: json(errorBody(['Idempotency key reused with a different request'])),
+    };
+    const success = responses[contract.status]!;
+    success.headers = {
+      ...(success.headers as object),
+      'Idempotent-Replayed': {
+        description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key (nothing was created again)',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
   if (contract.body) {
     responses[413] = { description: 'Request body over 64 KiB', content: json(z.strictObject({ error: z.string() })) };
     responses[415] = { description: 'A body that is not JSON', content: json(z.strictObject({ error: z.literal('Content-Type must be application/json') })) };
@@ -134,6 +164,7 @@ export async function buildDocument() {
       tags: [TAGS[route.name.split('-')[0]!] ?? 'Other'],
       security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : [],
       request: {
+        ...(contract.idempotent ? { headers: IdempotencyHeader } : {}),
         ...(hasKeys(contract.params) ? { params: contract.params } : {}),
         ...(hasKeys(contract.query) ? { query: contract.query } : {}),
         ...(body

@@ -53,6 +53,8 @@ export const OUTBOX_SHARDS = '0123456789abcdef';
 
 export const keys = {
   account: (userId: string) => key(`USER#${userId}`, 'PROFILE'),
+  /** An Idempotency-Key, scoped to its caller (the key itself is hashed: any printable text, up to 255 characters). */
+  idempotency: (userId: string, keyHash: string) => key(`IDEMPOTENCY#${userId}#${keyHash}`, 'IDEMPOTENCY'),
   /** Uniqueness claim of an e-mail address (lower-cased), pointing at the account. */
   accountEmail: (email: string) => key(`EMAIL#${email.toLowerCase()}`, 'EMAIL'),
   monitor: (monitorId: string) => key(`MONITOR#${monitorId}`, 'MONITOR'),
