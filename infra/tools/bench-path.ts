@@ -60,7 +60,8 @@ interface Caller {
   token: string;
 }
 
-async function api(runtime: Runtime, method: string, path: string, token: string | undefined, body?: unknown) {
+/** One request to the runtime; a non-2xx answer fails the bench. */
+export async function call(runtime: Runtime, method: string, path: string, token?: string, body?: unknown) {
   const response = await fetch(`${runtime.url}${path}`, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -68,8 +69,11 @@ async function api(runtime: Runtime, method: string, path: string, token: string
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
+  return { body: JSON.parse(text), bytes: Buffer.byteLength(text) };
 }
+
+const api = async (runtime: Runtime, method: string, path: string, token: string | undefined, body?: unknown) =>
+  (await call(runtime, method, path, token, body)).body;
 
 /** The DocumentClient command for each low-level command name the call observer reports. */
 const DOCUMENT_COMMANDS: Record<string, new (input: never) => { input: unknown }> = {

@@ -20,7 +20,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
-import { benchRequestPath, pathTable } from './bench-path.js';
+import { benchRequestPath, call, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -32,16 +32,6 @@ interface User {
   token: string;
 }
 
-async function call(runtime: Runtime, method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { body: JSON.parse(text), bytes: Buffer.byteLength(text) };
-}
 
 async function signUp(runtime: Runtime, name: string): Promise<User> {
   const { body } = await call(runtime, 'POST', '/local/users', undefined, { email: `${name}-${Date.now()}@bench.example`, name });
