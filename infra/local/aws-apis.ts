@@ -6,7 +6,7 @@
  * simulator, see ses.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import type { BackgroundPorts } from './background.js';
+import type { GatewayPorts } from './background.js';
 import type { PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
 import type { ScheduleRequest } from './scheduler.js';
@@ -27,7 +27,7 @@ const restError = (status: number, type: string, message: string) =>
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 
-export function awsApis(services: { background: BackgroundPorts; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
+export function awsApis(services: { background: GatewayPorts; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
   return async (request, url, body) => {
     if (request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
       const answer = await localSes(request, body, services.mailboxUrl, services.background);

@@ -25,10 +25,14 @@ export interface BackgroundOptions {
 }
 
 /** What the gateway's AWS APIs (PutEvents, CreateSchedule, DeleteSchedule) hand to the background, wherever it runs. */
-export interface BackgroundPorts {
+export interface GatewayPorts {
   putEvents(entries: PutEventsEntry[]): ReturnType<LocalEventBus['putEvents']> | Promise<ReturnType<LocalEventBus['putEvents']>>;
   createSchedule(name: string, request: ScheduleRequest): { ScheduleArn: string } | Promise<{ ScheduleArn: string }>;
   deleteSchedule(name: string): void | Promise<void>;
+}
+
+/** The background as the runtime drives it, wherever it runs. */
+export interface BackgroundPorts extends GatewayPorts {
   /** A function wrote: read the stream now. */
   wake(): void;
   /** Resolves once every event under way has been delivered. */

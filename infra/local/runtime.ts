@@ -18,7 +18,7 @@ import { keys } from '../../shared/db/keys.js';
 import { fieldErrors } from '../../shared/validation.js';
 import { routes, table } from '../system.js';
 import { awsApis } from './aws-apis.js';
-import { startBackground, wakeOnWrite, type BackgroundPorts } from './background.js';
+import { startBackground, wakeOnWrite, type BackgroundPorts, type GatewayPorts } from './background.js';
 import { startBackgroundThread } from './background-thread.js';
 import type { LocalEventBus } from './bus.js';
 import { docsEndpoints } from './docs.js';
@@ -219,13 +219,10 @@ async function startCore<B extends BackgroundPorts>(
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
   // Requests may arrive as soon as the gateway listens; its AWS APIs wait for the background.
   let ports: Promise<B> | undefined;
-  const later: BackgroundPorts = {
+  const later: GatewayPorts = {
     putEvents: async (entries) => (await ports!).putEvents(entries),
     createSchedule: async (name, request) => (await ports!).createSchedule(name, request),
     deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
-    wake: () => void ports?.then((started) => started.wake()),
-    idle: async () => (await ports!).idle(),
-    close: async () => (await ports!).close(),
   };
   let url = '';
   const server = createGateway({
