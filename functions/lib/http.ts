@@ -166,13 +166,13 @@ async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run
   } catch (error) {
     if (isServiceError(error)) {
       const answer = serviceErrorResponse(error);
-      await complete(caller.userId, key, outcome.claimId, { status: answer.statusCode!, body: String(answer.body) });
+      await complete(outcome.held, { status: answer.statusCode!, body: String(answer.body) });
     } else {
-      await release(caller.userId, key, outcome.claimId);
+      await release(outcome.held);
     }
     throw error;
   }
-  await complete(caller.userId, key, outcome.claimId, { status: response.statusCode ?? 200, body: String(response.body ?? '') });
+  await complete(outcome.held, { status: response.statusCode ?? 200, body: String(response.body ?? '') });
   return response;
 }
 

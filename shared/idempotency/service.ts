@@ -73,7 +73,13 @@ interface Claim {
   expires_at: number;
 }
 
-export type Outcome = { run: true; claimId: string } | { run: false; answer: StoredAnswer };
+/** The claim this request holds: where it is, and the id that proves it is still this request's. */
+export interface HeldClaim {
+  itemKey: Record<string, string>;
+  claimId: string;
+}
+
+export type Outcome = { run: true; held: HeldClaim } | { run: false; answer: StoredAnswer };
 
 /**
  * Claims `key` for this request, or answers what a repeat gets: the stored answer, after waiting
@@ -105,7 +111,7 @@ export async function claim(userId: string, key: string, fingerprint: string): P
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { run: true, claimId };
+    return { run: true, held: { itemKey, claimId } };
   } catch (error) {
     const failed = conditionFailure(error);
     if (!failed) throw error;
@@ -127,36 +133,40 @@ async function answerOf(itemKey: Record<string, string>, fingerprint: string, ex
   }
 }
 
+/** The condition of every write a claim's holder makes (placeholder `:claim`). */
+const STILL_HELD = 'claim_id = :claim';
+
+/**
+ * A write conditioned on the claim still being this request's. If it was taken over (its request
+ * ran past the claim timeout), the write is dropped: the work is done either way.
+ */
+const whileHeld = (write: Promise<unknown>) =>
+  write.then(
+    () => undefined,
+    (error: unknown) => {
+      if (!conditionFailure(error)) throw error;
+    },
+  );
+
 /** Stores the answer of the request that holds the claim. */
-export async function complete(userId: string, key: string, claimId: string, answer: StoredAnswer) {
-  await db()
-    .send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.idempotency(userId, sha256(key)),
-      UpdateExpression: 'SET #state = :done, answer = :answer',
-      ConditionExpression: 'claim_id = :claim',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':done': 'done', ':answer': answer, ':claim': claimId },
-    }),
-  ).catch((error: unknown) => {
-    // Taken over after the claim timed out: the work is done, and this caller gets its answer anyway.
-    if (!conditionFailure(error)) throw error;
-  });
-}
+export const complete = (held: HeldClaim, answer: StoredAnswer) =>
+  whileHeld(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: held.itemKey,
+        UpdateExpression: 'SET #state = :done, answer = :answer',
+        ConditionExpression: STILL_HELD,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':done': 'done', ':answer': answer, ':claim': held.claimId },
+      }),
+    ),
+  );
 
 /** Gives the claim up (the request failed unexpectedly): a retry runs again. */
-export async function release(userId: string, key: string, claimId: string) {
-  await db()
-    .send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.idempotency(userId, sha256(key)),
-        ConditionExpression: 'claim_id = :claim',
-        ExpressionAttributeValues: { ':claim': claimId },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!conditionFailure(error)) throw error;
-    });
-}
+export const release = (held: HeldClaim) =>
+  whileHeld(
+    db().send(
+      new DeleteCommand({ TableName: tableName(), Key: held.itemKey, ConditionExpression: STILL_HELD, ExpressionAttributeValues: { ':claim': held.claimId } }),
+    ),
+  );
