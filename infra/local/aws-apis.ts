@@ -12,8 +12,6 @@ import { findFunction, invokeFunction } from './functions.js';
 import type { ScheduleRequest } from './scheduler.js';
 import { localSes, type AwsApiResponse } from './ses.js';
 
-export type { AwsApiResponse };
-
 export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined>;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): AwsApiResponse => ({

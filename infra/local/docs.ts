@@ -35,22 +35,27 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** The committed document with `url` as its first server, in place of the local one it names. */
+function withServer(url: string): string {
+  const document = JSON.parse(readFileSync(join(repositoryRoot, 'docs', 'openapi.json'), 'utf8')) as { servers: { url: string; description?: string }[] };
+  document.servers = [{ url, description: 'This local runtime' }, ...document.servers.filter((server) => !server.url.startsWith('http://localhost'))];
+  return JSON.stringify(document, null, 2);
+}
+
 /**
  * `runtimeUrl` is where this runtime answers: the document's local server entry names it (the
  * committed document says localhost:3000), so "Try it out" calls this runtime on any port.
  */
 export function docsEndpoints(runtimeUrl: () => string): LocalEndpoint[] {
+  let served: string | undefined;
   return [
     {
       method: 'GET',
       path: '/openapi.json',
       handle: async () => {
-        const document = JSON.parse(readFileSync(join(repositoryRoot, 'docs', 'openapi.json'), 'utf8')) as { servers: { url: string; description?: string }[] };
-        document.servers = [
-          { url: runtimeUrl(), description: 'This local runtime' },
-          ...document.servers.filter((server) => !server.url.startsWith('http://localhost')),
-        ];
-        return { status: 200, contentType: 'application/json', body: JSON.stringify(document, null, 2) };
+        // Read once, on the first request (the port is known by then).
+        served ??= withServer(runtimeUrl());
+        return { status: 200, contentType: 'application/json', body: served };
       },
     },
     { method: 'GET', path: '/docs', handle: async () => ({ status: 200, contentType: 'text/html; charset=utf-8', body: PAGE }) },
