@@ -151,7 +151,8 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return /^bearer$/i.test(first!) && rest.length === 1 ? rest[0] : undefined;
 }
 
-const unauthorized = (description?: string) => ({
+/** API Gateway's challenge on a 401: why the token was refused, when there was one. */
+const challenge = (description?: string) => ({
   'www-authenticate': description ? `Bearer scope="" error="invalid_token" error_description="${description}"` : 'Bearer',
 });
 
@@ -212,13 +213,14 @@ export function createGateway(options: GatewayOptions): Server {
 
         let claims: JWTPayload = {};
         if (match.route.auth !== 'none') {
+          const refuse = (description?: string) => send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), challenge(description));
           const token = bearerToken(request.headers.authorization);
-          if (!token) return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized());
+          if (!token) return refuse();
           const verified = await options.issuer.verify(token);
-          if ('refused' in verified) return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized(verified.refused));
-          if (options.admits && !(await options.admits(String(verified.claims.sub ?? '')))) {
-            return send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), unauthorized("the token's user has not signed up"));
-          }
+          if ('refused' in verified) return refuse(verified.refused);
+          // A token without a subject goes on to the handler, which answers it (as on AWS).
+          const subject = verified.claims.sub;
+          if (subject && options.admits && !(await options.admits(subject))) return refuse("the token's user has not signed up");
           claims = verified.claims;
         }
 
@@ -234,7 +236,7 @@ export function createGateway(options: GatewayOptions): Server {
         writeResult(response, result, requestId);
       } catch (error) {
         if (error instanceof GatewayError) {
-          // The rest of the body is not read: the connection cannot carry another request.
+          // The rest of the body is drained, not parsed: close the connection rather than reuse it.
           return send(response, requestId, error.status, JSON.stringify({ message: error.message }), { connection: 'close' });
         }
         console.error('local gateway failure', error);
