@@ -283,7 +283,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
  * invoke) in a worker thread of its own, so e-mail work never holds up a request.
  */
 export async function startService(options: RuntimeOptions): Promise<LocalService> {
-  let stopWaking = () => undefined as void;
   const { service } = await startCore(options, 'child', async ({ runtimeUrl, publicUrl, tableName, log }) => {
     const ports = await startBackgroundThread(
       {
@@ -298,14 +297,14 @@ export async function startService(options: RuntimeOptions): Promise<LocalServic
       log,
     );
     // Writes of the functions in this thread (the API's) wake the stream reader over there.
-    stopWaking = wakeOnWrite(db(), () => ports.wake());
-    return ports;
+    const stopWaking = wakeOnWrite(db(), () => ports.wake());
+    return {
+      ...ports,
+      close: async () => {
+        stopWaking();
+        await ports.close();
+      },
+    };
   });
-  return {
-    ...service,
-    close: async () => {
-      stopWaking();
-      await service.close();
-    },
-  };
+  return service;
 }
