@@ -168,6 +168,14 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
   ),
   route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite'),
+  route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read'),
+  route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite'),
+  // Public: the acknowledge link of an escalation e-mail. Opening it only reads; its page's button acknowledges.
+  { ...route('acknowledge-link-open', 'GET', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-open.ts', 'read', 'none'), leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] },
+  {
+    ...route('acknowledge-link-confirm', 'POST', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-confirm.ts', 'readwrite', 'none'),
+    leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#'],
+  },
 
   route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read'),
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read'),
@@ -238,7 +246,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -306,7 +314,14 @@ export interface EventRule {
 export const eventRules: readonly EventRule[] = [
   {
     name: 'notify',
-    detailTypes: ['incident.created', 'incident.status_changed', 'incident.resolved', 'incident.escalation_step', 'team.invite_created'],
+    detailTypes: [
+      'incident.created',
+      'incident.status_changed',
+      'incident.resolved',
+      'incident.note_added',
+      'incident.escalation_step',
+      'team.invite_created',
+    ],
     target: workers.notifier.name,
   },
   { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
@@ -321,7 +336,7 @@ export const env = {
   senderEmail: 'SENDER_EMAIL',
   /** The SES configuration set every e-mail is sent with (its bounce and complaint events come back). */
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
-  /** Base URL of the API, for links in e-mails (unsubscribe, accepting an invite). */
+  /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, accepting an invite). */
   publicApiUrl: 'PUBLIC_API_URL',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',

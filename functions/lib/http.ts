@@ -196,7 +196,7 @@ export interface RouteInput<P, Q, B> {
 }
 
 /** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
-export type ErrorTexts = Partial<Record<400 | 403 | 404, string[]>>;
+export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410, string[]>>;
 
 export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
   /** One line for the API reference. */
@@ -295,12 +295,33 @@ export function httpRoute<
   return Object.assign(handler, { contract });
 }
 
-/** A small self-contained HTML page (public links opened in a browser, e.g. unsubscribe). */
-export function htmlPage(statusCode: number, title: string, message: string): HttpResult {
+/** What a page may show besides its title and message: labelled facts, and one button that POSTs back to the page's own URL. */
+export interface PageParts {
+  facts?: [string, string][];
+  button?: string;
+}
+
+/**
+ * A small self-contained HTML page (public links opened in a browser: unsubscribe, acknowledge).
+ * The URL holds a secret token, so the page is never cached, never sends a referrer and loads nothing.
+ */
+export function htmlPage(statusCode: number, title: string, message: string, parts: PageParts = {}): HttpResult {
+  const facts = parts.facts?.length
+    ? `<table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>`
+    : '';
+  const button = parts.button
+    ? `<form method="post"><button type="submit" style="font-size:1rem;padding:.6em 1.2em;margin-top:1em">${escapeHtml(parts.button)}</button></form>`
+    : '';
   return {
     statusCode,
-    headers: { 'content-type': 'text/html; charset=utf-8' },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2937}h1{font-size:1.4rem}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-robots-tag': 'noindex',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2937}h1{font-size:1.4rem}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${facts}${button}</body></html>`,
   };
 }
 

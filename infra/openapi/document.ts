@@ -105,7 +105,10 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
     },
   };
   if (contract.contentType === 'text/html') {
-    for (const status of [400, 404, 500]) responses[status] = { description: 'An HTML page explaining the problem', content: { 'text/html': { schema: z.string() } } };
+    const page = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+    responses[400] = page('An HTML page: the link is malformed');
+    for (const [status, texts] of Object.entries(contract.errors)) responses[status] = page(`An HTML page: ${texts.join('; ')}`);
+    responses[500] = page('An HTML page: try again in a moment');
     return responses;
   }
   const { 400: bad = [], 403: forbidden, 404: missing } = contract.errors;

@@ -16,6 +16,7 @@ export const ids = {
   aliceMember: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e02',
   invite: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e03',
   subscriber: '5abe8b6d-b17f-4c6e-8fad-7e2c3b4a6f01',
+  update: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01',
 } as const;
 
 const at = (time: string) => `2026-11-21T${time}:00.000Z`;
@@ -53,6 +54,19 @@ export const acknowledgementExample = {
   user_email: 'alice@example.com',
   method: 'api',
   acknowledged_at: at('10:09'),
+};
+
+/** Alice's note on the incident, posted at 10:12 while it is still being investigated. */
+export const timelineEntryExample = {
+  id: ids.update,
+  incident_id: ids.incident,
+  kind: 'note',
+  status: 'INVESTIGATING',
+  message: 'Payments return 502s since 10:05; we are looking at the gateway.',
+  user_id: ids.alice,
+  user_name: 'Alice Example',
+  created_at: at('10:12'),
+  details: null,
 };
 
 export const incidentDetailExample = {

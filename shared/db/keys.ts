@@ -23,6 +23,8 @@ export const incidentItemSk = {
   message: 'MESSAGE',
   acknowledgement: 'ACK',
   escalationStepPrefix: 'ESC#',
+  /** Timeline entries sort after every other item of the collection (`getIncidentCollection` stops before them). */
+  updatePrefix: 'UPDATE#',
 } as const;
 
 const incidentPartition = (incidentId: string) => `INCIDENT#${incidentId}`;
@@ -102,6 +104,14 @@ export const keys = {
   /** An incident's escalation step: plan, due time and whether it was sent. */
   escalationStep: (incidentId: string, stepOrder: number) =>
     key(incidentPartition(incidentId), `${incidentItemSk.escalationStepPrefix}${String(stepOrder).padStart(2, '0')}`),
+  /**
+   * An entry of the incident's timeline, in the order it happened: its time, then its place among
+   * the entries one write made at once (a created incident and its first page), then its id.
+   */
+  incidentUpdate: (incidentId: string, createdAt: string, ordinal: number, entryId: string) =>
+    key(incidentPartition(incidentId), `${incidentItemSk.updatePrefix}${createdAt}#${String(ordinal).padStart(2, '0')}#${entryId}`),
+  /** An acknowledge link, by the SHA-256 of its token (the token itself is only in the e-mail). */
+  acknowledgeLink: (tokenHash: string) => key(`ACKLINK#${tokenHash}`, 'ACKLINK'),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;

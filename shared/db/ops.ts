@@ -36,14 +36,15 @@ export async function queryAll(
 
 /**
  * Every item of one item collection (strongly consistent), optionally only some attributes, or
- * only those whose sort key starts with `prefix`.
+ * only those whose sort key starts with `prefix`, or sorts before `below`.
  */
-export function queryCollection(partition: string, projection?: string[], prefix?: string): Promise<Item[]> {
+export function queryCollection(partition: string, projection?: string[], prefix?: string, below?: string): Promise<Item[]> {
   const names = Object.fromEntries((projection ?? []).map((name, index) => [`#p${index}`, name]));
+  const range = prefix ? ' AND begins_with(#sk, :prefix)' : below ? ' AND #sk < :below' : '';
   return queryAll({
-    KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': attributes.pk, ...(prefix ? { '#sk': attributes.sk } : {}), ...names },
-    ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+    KeyConditionExpression: `#pk = :pk${range}`,
+    ExpressionAttributeNames: { '#pk': attributes.pk, ...(range ? { '#sk': attributes.sk } : {}), ...names },
+    ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : below ? { ':below': below } : {}) },
     ProjectionExpression: projection ? Object.keys(names).join(', ') : undefined,
     ConsistentRead: true,
   });

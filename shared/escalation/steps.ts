@@ -13,6 +13,7 @@ import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { countMetric } from '../observability/metrics.js';
 import { getIncidentCollection } from '../incidents/repository.js';
+import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 
 export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().min(1).max(10) });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
@@ -60,6 +61,7 @@ export async function sendEscalationStep({ incident_id, step_order }: Escalation
         },
         now.toISOString(),
       ),
+      timelinePut(pagedEntry(incident, step, now.toISOString())),
     ]);
     countMetric('EscalationStepSent', { step: String(step_order) });
     return 'sent';

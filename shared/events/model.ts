@@ -32,6 +32,9 @@ export const escalationStepPlan = z.object({
   due_at: z.string(),
 });
 
+/** A note posted on the incident's timeline (what status pages send with an update). */
+export const timelineNote = z.object({ id: z.string(), message: z.string(), user_id: z.string(), user_name: z.string(), created_at: z.string() });
+
 export const eventDetails = {
   'incident.created': z.object({
     ...base,
@@ -39,8 +42,11 @@ export const eventDetails = {
     /** Present for automatic incidents with an escalation policy: when each step is due. */
     escalation: z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) }).nullable(),
   }),
-  'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status }),
-  'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status }),
+  /** `note`: the timeline note that changed the status, when a note did. */
+  'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: timelineNote.optional() }),
+  'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: timelineNote.optional() }),
+  /** A note that did not change the status: subscribers get an "Incident update" with its message. */
+  'incident.note_added': z.object({ ...base, incident: incidentSnapshot, note: timelineNote }),
   'incident.acknowledged': z.object({
     ...base,
     incident: incidentSnapshot,

@@ -1,7 +1,7 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownedBy, ownerIndex, teamIndex, type Scope } from '../db/keys.js';
+import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, type Scope } from '../db/keys.js';
 import {
 
   conditionFailure,
@@ -22,7 +22,6 @@ import {
   type Acknowledgement,
   type EscalationStep,
   type Incident,
-  type UpdateIncidentInput,
 } from './model.js';
 
 /** Named transaction actions (see `transactOutcome`): a write's guards and extra items. */
@@ -165,9 +164,9 @@ export interface IncidentCollection {
   escalationSteps: EscalationStep[];
 }
 
-/** The incident with its acknowledgement and escalation steps: one Query of its item collection. */
+/** The incident with its acknowledgement and escalation steps: one Query of its item collection (not its timeline). */
 export async function getIncidentCollection(incidentId: string): Promise<IncidentCollection | undefined> {
-  const items = await queryCollection(keys.incidentPartition(incidentId));
+  const items = await queryCollection(keys.incidentPartition(incidentId), undefined, undefined, incidentItemSk.updatePrefix);
   let incident: Incident | undefined;
   let acknowledgement: Acknowledgement | undefined;
   const escalationSteps: EscalationStep[] = [];
@@ -211,61 +210,23 @@ export const monitorIncidentSource = (monitorId: string): Source => ({
   prefix: monitorIndex.incidentPrefix,
 });
 
+/** The incident item alone (no message): one strongly consistent GetItem. */
+export async function getIncidentItem(incidentId: string): Promise<Incident | undefined> {
+  const { incident } = await getByKeys({ incident: keys.incident(incidentId) });
+  return incident ? incidentItem.parse(incident) : undefined;
+}
+
+/** Where a page of the incident's timeline is read: its item collection, from `UPDATE#`, oldest first. */
+export const timelineSource = (incidentId: string): Source => ({
+  partition: keys.incidentPartition(incidentId),
+  prefix: incidentItemSk.updatePrefix,
+  consistent: true,
+});
+
 /** Every incident of one monitor, newest first: one Query on the monitor index. */
 export async function listMonitorIncidents(monitorId: string): Promise<Incident[]> {
   const items = await queryIndex(monitorIndex, monitorIndex.partition(monitorId), monitorIndex.incidentPrefix);
   return items.map((item) => incidentItem.parse(item));
-}
-
-/**
- * Applies changes other than the status (title, severity) to the owner's incident in one
- * conditional UpdateItem. Refused (not the owner's, or no such incident), it answers the
- * incident as it was. Status changes go through `writeIncidentChange`, with their event.
- */
-export async function updateIncident(
-  ownerId: string,
-  incidentId: string,
-  changes: Omit<UpdateIncidentInput, 'status'>,
-  now: string,
-): Promise<{ incident?: Incident; was?: Incident }> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.incident(incidentId),
-        ...updateExpression({ set: { ...changes, updated_at: now }, condition: ownedBy(ownerId) }),
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { incident: incidentItem.parse(Attributes) };
-  } catch (error) {
-    const failure = conditionFailure(error);
-    if (!failure) throw error;
-    return { was: failure.item ? incidentItem.parse(failure.item) : undefined };
-  }
-}
-
-/** The same change made through a team: one transaction with the guard. */
-export async function updateIncidentThrough<G extends string>(
-  guard: Actions<G>,
-  incidentId: string,
-  changes: Omit<UpdateIncidentInput, 'status'>,
-  now: string,
-) {
-  return transactOutcome<G | 'gone'>([
-    ...guard,
-    [
-      'gone',
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.incident(incidentId),
-          ...updateExpression({ set: { ...changes, updated_at: now }, condition: { expression: itemPresent } }),
-        },
-      },
-    ],
-  ]);
 }
 
 /** The caller's account and the incident (with its message), in one BatchGetItem (strongly consistent). */
@@ -277,12 +238,13 @@ export async function getAccountAndIncident(
   return { account: read.account ? accountItem.parse(read.account) : undefined, incident: withMessage(read.incident, read.message) };
 }
 
-export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_found';
+export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_found' | 'resolved';
 
 /**
  * Sets `acknowledged` and stores the acknowledgement record in one transaction, on the
  * condition that the incident exists and is not yet acknowledged, and on the caller's `guard`
- * (a write through a team). Of N concurrent calls exactly one succeeds.
+ * (a write through a team). Of N concurrent calls exactly one succeeds. `openOnly`: also on the
+ * condition that it is not resolved (an acknowledge link is valid only until then).
  */
 export async function acknowledgeIncident<G extends string>(
   incident: Incident,
@@ -290,6 +252,7 @@ export async function acknowledgeIncident<G extends string>(
   now: string,
   extra: TransactItem[],
   guard: Actions<G>,
+  options: { openOnly?: boolean } = {},
 ): Promise<{ outcome: AcknowledgeOutcome | G | 'rescoped'; item?: Item }> {
   // Only the acknowledged filter keys: the others follow status and severity, which a concurrent
   // change may have moved since the read (this write does not condition on them).
@@ -310,9 +273,9 @@ export async function acknowledgeIncident<G extends string>(
           ...updateExpression({
             set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
             condition: {
-              expression: `${itemPresent} AND #acknowledged = :false AND ${scope.expression}`,
-              names: { '#acknowledged': 'acknowledged' },
-              values: { ':false': false, ...scope.values },
+              expression: `${itemPresent} AND #acknowledged = :false AND ${scope.expression}${options.openOnly ? ' AND #status <> :resolved' : ''}`,
+              names: { '#acknowledged': 'acknowledged', ...(options.openOnly ? { '#status': 'status' } : {}) },
+              values: { ':false': false, ...scope.values, ...(options.openOnly ? { ':resolved': 'RESOLVED' } : {}) },
             },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -336,8 +299,10 @@ export async function acknowledgeIncident<G extends string>(
       return { outcome: 'acknowledged' };
     case 'incident':
       if (!result.item) return { outcome: 'not_found' };
+      if (result.item.acknowledged === true) return { outcome: 'already_acknowledged' };
+      if (options.openOnly && result.item.status === 'RESOLVED') return { outcome: 'resolved' };
       // Re-scoped since it was read (its team changed): read again and retry.
-      return { outcome: result.item.acknowledged === true ? 'already_acknowledged' : 'rescoped' };
+      return { outcome: 'rescoped' };
     case 'acknowledgement':
       return { outcome: 'already_acknowledged' };
     default:

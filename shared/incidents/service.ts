@@ -6,6 +6,8 @@ import { identityOf } from '../accounts/service.js';
 import { getByKeys, type Item, type TransactItem } from '../db/ops.js';
 import { attributes, keys } from '../db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
+import { monitorItem } from '../monitors/model.js';
+import { accountItem, type Account } from '../accounts/model.js';
 import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
 import { decodeCursor, pageView, type PageView } from '../api/paging.js';
@@ -17,6 +19,20 @@ import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
+import {
+  acknowledgedEntry,
+  changeEntries,
+  createdEntry,
+  entryPut,
+  timelineEntry,
+  timelineEntryItem,
+  timelineEntryView,
+  timelinePut,
+  type Actor,
+  type ListUpdatesQuery,
+  type PostUpdateInput,
+  type TimelineEntry,
+} from './timeline.js';
 import {
   incidentDetailView,
   incidentItem,
@@ -177,7 +193,8 @@ async function writeAs<O extends string>(
  */
 export async function createIncident(caller: Caller, input: CreateIncidentInput): Promise<IncidentView> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const monitor = await getMonitor(input.monitorId);
+    const read = await getByKeys({ monitor: keys.monitor(input.monitorId), account: keys.account(caller.userId) });
+    const monitor = read.monitor ? monitorItem.parse(read.monitor) : undefined;
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     const now = clock.nowIso();
     const incident: Incident = {
@@ -203,6 +220,7 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
       ...guard,
       ['moved', countIncident(monitor!)],
       ['conflict', outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now)],
+      ['conflict', timelinePut(createdEntry(incident, actorOf(caller, accountFrom(read.account))))],
     ]);
     if (outcome === 'ok') {
       countMetric('IncidentCreated', { kind: 'manual' });
@@ -227,31 +245,69 @@ export function applyChanges(current: Incident, changes: UpdateIncidentInput, no
   };
 }
 
-/** The notification a status change asks for: resolved, changed, or none. */
-export function statusEvents(current: Incident, next: Incident, now: string) {
-  if (next.status === current.status) return [];
-  const payload = { incident: incidentSnapshot(next), previous_status: current.status };
+/** A note as events carry it. */
+const noteOf = (entry: TimelineEntry) => ({
+  id: entry.id,
+  message: entry.message ?? '',
+  user_id: entry.user_id ?? '',
+  user_name: entry.user_name ?? '',
+  created_at: entry.created_at,
+});
+
+/**
+ * The notification a change asks for: resolved, status changed, or none; a note travels with
+ * the status change it made, and a note without one is an update of its own.
+ */
+export function statusEvents(current: Incident, next: Incident, now: string, note?: TimelineEntry) {
+  if (next.status === current.status) {
+    return note ? [outboxPut('incident.note_added', { incident: incidentSnapshot(next), note: noteOf(note) }, now)] : [];
+  }
+  const payload = { incident: incidentSnapshot(next), previous_status: current.status, ...(note ? { note: noteOf(note) } : {}) };
   return [
     next.status === 'RESOLVED' ? outboxPut('incident.resolved', payload, now) : outboxPut('incident.status_changed', payload, now),
   ];
 }
 
+const accountFrom = (item: Item | undefined): Account | undefined => (item ? accountItem.parse(item) : undefined);
+
+/** The caller as a timeline names them: their account's name, else their token's. */
+const actorOf = (caller: Caller, account: Account | undefined): Actor => ({ id: caller.userId, name: identityOf(caller, account).name });
+
 /**
- * Changes an incident and records the status-change event in the same transaction. Optimistic:
- * read, then write on the condition that nothing changed since; retried if something did.
+ * Changes an incident and records the status-change event and the timeline entries (or the
+ * caller's note) in the same transaction. Optimistic: read, then write on the condition that
+ * nothing changed since; retried if something did.
  */
-async function changeIncident(caller: Caller, incidentId: string, changes: UpdateIncidentInput): Promise<Incident> {
+async function changeIncident(
+  caller: Caller,
+  incidentId: string,
+  changes: UpdateIncidentInput,
+  note?: string,
+): Promise<{ incident: Incident; note?: TimelineEntry }> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await repository.getIncident(incidentId);
+    const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
     const now = clock.nowIso();
     const next = applyChanges(current, changes, now);
+    const actor = actorOf(caller, account);
+    const noteEntry =
+      note === undefined
+        ? undefined
+        : timelineEntry({
+            kind: 'note',
+            incident: next,
+            at: now,
+            actor,
+            message: note,
+            details: next.status === current.status ? null : { previous_status: current.status },
+          });
+    const entries = noteEntry ? [entryPut(noteEntry)] : changeEntries(current, next, actor, now).map(timelinePut);
     const { outcome } = await writeAs(caller, current, (guard) =>
-      repository.writeIncidentChange(current, next, statusEvents(current, next, now), guard),
+      repository.writeIncidentChange(current, next, [...statusEvents(current, next, now, noteEntry), ...entries], guard),
     );
     if (outcome === 'ok') {
       if (next.status === 'RESOLVED' && current.status !== 'RESOLVED') countMetric('IncidentResolved');
-      return next;
+      return { incident: next, note: noteEntry };
     }
   }
   throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
@@ -265,21 +321,8 @@ export async function updateIncident(
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
-  if (changes.status === undefined && changes.severity === undefined) {
-    // A new title only: nothing to notify, no index to move. The owner's: one conditional
-    // UpdateItem; refused, it answers the incident as it was, and a team member's change is one
-    // guarded transaction. (Severity and status move the incident between filter indexes.)
-    const { status: _none, ...others } = changes;
-    const now = clock.nowIso();
-    const own = await repository.updateIncident(caller.userId, incidentId, others, now);
-    if (own.incident) return incidentView(own.incident);
-    if (!own.was || own.was.owner_id === caller.userId) throw incidentNotFound();
-    const was = own.was;
-    const { outcome } = await writeAs(caller, was, (guard) => repository.updateIncidentThrough(guard, incidentId, others, now));
-    if (outcome !== 'ok') throw incidentNotFound();
-    return incidentView({ ...was, ...Object.fromEntries(Object.entries(others).filter(([, v]) => v !== undefined)), updated_at: now });
-  }
-  return incidentView(await changeIncident(caller, incidentId, changes));
+  // Every change, a new title too, reads the incident first: its timeline entry says what changed from what.
+  return incidentView((await changeIncident(caller, incidentId, changes)).incident);
 }
 
 /** DELETE resolves: status RESOLVED, `resolved_at` now (an earlier resolution time is kept). */
@@ -333,10 +376,36 @@ async function tryAcknowledge(
       },
       now,
     );
-  const { outcome } = await writeAs(caller, incident, (guard) => repository.acknowledgeIncident(incident, acknowledgement, now, [event()], guard));
+  const entry = () => timelinePut(acknowledgedEntry({ ...incident, acknowledged: true }, acknowledgement));
+  const { outcome } = await writeAs(caller, incident, (guard) =>
+    repository.acknowledgeIncident(incident, acknowledgement, now, [event(), entry()], guard),
+  );
   if (outcome === 'rescoped') return undefined;
   if (outcome === 'not_found') throw incidentNotFound();
   if (outcome === 'already_acknowledged') throw new BadRequestError('Incident already acknowledged');
   countMetric('IncidentAcknowledged', { method: input.method });
   return incidentView({ ...incident, acknowledged: true, updated_at: now });
+}
+
+/**
+ * Posts a note on the incident's timeline: whoever may update the incident (its monitor's owner;
+ * OWNER, ADMIN or MEMBER of its team). With `status`, it changes the status exactly as `PUT` does,
+ * in the same transaction; subscribers get the note either way.
+ */
+export async function postUpdate(caller: Caller, incidentId: string, input: PostUpdateInput): Promise<TimelineEntry> {
+  const changed = await changeIncident(caller, incidentId, { status: input.status }, input.message);
+  return changed.note!;
+}
+
+/**
+ * A page of the incident's timeline, oldest first, for whoever may see the incident. The
+ * incident and the page are read in parallel (the page is O(limit) whatever the history).
+ */
+export async function listUpdates(caller: Caller, incidentId: string, query: ListUpdatesQuery): Promise<PageView<TimelineEntry>> {
+  const binding = { list: `incidents/${incidentId}/updates`, callerId: caller.userId };
+  const window: PageWindow = { limit: query.limit, order: 'asc', after: decodeCursor(query.cursor, binding) };
+  const [incident, read] = await Promise.all([repository.getIncidentItem(incidentId), readSource(repository.timelineSource(incidentId), window)]);
+  if (!incident || !(await maySee(caller, incident))) throw incidentNotFound();
+  const page = mergePage([read], window);
+  return pageView({ items: page.items.map((item) => timelineEntryItem.parse(item)), next: page.next }, binding, timelineEntryView);
 }

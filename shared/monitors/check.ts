@@ -20,6 +20,7 @@ import { countMetric } from '../observability/metrics.js';
 import type { Incident } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { applyChanges, statusEvents } from '../incidents/service.js';
+import { changeEntries, createdEntry, pagedEntry, timelinePut } from '../incidents/timeline.js';
 import { monitorItem } from './model.js';
 import { countIncident } from './repository.js';
 
@@ -158,6 +159,9 @@ async function openIncident(
     ...stepItems.map((item) => ['conflict', item] as const),
     ['conflict', created],
     ...pages.map((item) => ['conflict', item] as const),
+    // The timeline: opened by the check (with its message), then each step paged at once.
+    ['conflict', timelinePut(createdEntry(incident, null))],
+    ...pagedNow.map((step, index) => ['conflict', timelinePut(pagedEntry(incident, step, now, index + 1))] as const),
   ]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
@@ -191,6 +195,7 @@ async function recover(incidentId: string | undefined): Promise<CheckResult> {
     const { outcome } = await incidents.writeIncidentChange(current, next, [
       releaseMarker(current.monitor_id),
       ...statusEvents(current, next, now),
+      ...changeEntries(current, next, null, now).map(timelinePut),
     ]);
     if (outcome === 'ok') {
       countMetric('IncidentResolved');

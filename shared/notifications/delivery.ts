@@ -9,7 +9,7 @@ import { clock } from '../clock.js';
 import { requireEnv } from '../config.js';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, keys } from '../db/keys.js';
-import { conditionFailure } from '../db/ops.js';
+import { conditionFailure, TransactionCancelled, transactWrite, type TransactItem } from '../db/ops.js';
 import type { Email } from './emails.js';
 
 let client: SESClient | undefined;
@@ -35,29 +35,35 @@ async function sendPaced(command: SendEmailCommand) {
   }
 }
 
+const keyOf = (item: Record<string, unknown> | undefined) => ({ [attributes.pk]: item?.[attributes.pk], [attributes.sk]: item?.[attributes.sk] });
+
 /** Delivery records outlive any redelivery of the event. */
 const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
-export async function deliverOnce(eventId: string, email: Email): Promise<'sent' | 'duplicate'> {
+/**
+ * `records` are written with the delivery record, in one transaction (the acknowledge link an
+ * escalation e-mail carries): a duplicate writes none, and a failed send removes them again.
+ */
+export async function deliverOnce(eventId: string, email: Email, records: TransactItem[] = []): Promise<'sent' | 'duplicate'> {
   const key = keys.delivery(eventId, email.to);
   const now = clock.now();
+  const delivery = {
+    TableName: tableName(),
+    Item: {
+      ...key,
+      type: 'delivery',
+      recipient: email.to,
+      subject: email.subject,
+      sent_at: now.toISOString(),
+      [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+    },
+    ConditionExpression: itemAbsent,
+  };
   try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...key,
-          type: 'delivery',
-          recipient: email.to,
-          subject: email.subject,
-          sent_at: now.toISOString(),
-          [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
-        },
-        ConditionExpression: itemAbsent,
-      }),
-    );
+    if (records.length === 0) await db().send(new PutCommand(delivery));
+    else await transactWrite([{ Put: delivery }, ...records]);
   } catch (error) {
-    if (conditionFailure(error)) return 'duplicate';
+    if (conditionFailure(error) || (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed')) return 'duplicate';
     throw error;
   }
   try {
@@ -76,7 +82,9 @@ export async function deliverOnce(eventId: string, email: Email): Promise<'sent'
     );
     return 'sent';
   } catch (error) {
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    await Promise.all([key, ...records.flatMap((record) => (record.Put ? [keyOf(record.Put.Item)] : []))].map((doomed) =>
+      db().send(new DeleteCommand({ TableName: tableName(), Key: doomed })),
+    ));
     throw error;
   }
 }

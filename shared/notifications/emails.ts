@@ -35,7 +35,7 @@ function compose(
   to: string,
   subject: string,
   tags: EmailTags,
-  parts: { facts: [string, string][]; paragraphs: string[]; footer?: string },
+  parts: { facts: [string, string][]; paragraphs: string[]; footer?: string; link?: { href: string; label: string } },
 ): Email {
   subject = headerValue(subject);
   to = headerValue(to);
@@ -51,6 +51,7 @@ function compose(
 <h2>${escapeHtml(subject)}</h2>
 <table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>
 ${parts.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
+${parts.link ? `<p><a href="${escapeHtml(parts.link.href)}" style="display:inline-block;padding:.5em 1em;background:#1f2937;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(parts.link.label)}</a></p>` : ''}
 ${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escapeHtml(parts.footer)}</p>` : ''}
 </body></html>`;
   return { to, subject, text, html, tags };
@@ -65,11 +66,12 @@ const incidentFacts = (incident: IncidentSnapshot): [string, string][] => [
   ...(incident.resolved_at ? ([['Resolved', incident.resolved_at]] as [string, string][]) : []),
 ];
 
-export type SubscriberEventType = 'incident.created' | 'incident.status_changed' | 'incident.resolved';
+export type SubscriberEventType = 'incident.created' | 'incident.status_changed' | 'incident.resolved' | 'incident.note_added';
 
 const SUBJECT: Record<SubscriberEventType, string> = {
   'incident.created': 'New incident',
   'incident.status_changed': 'Incident update',
+  'incident.note_added': 'Incident update',
   'incident.resolved': 'Incident resolved',
 };
 
@@ -83,6 +85,8 @@ export function subscriberEmail(
   const { incident } = detail;
   const paragraphs: string[] = [];
   if (type === 'incident.created' && incident.message) paragraphs.push(incident.message);
+  // The note posted with the update: what a status page says about it.
+  if ('note' in detail && detail.note) paragraphs.push(detail.note.message);
   if ('previous_status' in detail) paragraphs.push(`The status changed from ${detail.previous_status} to ${incident.status}.`);
   const tags: EmailTags = { kind: 'subscriber', monitor: incident.monitor_id, subscriber: subscriber.id, incident: incident.id };
   return compose(subscriber.email, `${SUBJECT[type]}: ${incident.title}`, tags, {
@@ -111,15 +115,20 @@ export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: 
   });
 }
 
-/** To an escalation target: what is down, which step this is, how to stop the paging. */
-export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, apiUrl: string): Email {
+/**
+ * To an escalation target: what is down, which step this is, and the link that acknowledges it
+ * (single use, for this recipient, valid 24 hours or until the incident is acknowledged or resolved).
+ */
+export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, acknowledgeUrl: string): Email {
   const { incident, step } = detail;
   const tags: EmailTags = { kind: 'escalation', incident: incident.id, step: String(step.step_order) };
   return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, tags, {
     facts: [...incidentFacts(incident), ['Escalation step', `${step.step_order} (after ${step.delay_minutes} min)`]],
     paragraphs: [
       `${incident.monitor_name} has an unacknowledged ${incident.severity} incident.`,
-      `Acknowledge it to stop further escalation: POST ${apiUrl}/api/incidents/${incident.id}/acknowledge (or acknowledge it in the dashboard).`,
+      `Acknowledge it to stop further escalation: ${acknowledgeUrl}`,
+      'The link is yours alone and works once, for 24 hours or until the incident is acknowledged or resolved.',
     ],
+    link: { href: acknowledgeUrl, label: 'Acknowledge the incident' },
   });
 }

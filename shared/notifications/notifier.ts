@@ -7,39 +7,55 @@ import { countMetric } from '../observability/metrics.js';
 import { deliverOnce } from './delivery.js';
 import { settleEach } from '../concurrency.js';
 import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
+import type { TransactItem } from '../db/ops.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',
   'incident.status_changed': 'subscriber',
   'incident.resolved': 'subscriber',
+  'incident.note_added': 'subscriber',
   'incident.acknowledged': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
   'monitor.team_changed': 'none',
 };
 
-async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Email[] }> {
+/** An e-mail, and the records to write with its delivery (an acknowledge link). */
+interface Outgoing {
+  email: Email;
+  records?: TransactItem[];
+}
+
+async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Outgoing[] }> {
   const apiUrl = requireEnv(env.publicApiUrl).replace(/\/$/, '');
   switch (type) {
     case 'incident.created':
     case 'incident.status_changed':
-    case 'incident.resolved': {
+    case 'incident.resolved':
+    case 'incident.note_added': {
       const detail = eventDetails[type].parse(rawDetail);
       const subscribers = await subscribersOf(detail.incident.monitor_id);
       return {
         eventId: detail.event_id,
-        emails: subscribers.map((subscriber) =>
-          subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
-        ),
+        emails: subscribers.map((subscriber) => ({
+          email: subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
+        })),
       };
     }
     case 'team.invite_created': {
       const detail = eventDetails[type].parse(rawDetail);
-      return { eventId: detail.event_id, emails: [inviteEmail(detail, apiUrl)] };
+      return { eventId: detail.event_id, emails: [{ email: inviteEmail(detail, apiUrl) }] };
     }
     case 'incident.escalation_step': {
       const detail = eventDetails[type].parse(rawDetail);
-      return { eventId: detail.event_id, emails: detail.step.emails.map((to) => escalationEmail(detail, to, apiUrl)) };
+      return {
+        eventId: detail.event_id,
+        emails: detail.step.emails.map((to) => {
+          const link = newAcknowledgeLink(detail, to);
+          return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+        }),
+      };
     }
     case 'incident.acknowledged':
     case 'monitor.team_changed':
@@ -62,7 +78,7 @@ export const SEND_CONCURRENCY = 8;
  */
 export async function notify(type: EventType, detail: unknown): Promise<NotifyResult> {
   const { eventId, emails } = await emailsFor(type, detail);
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, (email) => deliverOnce(eventId, email));
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, ({ email, records }) => deliverOnce(eventId, email, records));
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: KIND[type] });

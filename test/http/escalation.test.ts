@@ -152,7 +152,7 @@ describe('escalation engine', () => {
 
     const [page] = await awaitMail(api, first, 1);
     expect(page!.subject).toBe('[Escalation step 1] Edge proxy is down');
-    for (const fact of ['Edge proxy', 'HIGH', 'Escalation step: 1', `/api/incidents/${incidentId}/acknowledge`]) {
+    for (const fact of ['Edge proxy', 'HIGH', 'Escalation step: 1', `${api.url}/acknowledge/`]) {
       expect(page!.body.text).toContain(fact);
     }
     await settle(api);

@@ -60,11 +60,11 @@ describe('CDK stack', () => {
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('routes every route of the description, JWT-protected except the public unsubscribe link', () => {
+  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge)', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
-      const public_ = route.RouteKey === 'GET /unsubscribe/{token}';
+      const public_ = ['GET /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}'].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -176,7 +176,17 @@ describe('CDK stack', () => {
   it('confines every function whose key space is known to its partitions (dynamodb:LeadingKeys), on the table only', () => {
     const confined = allFunctions.filter((description) => description.leadingKeys);
     expect(confined.map((description) => description.name).sort()).toEqual(
-      ['accounts-post-confirmation', 'email-feedback', 'escalation-scheduler', 'escalation-step', 'monitor-check', 'notifier', 'unsubscribe'].sort(),
+      [
+        'accounts-post-confirmation',
+        'acknowledge-link-confirm',
+        'acknowledge-link-open',
+        'email-feedback',
+        'escalation-scheduler',
+        'escalation-step',
+        'monitor-check',
+        'notifier',
+        'unsubscribe',
+      ].sort(),
     );
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -186,6 +196,10 @@ describe('CDK stack', () => {
     }
     // The public unsubscribe function can touch only unsubscribe tokens and monitors' collections.
     expect(routes.find((route) => route.name === 'unsubscribe')!.leadingKeys).toEqual(['UNSUB#', 'MONITOR#']);
+    // The public acknowledge link: opening it reads links, incidents and e-mail claims only; its button also
+    // reads the account and writes the outbox.
+    expect(routes.find((route) => route.name === 'acknowledge-link-open')!).toMatchObject({ table: 'read', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] });
+    expect(routes.find((route) => route.name === 'acknowledge-link-confirm')!.leadingKeys).toEqual(['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#']);
   });
 
   it('has no wildcard actions and "*" resources only where AWS requires them', () => {

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ownerIndex } from '../../shared/db/keys.js';
 import { queryAll, queryOwnerIndex } from '../../shared/db/ops.js';
+import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
+import { readSource } from '../../shared/db/paging.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
@@ -82,14 +84,18 @@ describe('incident repository', () => {
     expect(await repository.getIncidentCollection(ghost.id)).toBeUndefined();
   });
 
-  it('updates only the owner\'s incident', async () => {
+  it('reads the incident collection without its timeline, and the timeline alone in order', async () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
-    await repository.insertIncident(incident, []);
-    const refused = await repository.updateIncident(randomUUID(), incident.id, { title: 'x' }, new Date().toISOString());
-    expect(refused).toEqual({ was: incident });
-    const { incident: updated } = await repository.updateIncident(owner, incident.id, { severity: 'LOW', title: 'New' }, '2026-02-02T00:00:00.000Z');
-    expect(updated).toMatchObject({ severity: 'LOW', title: 'New', status: 'INVESTIGATING', updated_at: '2026-02-02T00:00:00.000Z' });
+    const at = incident.created_at;
+    await repository.insertIncident(incident, [
+      ['conflict', timelinePut({ ...createdEntry(incident, { id: owner, name: 'Owner' }), ordinal: 0 })],
+      ['conflict', timelinePut({ kind: 'note', incident, at, actor: null, message: 'second', ordinal: 1 })],
+    ]);
+    const collection = await repository.getIncidentCollection(incident.id);
+    expect(collection?.incident.id).toBe(incident.id);
+    const page = await readSource(repository.timelineSource(incident.id), { limit: 10, order: 'asc' });
+    expect(page.items.map((item) => item.kind)).toEqual(['created', 'note']);
   });
 
   it('lists newest first on the owner index, following pages until complete', async () => {

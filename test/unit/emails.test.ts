@@ -51,10 +51,11 @@ describe('e-mails', () => {
     const page = escalationEmail(
       { ...envelope, incident: { ...incident, status: 'INVESTIGATING', resolved_at: null }, step: { step_order: 2, delay_minutes: 5, emails: ['a@example.com'] } },
       'a@example.com',
-      'https://api.example.com',
+      'https://api.example.com/acknowledge/tok&en',
     );
     expect(page.subject).toBe('[Escalation step 2] Errors & timeouts');
-    expect(page.text).toContain('POST https://api.example.com/api/incidents/i-1/acknowledge');
+    expect(page.text).toContain('Acknowledge it to stop further escalation: https://api.example.com/acknowledge/tok&en');
+    expect(page.html).toContain('<a href="https://api.example.com/acknowledge/tok&#38;en"');
     expect(page.tags).toEqual({ kind: 'escalation', incident: 'i-1', step: '2' });
   });
 

@@ -19,9 +19,11 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('protects every /api route with the JWT authorizer; only the unsubscribe link is public', () => {
+  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe) are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
-    expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual(['unsubscribe']);
+    expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual(['acknowledge-link-open', 'acknowledge-link-confirm', 'unsubscribe']);
+    // Every public route is confined to the keys it needs.
+    for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(route.leadingKeys?.length).toBeGreaterThan(0);
   });
 
   it.each(Object.values(workers).map((worker) => [worker.name, worker] as const))(

@@ -1,0 +1,197 @@
+/**
+ * Acknowledging from an escalation e-mail. Each e-mail carries a link with a random token
+ * (256 bits) bound to the incident, the step and the recipient. The table keeps only the token's
+ * SHA-256, with a TTL. Opening the link (GET) only shows the incident; the page's button (POST)
+ * acknowledges, with method `email`, in one transaction that uses the link up, on the conditions
+ * that the link is unused and unexpired and that the incident is neither acknowledged nor
+ * resolved — so of a click and an API acknowledge at once exactly one wins.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import { clock } from '../clock.js';
+import { tableName } from '../db/client.js';
+import { attributes, itemPresent, keys } from '../db/keys.js';
+import { getByKeys, type TransactItem } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
+import { incidentSnapshot } from '../events/snapshots.js';
+import type { EventDetail } from '../events/model.js';
+import { nameBasedUuid } from '../ids.js';
+import { accountItem } from '../accounts/model.js';
+import { countMetric } from '../observability/metrics.js';
+import { acknowledgementItem, incidentItem, type Acknowledgement, type Incident } from './model.js';
+import * as repository from './repository.js';
+import { acknowledgedEntry, timelinePut } from './timeline.js';
+
+/** A link acknowledges for 24 hours at most. */
+export const ACKNOWLEDGE_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
+/** An expired link's record stays a week longer, so the link says "expired" rather than "unknown". */
+const RETENTION_AFTER_EXPIRY_SECONDS = 7 * 24 * 60 * 60;
+/** 32 random bytes, base64url. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The namespace of the ids that name outside recipients (an address on an escalation policy that
+ * no account has): `user_id` is the name-based UUID of the lower-cased address in it.
+ */
+export const OUTSIDE_RECIPIENT_NAMESPACE = '8f4c2a61-3b7e-5d90-a1c4-0e6f9b2d7a35';
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** A new link for one recipient of one paged step: the token for the e-mail, and the record to write with its delivery. */
+export function newAcknowledgeLink(detail: EventDetail<'incident.escalation_step'>, recipient: string): { token: string; record: TransactItem } {
+  const token = randomBytes(32).toString('base64url');
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + ACKNOWLEDGE_LINK_VALIDITY_MS);
+  return {
+    token,
+    record: {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.acknowledgeLink(tokenHash(token)),
+          type: 'acknowledge_link',
+          incident_id: detail.incident.id,
+          step_order: detail.step.step_order,
+          recipient,
+          event_id: detail.event_id,
+          created_at: now.toISOString(),
+          expires_at: expiresAt.toISOString(),
+          [attributes.ttl]: Math.floor(expiresAt.getTime() / 1000) + RETENTION_AFTER_EXPIRY_SECONDS,
+        },
+      },
+    },
+  };
+}
+
+interface LinkRecord {
+  incident_id: string;
+  step_order: number;
+  recipient: string;
+  expires_at: string;
+  used_at?: string;
+}
+
+/** What a link leads to, for its page. */
+export type LinkState =
+  | { state: 'unknown' }
+  | { state: 'expired'; incident: Incident }
+  | { state: 'used' | 'already_acknowledged'; incident: Incident; acknowledgement?: Acknowledgement }
+  | { state: 'resolved'; incident: Incident }
+  | { state: 'valid'; incident: Incident; recipient: string; stepOrder: number }
+  | { state: 'acknowledged'; incident: Incident; acknowledgement: Acknowledgement };
+
+async function readLink(token: string): Promise<LinkRecord | undefined> {
+  if (!TOKEN_PATTERN.test(token)) return undefined;
+  const { link } = await getByKeys({ link: keys.acknowledgeLink(tokenHash(token)) });
+  if (!link) return undefined;
+  return {
+    incident_id: String(link.incident_id),
+    step_order: Number(link.step_order),
+    recipient: String(link.recipient),
+    expires_at: String(link.expires_at),
+    used_at: typeof link.used_at === 'string' ? link.used_at : undefined,
+  };
+}
+
+/** The link's incident (with its message and acknowledgement) and the recipient's account, if any: one BatchGetItem. */
+async function readIncidentFor(link: LinkRecord) {
+  const read = await getByKeys({
+    incident: keys.incident(link.incident_id),
+    message: keys.incidentMessage(link.incident_id),
+    acknowledgement: keys.incidentAcknowledgement(link.incident_id),
+    claim: keys.accountEmail(link.recipient),
+  });
+  return {
+    incident: read.incident ? incidentItem.parse({ ...read.incident, message: read.message?.message }) : undefined,
+    acknowledgement: read.acknowledgement ? acknowledgementItem.parse(read.acknowledgement) : undefined,
+    accountId: typeof read.claim?.user_id === 'string' ? read.claim.user_id : undefined,
+  };
+}
+
+/** Why a link no longer acknowledges, if it does not: used, expired, the incident acknowledged or resolved. */
+function refusal(link: LinkRecord, incident: Incident, acknowledgement: Acknowledgement | undefined): LinkState | undefined {
+  if (link.used_at) return { state: 'used', incident, acknowledgement };
+  if (Date.parse(link.expires_at) <= clock.now().getTime()) return { state: 'expired', incident };
+  if (incident.acknowledged) return { state: 'already_acknowledged', incident, acknowledgement };
+  if (incident.status === 'RESOLVED') return { state: 'resolved', incident };
+  return undefined;
+}
+
+/** Opening the link (GET): what it leads to. Never acknowledges. */
+export async function inspectAcknowledgeLink(token: string): Promise<LinkState> {
+  const link = await readLink(token);
+  if (!link) return { state: 'unknown' };
+  const { incident, acknowledgement } = await readIncidentFor(link);
+  if (!incident) return { state: 'unknown' };
+  return refusal(link, incident, acknowledgement) ?? { state: 'valid', incident, recipient: link.recipient, stepOrder: link.step_order };
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * The page's button (POST): acknowledges as the recipient — their account when the address has
+ * one, otherwise the address itself (see `OUTSIDE_RECIPIENT_NAMESPACE`).
+ */
+export async function acknowledgeByLink(token: string): Promise<LinkState> {
+  const link = await readLink(token);
+  if (!link) return { state: 'unknown' };
+  const linkKey = keys.acknowledgeLink(tokenHash(token));
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const { incident, acknowledgement: existing, accountId } = await readIncidentFor(link);
+    if (!incident) return { state: 'unknown' };
+    const refused = refusal(link, incident, existing);
+    if (refused) return refused;
+    const account = accountId ? await getByKeys({ account: keys.account(accountId) }) : undefined;
+    const person = account?.account ? accountItem.parse(account.account) : undefined;
+    const now = clock.nowIso();
+    const acknowledgement: Acknowledgement = {
+      id: randomUUID(),
+      incident_id: incident.id,
+      user_id: person?.id ?? nameBasedUuid(OUTSIDE_RECIPIENT_NAMESPACE, link.recipient.toLowerCase()),
+      user_name: person?.name ?? link.recipient,
+      user_email: person?.email ?? link.recipient,
+      method: 'email',
+      acknowledged_at: now,
+    };
+    const acknowledged = { ...incident, acknowledged: true };
+    const useUp: TransactItem = {
+      Update: {
+        TableName: tableName(),
+        Key: linkKey,
+        UpdateExpression: 'SET used_at = :now',
+        ConditionExpression: `${itemPresent} AND attribute_not_exists(used_at) AND expires_at > :now`,
+        ExpressionAttributeValues: { ':now': now },
+      },
+    };
+    const event = outboxPut(
+      'incident.acknowledged',
+      {
+        incident: incidentSnapshot(acknowledged),
+        acknowledgement: { user_id: acknowledgement.user_id, user_name: acknowledgement.user_name, method: 'email', acknowledged_at: now },
+      },
+      now,
+    );
+    const entry = acknowledgedEntry(acknowledged, acknowledgement);
+    const { outcome } = await repository.acknowledgeIncident(
+      incident,
+      acknowledgement,
+      now,
+      [event, timelinePut({ ...entry, details: { ...entry.details, step_order: link.step_order } })],
+      [['link', useUp]],
+      { openOnly: true },
+    );
+    if (outcome === 'acknowledged') {
+      countMetric('IncidentAcknowledged', { method: 'email' });
+      return { state: 'acknowledged', incident: acknowledged, acknowledgement };
+    }
+    if (outcome === 'not_found') return { state: 'unknown' };
+    // Used, expired, acknowledged or resolved meanwhile (or re-scoped: nothing a link cares about): read again.
+    const again = await readLink(token);
+    if (!again) return { state: 'unknown' };
+    Object.assign(link, again);
+  }
+  throw new Error(`Acknowledge link for incident ${link.incident_id}: kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** Any token-shaped text: one that is not a token is simply unknown (a 404 page), not a validation error. */
+export const acknowledgeLinkParams = z.strictObject({ token: z.string().min(1).max(512) });

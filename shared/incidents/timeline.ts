@@ -1,0 +1,179 @@
+/**
+ * An incident's timeline: the notes people post and an entry the service writes for every event
+ * in the incident's life. Every entry is written in the same transaction as the change it records,
+ * so the timeline is never missing what happened, and never shows what did not.
+ */
+import * as z from 'zod';
+import { timelineEntryExample } from '../api/examples.js';
+import { Id, Text, Timestamp } from '../api/common.js';
+import { pageParams } from '../api/paging.js';
+import { tableName } from '../db/client.js';
+import { itemAbsent, keys } from '../db/keys.js';
+import type { TransactItem } from '../db/ops.js';
+import { timeOrderedUuid } from '../ids.js';
+import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
+
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'resolved'] as const;
+export const TimelineKind = z.enum(TIMELINE_KINDS);
+export type TimelineKind = z.output<typeof TimelineKind>;
+
+/** `POST /api/incidents/:id/updates`: a note, optionally changing the status as `PUT` does. */
+export const postUpdateInput = z
+  .strictObject({ message: Text({ min: 1, max: 5_000, multiline: true }), status: Status.optional() })
+  .meta({ id: 'PostIncidentUpdate', example: { message: 'A fix is rolling out; error rates are falling.', status: 'MONITORING' } });
+export type PostUpdateInput = z.output<typeof postUpdateInput>;
+
+export const listUpdatesQuery = z.object(pageParams);
+export type ListUpdatesQuery = z.output<typeof listUpdatesQuery>;
+
+/** Facts of an entry beyond its kind; which ones depends on the kind (documented per field). */
+export const TimelineDetails = z
+  .strictObject({
+    automatic: z.boolean().optional().meta({ description: '`created`: opened by a monitor check (true) or by a person' }),
+    title: z.string().optional().meta({ description: '`created`: the title the incident was opened with' }),
+    severity: Severity.optional().meta({ description: '`created`: the severity it was opened with' }),
+    previous_status: Status.optional().meta({ description: '`status_changed`, `resolved`, and a `note` that changed the status' }),
+    changes: z
+      .record(z.string(), z.strictObject({ from: z.string(), to: z.string() }))
+      .optional()
+      .meta({ description: '`updated`: each changed field (`title`, `severity`) with its old and new value' }),
+    method: AcknowledgementMethod.optional().meta({ description: '`acknowledged`: how (web, api, slack, email, sms)' }),
+    user_email: z.string().optional().meta({ description: '`acknowledged`: the e-mail address of who acknowledged' }),
+    step_order: z.int().optional().meta({ description: '`escalation_paged`: the escalation step' }),
+    recipients: z.array(z.string()).optional().meta({ description: '`escalation_paged`: who was paged' }),
+    by: z.enum(['user', 'recovery']).optional().meta({ description: '`resolved`: by a person, or by the monitor recovering' }),
+  })
+  .meta({ id: 'TimelineDetails' });
+export type TimelineDetails = z.output<typeof TimelineDetails>;
+
+/** An entry as the API shows it. */
+export const TimelineEntryBody = z
+  .strictObject({
+    id: Id,
+    incident_id: Id,
+    kind: TimelineKind,
+    status: Status.meta({ description: "The incident's status after this entry" }),
+    message: z.string().nullable().meta({ description: "A note's text; a `created` entry's creation message; otherwise null" }),
+    user_id: z.string().nullable().meta({ description: 'Who did it; null for what the service did by itself' }),
+    user_name: z.string().nullable(),
+    created_at: Timestamp,
+    details: TimelineDetails.nullable(),
+  })
+  .meta({ id: 'IncidentUpdate', example: timelineEntryExample });
+export type TimelineEntry = z.output<typeof TimelineEntryBody>;
+
+/** An entry as stored (the view's fields). */
+export const timelineEntryItem = z.object({
+  id: z.string(),
+  incident_id: z.string(),
+  kind: TimelineKind,
+  status: Status,
+  message: z.string().nullable(),
+  user_id: z.string().nullable(),
+  user_name: z.string().nullable(),
+  created_at: z.string(),
+  details: z.record(z.string(), z.unknown()).nullable().default(null),
+});
+
+export const timelineEntryView = (item: z.output<typeof timelineEntryItem>): TimelineEntry => ({
+  id: item.id,
+  incident_id: item.incident_id,
+  kind: item.kind,
+  status: item.status,
+  message: item.message,
+  user_id: item.user_id,
+  user_name: item.user_name,
+  created_at: item.created_at,
+  details: item.details as TimelineDetails | null,
+});
+
+/** Who did something: a person (id and name), or nobody for what the service did itself. */
+export type Actor = { id: string; name: string } | null;
+
+export interface EntrySpec {
+  kind: TimelineKind;
+  /** The incident after the change (its status is the entry's). */
+  incident: Pick<Incident, 'id' | 'status'>;
+  at: string;
+  actor: Actor;
+  message?: string | null;
+  details?: TimelineDetails | null;
+  /** The entry's place among the entries one write makes at once. */
+  ordinal?: number;
+}
+
+/** The entry `spec` describes, with a fresh time-ordered id. */
+export function timelineEntry(spec: EntrySpec): TimelineEntry {
+  return {
+    id: timeOrderedUuid(Date.parse(spec.at)),
+    incident_id: spec.incident.id,
+    kind: spec.kind,
+    status: spec.incident.status,
+    message: spec.message ?? null,
+    user_id: spec.actor?.id ?? null,
+    user_name: spec.actor?.name ?? null,
+    created_at: spec.at,
+    details: spec.details ?? null,
+  };
+}
+
+/** The transaction item that writes an entry (never over another). */
+export const entryPut = (entry: TimelineEntry, ordinal = 0): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...keys.incidentUpdate(entry.incident_id, entry.created_at, ordinal, entry.id), type: 'incident_update', ...entry },
+    ConditionExpression: itemAbsent,
+  },
+});
+
+/** The transaction item that writes the entry `spec` describes. */
+export const timelinePut = (spec: EntrySpec): TransactItem => entryPut(timelineEntry(spec), spec.ordinal);
+
+/** The entry an incident's creation writes: by its creator, or by a monitor check (with the check's message). */
+export const createdEntry = (incident: Incident, actor: Actor): EntrySpec => ({
+  kind: 'created',
+  incident,
+  at: incident.created_at,
+  actor,
+  message: incident.message,
+  details: { automatic: incident.automatic, title: incident.title, severity: incident.severity },
+});
+
+/** The entries a change from `current` to `next` writes: what it changed besides the status, then the status. */
+export function changeEntries(current: Incident, next: Incident, actor: Actor, at: string, first = 0): EntrySpec[] {
+  const specs: EntrySpec[] = [];
+  const changes: Record<string, { from: string; to: string }> = {};
+  if (next.title !== current.title) changes.title = { from: current.title, to: next.title };
+  if (next.severity !== current.severity) changes.severity = { from: current.severity, to: next.severity };
+  if (Object.keys(changes).length > 0) specs.push({ kind: 'updated', incident: next, at, actor, details: { changes } });
+  if (next.status !== current.status) {
+    const resolved = next.status === 'RESOLVED';
+    specs.push({
+      kind: resolved ? 'resolved' : 'status_changed',
+      incident: next,
+      at,
+      actor,
+      details: { previous_status: current.status, ...(resolved ? { by: actor ? 'user' : 'recovery' } : {}) },
+    });
+  }
+  return specs.map((spec, index) => ({ ...spec, ordinal: first + index }));
+}
+
+/** The entry of one paged escalation step. */
+export const pagedEntry = (incident: Incident, step: { step_order: number; emails: string[] }, at: string, ordinal = 0): EntrySpec => ({
+  kind: 'escalation_paged',
+  incident,
+  at,
+  actor: null,
+  details: { step_order: step.step_order, recipients: step.emails },
+  ordinal,
+});
+
+/** The entry of an acknowledgement: who, how. */
+export const acknowledgedEntry = (incident: Incident, acknowledgement: Acknowledgement): EntrySpec => ({
+  kind: 'acknowledged',
+  incident,
+  at: acknowledgement.acknowledged_at,
+  actor: { id: acknowledgement.user_id, name: acknowledgement.user_name },
+  details: { method: acknowledgement.method, user_email: acknowledgement.user_email },
+});

@@ -1,0 +1,180 @@
+/**
+ * Acknowledging from an escalation e-mail: the link opens a page (GET never acknowledges), its
+ * button (POST) acknowledges once with method `email`, naming the recipient; used, expired,
+ * unknown links and links of acknowledged or resolved incidents say so (410/404); a click and an
+ * API acknowledge at once: exactly one wins.
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { advanceClock, resetClock } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { nameBasedUuid } from '../../shared/ids.js';
+import { OUTSIDE_RECIPIENT_NAMESPACE } from '../../shared/incidents/acknowledge-link.js';
+import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { createMonitor, reportDown } from '../support/teams.js';
+
+let api: Api;
+let owner: User;
+let oncall: User;
+
+beforeAll(async () => {
+  api = await Api.start();
+  owner = await api.signUp(uniqueEmail('link-owner'), 'Olive Owner');
+  oncall = await api.signUp(uniqueEmail('link-oncall'), 'Otto Oncall');
+});
+afterAll(() => api.close());
+afterEach(() => resetClock());
+
+const TOKEN = /\/acknowledge\/([A-Za-z0-9_-]{43})/;
+
+/** A monitor whose policy pages `first` at once and `second` after 5 minutes, reported down; answers the incident and the links e-mailed in step 1. */
+async function pagedIncident(first: string[], second = [uniqueEmail('second')]) {
+  const policy = await api.request('POST', '/api/escalation-policies', {
+    token: owner.token,
+    body: { name: 'Primary', steps: [{ delay_minutes: 0, emails: first }, { delay_minutes: 5, emails: second }] },
+  });
+  expect(policy.status).toBe(201);
+  const monitor = await createMonitor(api, owner, { name: 'Edge proxy', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+  const opened = await reportDown(monitor.id);
+  await settle(api);
+  const links: Record<string, string> = {};
+  for (const to of first) {
+    const [mail] = await awaitMail(api, to);
+    const token = TOKEN.exec(mail!.body.text ?? '')?.[1];
+    expect(token, mail!.body.text).toBeDefined();
+    expect(mail!.body.text).toContain(`${api.url}/acknowledge/${token}`);
+    expect(mail!.body.html).toContain(`href="${api.url}/acknowledge/${token}"`);
+    links[to] = token!;
+  }
+  return { incidentId: opened.incident_id, links, second };
+}
+
+const open = (token: string) => api.request('GET', `/acknowledge/${token}`);
+/** What a browser sends for the page's form: an empty url-encoded body. */
+const click = (token: string) =>
+  api.request('POST', `/acknowledge/${token}`, { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+const incident = async (id: string) => (await api.request('GET', `/api/incidents/${id}`, { token: owner.token })).body.incident;
+
+describe('acknowledge links in escalation e-mails', () => {
+  it('open a page that never acknowledges; its button acknowledges once, as the account the address belongs to', async () => {
+    const { incidentId, links, second } = await pagedIncident([oncall.email]);
+    const token = links[oncall.email]!;
+    // The table holds the token's hash, never the token.
+    const stored = await db().send(new GetCommand({ TableName: tableName(), Key: keys.acknowledgeLink(createHash('sha256').update(token).digest('hex')) }));
+    expect(stored.Item).toMatchObject({ incident_id: incidentId, step_order: 1, recipient: oncall.email });
+    expect(JSON.stringify(stored.Item)).not.toContain(token);
+
+    for (let opened = 0; opened < 3; opened++) {
+      const page = await open(token);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.body).toContain('<form method="post">');
+      expect(page.body).toContain('Edge proxy is down');
+    }
+    expect((await incident(incidentId)).acknowledged).toBe(false);
+
+    const done = await click(token);
+    expect(done.status).toBe(200);
+    expect(done.body).toContain('Incident acknowledged');
+    expect(done.body).not.toContain('<form');
+    expect((await incident(incidentId)).acknowledgement).toEqual({
+      id: expect.any(String),
+      incident_id: incidentId,
+      user_id: oncall.id,
+      user_name: 'Otto Oncall',
+      user_email: oncall.email,
+      method: 'email',
+      acknowledged_at: expect.any(String),
+    });
+
+    // Used: a second click and a later visit say so, and change nothing.
+    const again = await click(token);
+    expect(again.status).toBe(410);
+    expect(again.body).toContain('This link was already used');
+    expect(again.body).toContain('Otto Oncall');
+    expect((await open(token)).status).toBe(410);
+
+    // Escalation stopped: step 2 is never paged.
+    advanceClock(6 * 60_000);
+    await api.runtime.scheduler.tick();
+    await settle(api);
+    expect(await api.runtime.mailbox.emails().then((all) => all.filter((mail) => mail.destination.to.includes(second[0]!)))).toEqual([]);
+  });
+
+  it('name a recipient without an account by the address, with a stable name-based id', async () => {
+    const outsider = uniqueEmail('Outside');
+    const { incidentId, links } = await pagedIncident([outsider]);
+    expect((await click(links[outsider]!)).status).toBe(200);
+    const id = nameBasedUuid(OUTSIDE_RECIPIENT_NAMESPACE, outsider.toLowerCase());
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await incident(incidentId)).acknowledgement).toMatchObject({ user_id: id, user_name: outsider, user_email: outsider, method: 'email' });
+  });
+
+  it('stop working once the incident is acknowledged another way, or resolved', async () => {
+    const [a, b] = [uniqueEmail('a'), uniqueEmail('b')];
+    const first = await pagedIncident([a, b]);
+    expect((await click(first.links[a]!)).status).toBe(200);
+    const other = await click(first.links[b]!);
+    expect(other.status).toBe(410);
+    expect(other.body).toContain('The incident is already acknowledged');
+
+    const c = uniqueEmail('c');
+    const second = await pagedIncident([c]);
+    expect((await api.request('DELETE', `/api/incidents/${second.incidentId}`, { token: owner.token })).status).toBe(200);
+    for (const response of [await open(second.links[c]!), await click(second.links[c]!)]) {
+      expect(response.status).toBe(410);
+      expect(response.body).toContain('The incident is resolved');
+    }
+    expect((await incident(second.incidentId)).acknowledged).toBe(false);
+  });
+
+  it('expire after 24 hours', async () => {
+    const { incidentId, links } = await pagedIncident([uniqueEmail('late')]);
+    const token = Object.values(links)[0]!;
+    advanceClock(24 * 60 * 60_000 - 1_000);
+    expect((await open(token)).status).toBe(200);
+    advanceClock(2_000);
+    for (const response of [await open(token), await click(token)]) {
+      expect(response.status).toBe(410);
+      expect(response.body).toContain('This link has expired');
+    }
+    expect((await incident(incidentId)).acknowledged).toBe(false);
+  });
+
+  it('answer a page, never a stack trace, for an unknown or malformed token', async () => {
+    for (const token of ['A'.repeat(43), 'not-a-token', '%3Cscript%3E']) {
+      for (const response of [await open(token), await click(token)]) {
+        expect(response.status).toBe(404);
+        expect(response.headers.get('content-type')).toContain('text/html');
+        expect(response.body).toContain('This link is not valid');
+        expect(response.body).not.toContain('<script>');
+      }
+    }
+    const tooLong = await open('x'.repeat(600));
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toContain('This link is not valid');
+  });
+
+  it('let exactly one of a click and an API acknowledge win', async () => {
+    for (let round = 0; round < 6; round++) {
+      const to = uniqueEmail('race');
+      const { incidentId, links } = await pagedIncident([to]);
+      const [link, viaApi] = await Promise.all([
+        click(links[to]!),
+        api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: owner.token, body: { method: 'api' } }),
+      ]);
+      const winners = [link.status === 200, viaApi.status === 200].filter(Boolean).length;
+      expect(winners, `round ${round}: link ${link.status}, api ${viaApi.status}`).toBe(1);
+      if (link.status !== 200) expect(link.status).toBe(410);
+      else expect(viaApi.body).toEqual({ error: 'Incident already acknowledged' });
+      const acknowledgement = (await incident(incidentId)).acknowledgement;
+      expect(acknowledgement.method).toBe(link.status === 200 ? 'email' : 'api');
+      const timeline = await api.request('GET', `/api/incidents/${incidentId}/updates`, { token: owner.token });
+      expect(timeline.body.updates.filter((entry: { kind: string }) => entry.kind === 'acknowledged')).toHaveLength(1);
+    }
+  });
+});
