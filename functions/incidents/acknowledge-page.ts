@@ -1,7 +1,7 @@
 /** The pages of an acknowledge link: one per state of the link (`shared/incidents/acknowledge-link.ts`). */
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import type { LinkState } from '../../shared/incidents/acknowledge-link.js';
-import { htmlPage, type HttpResult } from '../lib/http.js';
+import { htmlPage, type ErrorTexts, type HttpResult } from '../lib/http.js';
 
 const facts = (incident: Incident): [string, string][] => [
   ['Incident', incident.title],
@@ -13,6 +13,12 @@ const facts = (incident: Incident): [string, string][] => [
 
 const by = (acknowledgement: Acknowledgement | undefined) =>
   acknowledgement ? ` by ${acknowledgement.user_name} at ${acknowledgement.acknowledged_at} (${acknowledgement.method})` : '';
+
+/** The pages besides 200 that both link routes answer (documented in the OpenAPI document). */
+export const LINK_PAGE_ERRORS: ErrorTexts = {
+  404: ['This link is not valid'],
+  410: ['This link was already used', 'The incident is already acknowledged', 'The incident is resolved', 'This link has expired'],
+};
 
 /** 200 for a link that acknowledges (or just did), 410 for one that no longer does, 404 for one that never existed. */
 export function acknowledgePage(link: LinkState): HttpResult {

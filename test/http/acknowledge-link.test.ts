@@ -13,6 +13,7 @@ import { keys } from '../../shared/db/keys.js';
 import { nameBasedUuid } from '../../shared/ids.js';
 import { OUTSIDE_RECIPIENT_NAMESPACE } from '../../shared/incidents/acknowledge-link.js';
 import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 
 let api: Api;
@@ -157,6 +158,27 @@ describe('acknowledge links in escalation e-mails', () => {
     const tooLong = await open('x'.repeat(600));
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toContain('This link is not valid');
+  });
+
+  it('check the link and the incident when the acknowledgement is written, not only when they are read', async () => {
+    for (const [name, meanwhile, page] of [
+      ['resolved', (id: string) => api.request('DELETE', `/api/incidents/${id}`, { token: owner.token }), 'The incident is resolved'],
+      ['acknowledged', (id: string) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } }), 'The incident is already acknowledged'],
+    ] as const) {
+      const to = uniqueEmail(`held-${name}`);
+      const { incidentId, links } = await pagedIncident([to]);
+      // The click has read the link and the incident; its transaction waits while the incident changes.
+      const hold = holdCalls('acknowledge-link-confirm', 'TransactWriteItemsCommand');
+      const clicking = click(links[to]!);
+      await hold.arrived();
+      expect((await meanwhile(incidentId)).status).toBe(200);
+      hold.release();
+      const response = await clicking;
+      expect(response.status, name).toBe(410);
+      expect(response.body).toContain(page);
+      const after = await incident(incidentId);
+      expect(after.acknowledgement?.method ?? null, name).toBe(name === 'acknowledged' ? 'api' : null);
+    }
   });
 
   it('let exactly one of a click and an API acknowledge win', async () => {
