@@ -65,6 +65,7 @@ const TAGS: Record<string, string> = {
   policies: 'Escalation policies',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
+  acknowledge: 'Incidents',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

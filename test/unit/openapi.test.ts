@@ -23,6 +23,7 @@ describe('OpenAPI document', () => {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect(Object.keys(operation.responses)).toContain('500');
+      expect(operation.tags, `${route.method} ${route.path}`).not.toContain('Other');
       expect(operation.security).toEqual(route.auth === 'jwt' ? [{ bearerAuth: [] }] : []);
     }
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
