@@ -5,15 +5,14 @@
  * description), and the one way a function gets the table: its name injected and exactly the
  * access its description names granted.
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
-import { bundleSettings } from '../build/bundling.js';
+import { dirname, join } from 'node:path';
+import { bundleFunction } from '../build/bundling.js';
 import { repositoryRoot } from '../local/paths.js';
 import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../system.js';
 
@@ -28,17 +27,15 @@ export interface ServiceFunctionProps {
 }
 
 export class ServiceFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
-    this.fn = new NodejsFunction(this, 'Function', {
+    this.fn = new LambdaFunction(this, 'Function', {
       description: `${props.description.name} (${props.description.handler})`,
-      entry: join(repositoryRoot, props.description.handler),
-      handler: 'handler',
-      projectRoot: repositoryRoot,
-      depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
+      code: bundledCode(props.description.handler),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: functionDefaults.memoryMb,
@@ -46,29 +43,41 @@ export class ServiceFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        // The settings `npm run bench` and the bundle-size test measure with (infra/build/bundling.ts).
-        format: OutputFormat.ESM,
-        target: bundleSettings.target,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: [...bundleSettings.mainFields],
-        bundleAwsSDK: true,
-        externalModules: [],
-        forceDockerBundling: false,
-        banner: bundleSettings.banner,
-      },
     });
     grantTable(this.fn, props.table, props.description);
   }
 }
 
 /**
+ * The function's code: its handler bundled locally with esbuild, in-process (`infra/build/bundling.ts`:
+ * the settings the bundle-size test and the bench measure), never in Docker. The asset's hash is the
+ * bundle's, so an unchanged bundle is not uploaded again. Stacks that skip bundling (the CDK
+ * assertion tests) never run it.
+ */
+function bundledCode(handler: string): Code {
+  return Code.fromAsset(join(repositoryRoot, dirname(handler)), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Required by the type; never pulled, since local bundling always succeeds.
+      image: DockerImage.fromRegistry('local-esbuild'),
+      // Several handlers share a directory: the handler is part of the bundling options, which the
+      // CDK's staging cache is keyed on, or it would reuse a directory's first bundle for all of them.
+      environment: { HANDLER: handler },
+      local: {
+        tryBundle(outputDir: string) {
+          bundleFunction(handler, outputDir);
+          return true;
+        },
+      },
+    },
+  });
+}
+
+/**
  * Injects the table name and grants exactly the access the description names (none for `none`):
  * reads, writes, batch writes only where collections are deleted, and only the leading keys given.
  */
-export function grantTable(fn: NodejsFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys'>) {
+export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys'>) {
   if (description.table === 'none') return;
   fn.addEnvironment(env.tableName, table.tableName);
   const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);

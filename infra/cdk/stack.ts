@@ -17,10 +17,9 @@ import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition, type Function as ServiceLambda } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
@@ -36,7 +35,7 @@ const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING 
 
 export class IncidentServiceStack extends Stack {
   readonly config: DeployConfig;
-  readonly functions = new Map<string, NodejsFunction>();
+  readonly functions = new Map<string, ServiceLambda>();
   readonly deadLetterQueues = new Map<string, Queue>();
 
   constructor(scope: Construct, id: string, props?: StackProps) {

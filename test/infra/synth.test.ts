@@ -3,7 +3,7 @@
  * esbuild (never Docker) into one small ESM file each.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +28,17 @@ describe('cdk synth', () => {
       .filter((file) => existsSync(file));
     expect(bundles).toHaveLength(allFunctions.length);
     for (const bundle of bundles) expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES);
+    // Each function deploys its own handler: its asset's source map names the handler's module.
+    const template = JSON.parse(readFileSync(join(out, 'IncidentService.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: string } } }>;
+    };
+    const lambdas = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Description);
+    for (const description of allFunctions) {
+      const lambda = lambdas.find((candidate) => candidate.Properties.Description === `${description.name} (${description.handler})`);
+      expect(lambda, description.name).toBeDefined();
+      const asset = `asset.${String(lambda!.Properties.Code!.S3Key).replace(/\.zip$/, '')}`;
+      const sources = (JSON.parse(readFileSync(join(out, asset, 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+      expect(sources.some((source) => source.endsWith(description.handler)), `${description.name}: ${asset}`).toBe(true);
+    }
   }, 240_000);
 });
