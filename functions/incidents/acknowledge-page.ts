@@ -37,7 +37,9 @@ export function acknowledgePage(link: LinkState): HttpResult {
     case 'already_acknowledged':
       return htmlPage(410, 'The incident is already acknowledged', `It was acknowledged${by(link.acknowledgement)}; this link no longer works.`, { facts: facts(link.incident) });
     case 'resolved':
-      return htmlPage(410, 'The incident is resolved', `It was resolved at ${link.incident.resolved_at}; this link no longer works.`, { facts: facts(link.incident) });
+      return htmlPage(410, 'The incident is resolved', `It was resolved at ${link.incident.resolved_at ?? link.incident.last_resolved_at} after this page was sent; this link no longer works.`, {
+        facts: facts(link.incident),
+      });
     case 'expired':
       return htmlPage(410, 'This link has expired', 'Acknowledge links work for 24 hours. Acknowledge the incident in the dashboard or through the API instead.', { facts: facts(link.incident) });
   }

@@ -23,7 +23,18 @@ export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'u
 /** A step invoked before it is due (not by its schedule, which fires on time) waits for it. */
 const EARLY_TOLERANCE_MS = 1_000;
 
-export async function sendEscalationStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome> {
+const MAX_ATTEMPTS = 5;
+
+export async function sendEscalationStep(input: EscalationStepInput): Promise<StepOutcome> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const outcome = await trySendStep(input);
+    if (outcome !== 'changed') return outcome;
+  }
+  throw new Error(`Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** One attempt; `changed` when the incident's status changed (not to RESOLVED) between the read and the write. */
+async function trySendStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';
@@ -45,12 +56,14 @@ export async function sendEscalationStep({ incident_id, step_order }: Escalation
         },
       },
       {
+        // Unacknowledged and unresolved; and in the status read, which the timeline entry shows.
         ConditionCheck: {
           TableName: tableName(),
           Key: keys.incident(incident_id),
-          ConditionExpression: 'acknowledged = :false AND #status <> :resolved',
+          ConditionExpression: 'acknowledged = :false AND #status = :was_status',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':false': false, ':resolved': 'RESOLVED' },
+          ExpressionAttributeValues: { ':false': false, ':was_status': incident.status },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
       outboxPut(
@@ -68,7 +81,11 @@ export async function sendEscalationStep({ incident_id, step_order }: Escalation
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
     if (error.reasons[0]?.code === 'ConditionalCheckFailed') return 'already_sent';
-    if (error.reasons[1]?.code === 'ConditionalCheckFailed') return cancel(incident_id, step_order, now.toISOString());
+    const was = error.reasons[1];
+    if (was?.code === 'ConditionalCheckFailed') {
+      if (was.item && was.item.acknowledged === false && was.item.status !== 'RESOLVED') return 'changed';
+      return cancel(incident_id, step_order, now.toISOString());
+    }
     throw error;
   }
 }

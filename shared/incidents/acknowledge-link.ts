@@ -54,6 +54,8 @@ export function newAcknowledgeLink(detail: EventDetail<'incident.escalation_step
           step_order: detail.step.step_order,
           recipient,
           event_id: detail.event_id,
+          /** When the step was paged: a resolution after it kills the link, even if the incident is reopened. */
+          paged_at: detail.occurred_at,
           created_at: now.toISOString(),
           expires_at: expiresAt.toISOString(),
           [attributes.ttl]: Math.floor(expiresAt.getTime() / 1000) + RETENTION_AFTER_EXPIRY_SECONDS,
@@ -67,6 +69,7 @@ interface LinkRecord {
   incident_id: string;
   step_order: number;
   recipient: string;
+  paged_at: string;
   expires_at: string;
   used_at?: string;
 }
@@ -88,6 +91,7 @@ async function readLink(token: string): Promise<LinkRecord | undefined> {
     incident_id: String(link.incident_id),
     step_order: Number(link.step_order),
     recipient: String(link.recipient),
+    paged_at: String(link.paged_at),
     expires_at: String(link.expires_at),
     used_at: typeof link.used_at === 'string' ? link.used_at : undefined,
   };
@@ -108,12 +112,15 @@ async function readIncidentFor(link: LinkRecord) {
   };
 }
 
-/** Why a link no longer acknowledges, if it does not: used, expired, the incident acknowledged or resolved. */
+/**
+ * Why a link no longer acknowledges, if it does not: used, expired, the incident acknowledged, or
+ * resolved since the page (even if it was reopened after).
+ */
 function refusal(link: LinkRecord, incident: Incident, acknowledgement: Acknowledgement | undefined): LinkState | undefined {
   if (link.used_at) return { state: 'used', incident, acknowledgement };
   if (Date.parse(link.expires_at) <= clock.now().getTime()) return { state: 'expired', incident };
   if (incident.acknowledged) return { state: 'already_acknowledged', incident, acknowledgement };
-  if (incident.status === 'RESOLVED') return { state: 'resolved', incident };
+  if (incident.status === 'RESOLVED' || (incident.last_resolved_at ?? '') >= link.paged_at) return { state: 'resolved', incident };
   return undefined;
 }
 
@@ -178,7 +185,7 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
       now,
       [event, timelinePut({ ...entry, details: { ...entry.details, step_order: link.step_order } })],
       [['link', useUp]],
-      { openOnly: true },
+      { unresolvedSince: link.paged_at },
     );
     if (outcome === 'acknowledged') {
       countMetric('IncidentAcknowledged', { method: 'email' });
@@ -193,5 +200,5 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
   throw new Error(`Acknowledge link for incident ${link.incident_id}: kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** Any token-shaped text: one that is not a token is simply unknown (a 404 page), not a validation error. */
-export const acknowledgeLinkParams = z.strictObject({ token: z.string().min(1).max(512) });
+/** Any text: one that is not shaped like a token is simply unknown (a 404 page), not a validation error. */
+export const acknowledgeLinkParams = z.strictObject({ token: z.string() });

@@ -90,6 +90,8 @@ export const incidentItem = z.object({
   automatic: z.boolean(),
   started_at: z.string(),
   resolved_at: nullable,
+  /** When it was last resolved; a reopening clears `resolved_at` but never this. */
+  last_resolved_at: z.string().optional(),
   escalation_policy_id: nullable,
   /**
    * The team whose members see the incident: its monitor's team, copied at creation and moved

@@ -108,10 +108,14 @@ const sameScope = (incident: Incident) => ({
 
 /**
  * Replaces `current` by `next` (status, severity, title, resolved_at) with `extra` items in one
- * transaction, on the condition that the incident is still `current` (same status, title,
- * severity and `updated_at`), so two writers never both see the same status change.
+ * transaction, on the condition that what the change depends on is still as read: the status (so
+ * two writers never both make the same status change, and a timeline entry shows the status it
+ * left), the severity and the acknowledgement (every filter-index key is derived from them), the
+ * scope, and the title when it changes (its entry says from what). Only what changes is written,
+ * so writes that touch nothing else — notes above all — do not conflict with each other.
  * `changed` when it changed meanwhile: the caller reads again and retries. `guard` (a write
- * through a team) fails with its own names.
+ * through a team) fails with its own names. A resolution also sets `last_resolved_at`, which a
+ * reopening never clears (an acknowledge link sent before it stays dead).
  */
 export async function writeIncidentChange<G extends string = never>(
   current: Incident,
@@ -121,6 +125,8 @@ export async function writeIncidentChange<G extends string = never>(
 ) {
   const indexKeys = incidentIndexKeys(next);
   const scope = sameScope(current);
+  const retitled = next.title !== current.title;
+  const resolving = next.status === 'RESOLVED' && current.status !== 'RESOLVED';
   return transactOutcome<G | 'changed'>([
     ...guard,
     [
@@ -131,22 +137,23 @@ export async function writeIncidentChange<G extends string = never>(
           Key: keys.incident(current.id),
           ...updateExpression({
             set: {
-              title: next.title,
+              ...(retitled ? { title: next.title } : {}),
               severity: next.severity,
               status: next.status,
               updated_at: next.updated_at,
               resolved_at: next.resolved_at ?? undefined,
+              ...(resolving ? { last_resolved_at: next.updated_at } : {}),
               ...indexKeys.set,
             },
             remove: [...(next.resolved_at === null ? ['resolved_at'] : []), ...indexKeys.remove],
             condition: {
-              expression: `${itemPresent} AND #updated_at = :was_updated_at AND #status = :was_status AND #title = :was_title AND #severity = :was_severity AND ${scope.expression}`,
-              names: { '#updated_at': 'updated_at', '#status': 'status', '#title': 'title', '#severity': 'severity' },
+              expression: `${itemPresent} AND #status = :was_status AND #severity = :was_severity AND #acknowledged = :was_acknowledged${retitled ? ' AND #title = :was_title' : ''} AND ${scope.expression}`,
+              names: { '#status': 'status', '#severity': 'severity', '#acknowledged': 'acknowledged', ...(retitled ? { '#title': 'title' } : {}) },
               values: {
-                ':was_updated_at': current.updated_at,
                 ':was_status': current.status,
-                ':was_title': current.title,
                 ':was_severity': current.severity,
+                ':was_acknowledged': current.acknowledged,
+                ...(retitled ? { ':was_title': current.title } : {}),
                 ...scope.values,
               },
             },
@@ -243,8 +250,9 @@ export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_
 /**
  * Sets `acknowledged` and stores the acknowledgement record in one transaction, on the
  * condition that the incident exists and is not yet acknowledged, and on the caller's `guard`
- * (a write through a team). Of N concurrent calls exactly one succeeds. `openOnly`: also on the
- * condition that it is not resolved (an acknowledge link is valid only until then).
+ * (a write through a team), and that its status is still the one read (the timeline entry shows
+ * it). Of N concurrent calls exactly one succeeds. `unresolvedSince`: also on the condition that
+ * it has not been resolved since then, even if reopened (an acknowledge link dies with a resolution).
  */
 export async function acknowledgeIncident<G extends string>(
   incident: Incident,
@@ -252,7 +260,7 @@ export async function acknowledgeIncident<G extends string>(
   now: string,
   extra: TransactItem[],
   guard: Actions<G>,
-  options: { openOnly?: boolean } = {},
+  options: { unresolvedSince?: string } = {},
 ): Promise<{ outcome: AcknowledgeOutcome | G | 'rescoped'; item?: Item }> {
   // Only the acknowledged filter keys: the others follow status and severity, which a concurrent
   // change may have moved since the read (this write does not condition on them).
@@ -262,6 +270,7 @@ export async function acknowledgeIncident<G extends string>(
     ),
   );
   const scope = sameScope(incident);
+  const since = options.unresolvedSince;
   const result = await transactOutcome<G | 'incident' | 'acknowledgement'>([
     ...guard,
     [
@@ -273,9 +282,9 @@ export async function acknowledgeIncident<G extends string>(
           ...updateExpression({
             set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
             condition: {
-              expression: `${itemPresent} AND #acknowledged = :false AND ${scope.expression}${options.openOnly ? ' AND #status <> :resolved' : ''}`,
-              names: { '#acknowledged': 'acknowledged', ...(options.openOnly ? { '#status': 'status' } : {}) },
-              values: { ':false': false, ...scope.values, ...(options.openOnly ? { ':resolved': 'RESOLVED' } : {}) },
+              expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
+              names: { '#acknowledged': 'acknowledged', '#status': 'status' },
+              values: { ':false': false, ':was_status': incident.status, ...scope.values, ...(since ? { ':since': since } : {}) },
             },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -300,8 +309,8 @@ export async function acknowledgeIncident<G extends string>(
     case 'incident':
       if (!result.item) return { outcome: 'not_found' };
       if (result.item.acknowledged === true) return { outcome: 'already_acknowledged' };
-      if (options.openOnly && result.item.status === 'RESOLVED') return { outcome: 'resolved' };
-      // Re-scoped since it was read (its team changed): read again and retry.
+      if (since && (result.item.status === 'RESOLVED' || String(result.item.last_resolved_at ?? '') >= since)) return { outcome: 'resolved' };
+      // Re-scoped or changed since it was read: read again and retry.
       return { outcome: 'rescoped' };
     case 'acknowledgement':
       return { outcome: 'already_acknowledged' };

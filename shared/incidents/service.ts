@@ -158,6 +158,11 @@ const audienceIs = (monitorId: string, teamId: string): TransactItem => ({
 });
 
 const MAX_ATTEMPTS = 5;
+/** Changes of one incident conflict only on what they depend on; busy incidents get a few more tries. */
+const CHANGE_ATTEMPTS = 8;
+
+/** A short random wait before trying a write again that lost a race (5–40 ms, growing). */
+const contentionPause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt + 5));
 
 /**
  * Runs a write on the incident as the caller. The monitor's owner writes with no guard; anyone
@@ -284,24 +289,19 @@ async function changeIncident(
   changes: UpdateIncidentInput,
   note?: string,
 ): Promise<{ incident: Incident; note?: TimelineEntry }> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= CHANGE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await contentionPause(attempt);
     const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
     const now = clock.nowIso();
     const next = applyChanges(current, changes, now);
     const actor = actorOf(caller, account);
-    const noteEntry =
-      note === undefined
-        ? undefined
-        : timelineEntry({
-            kind: 'note',
-            incident: next,
-            at: now,
-            actor,
-            message: note,
-            details: next.status === current.status ? null : { previous_status: current.status },
-          });
-    const entries = noteEntry ? [entryPut(noteEntry)] : changeEntries(current, next, actor, now).map(timelinePut);
+    // A note first; then what the service records of the change itself (a note's status change too).
+    const noteEntry = note === undefined ? undefined : timelineEntry({ kind: 'note', incident: next, at: now, actor, message: note });
+    const entries = [
+      ...(noteEntry ? [entryPut(noteEntry)] : []),
+      ...changeEntries(current, next, actor, now, noteEntry ? 1 : 0).map(timelinePut),
+    ];
     const { outcome } = await writeAs(caller, current, (guard) =>
       repository.writeIncidentChange(current, next, [...statusEvents(current, next, now, noteEntry), ...entries], guard),
     );
@@ -310,7 +310,7 @@ async function changeIncident(
       return { incident: next, note: noteEntry };
     }
   }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  throw new Error(`Incident ${incidentId} kept changing; gave up after ${CHANGE_ATTEMPTS} attempts`);
 }
 
 export async function updateIncident(

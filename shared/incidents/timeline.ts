@@ -32,14 +32,14 @@ export const TimelineDetails = z
     automatic: z.boolean().optional().meta({ description: '`created`: opened by a monitor check (true) or by a person' }),
     title: z.string().optional().meta({ description: '`created`: the title the incident was opened with' }),
     severity: Severity.optional().meta({ description: '`created`: the severity it was opened with' }),
-    previous_status: Status.optional().meta({ description: '`status_changed`, `resolved`, and a `note` that changed the status' }),
+    previous_status: Status.optional().meta({ description: '`status_changed` and `resolved`: the status before' }),
     changes: z
       .record(z.string(), z.strictObject({ from: z.string(), to: z.string() }))
       .optional()
       .meta({ description: '`updated`: each changed field (`title`, `severity`) with its old and new value' }),
     method: AcknowledgementMethod.optional().meta({ description: '`acknowledged`: how (web, api, slack, email, sms)' }),
     user_email: z.string().optional().meta({ description: '`acknowledged`: the e-mail address of who acknowledged' }),
-    step_order: z.int().optional().meta({ description: '`escalation_paged`: the escalation step' }),
+    step_order: z.int().optional().meta({ description: '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was' }),
     recipients: z.array(z.string()).optional().meta({ description: '`escalation_paged`: who was paged' }),
     by: z.enum(['user', 'recovery']).optional().meta({ description: '`resolved`: by a person, or by the monitor recovering' }),
   })

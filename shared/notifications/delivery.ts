@@ -82,9 +82,14 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     );
     return 'sent';
   } catch (error) {
-    await Promise.all([key, ...records.flatMap((record) => (record.Put ? [keyOf(record.Put.Item)] : []))].map((doomed) =>
-      db().send(new DeleteCommand({ TableName: tableName(), Key: doomed })),
-    ));
+    // The delivery record goes (so a retry sends), with what was written beside it, at once.
+    const doomed = [key, ...records.flatMap((record) => (record.Put ? [keyOf(record.Put.Item)] : []))];
+    try {
+      if (doomed.length === 1) await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+      else await transactWrite(doomed.map((Key) => ({ Delete: { TableName: tableName(), Key } })));
+    } catch (cleanup) {
+      throw new AggregateError([error, cleanup], `Sending to ${email.to} failed, and so did removing its delivery record: a retry will not send it`);
+    }
     throw error;
   }
 }

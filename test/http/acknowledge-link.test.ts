@@ -5,14 +5,17 @@
  * API acknowledge at once: exactly one wins.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { sesClient } from '../../shared/notifications/delivery.js';
+import { notify } from '../../shared/notifications/notifier.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { nameBasedUuid } from '../../shared/ids.js';
 import { OUTSIDE_RECIPIENT_NAMESPACE } from '../../shared/incidents/acknowledge-link.js';
-import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 
@@ -133,6 +136,18 @@ describe('acknowledge links in escalation e-mails', () => {
     expect((await incident(second.incidentId)).acknowledged).toBe(false);
   });
 
+  it('stay dead after a resolution, even when the incident is reopened', async () => {
+    const to = uniqueEmail('reopened');
+    const { incidentId, links } = await pagedIncident([to]);
+    expect((await api.request('DELETE', `/api/incidents/${incidentId}`, { token: owner.token })).status).toBe(200);
+    expect((await api.request('PUT', `/api/incidents/${incidentId}`, { token: owner.token, body: { status: 'INVESTIGATING' } })).status).toBe(200);
+    for (const response of [await open(links[to]!), await click(links[to]!)]) {
+      expect(response.status).toBe(410);
+      expect(response.body).toContain('The incident is resolved');
+    }
+    expect((await incident(incidentId)).acknowledged).toBe(false);
+  });
+
   it('expire after 24 hours', async () => {
     const { incidentId, links } = await pagedIncident([uniqueEmail('late')]);
     const token = Object.values(links)[0]!;
@@ -156,7 +171,7 @@ describe('acknowledge links in escalation e-mails', () => {
       }
     }
     const tooLong = await open('x'.repeat(600));
-    expect(tooLong.status).toBe(400);
+    expect(tooLong.status).toBe(404);
     expect(tooLong.body).toContain('This link is not valid');
   });
 
@@ -179,6 +194,58 @@ describe('acknowledge links in escalation e-mails', () => {
       const after = await incident(incidentId);
       expect(after.acknowledgement?.method ?? null, name).toBe(name === 'acknowledged' ? 'api' : null);
     }
+    // Resolved and reopened while the click's write waits.
+    for (const [name, meanwhile, page] of [
+      ['reopened', async (id: string) => {
+        await api.request('DELETE', `/api/incidents/${id}`, { token: owner.token });
+        return api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { status: 'INVESTIGATING' } });
+      }, 'The incident is resolved'],
+    ] as const) {
+      const to = uniqueEmail(`held-${name}`);
+      const { incidentId, links } = await pagedIncident([to]);
+      const hold = holdCalls('acknowledge-link-confirm', 'TransactWriteItemsCommand');
+      const clicking = click(links[to]!);
+      await hold.arrived();
+      expect((await meanwhile(incidentId)).status).toBe(200);
+      hold.release();
+      const response = await clicking;
+      expect(response.status, name).toBe(410);
+      expect(response.body, name).toContain(page);
+      expect((await incident(incidentId)).acknowledged, name).toBe(false);
+    }
+  });
+
+  it('are written with the delivery record: none for a redelivered event, none left by a failed send', async () => {
+    const monitor = await createMonitor(api, owner, { name: 'Direct' });
+    const created = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Direct page' } })).body.incident;
+    const to = uniqueEmail('direct');
+    const detail = {
+      version: 1,
+      event_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      incident: { ...created, monitor_name: 'Direct', owner_id: owner.id, message: null, automatic: true, escalation_policy_id: null },
+      step: { step_order: 1, delay_minutes: 0, emails: [to] },
+    };
+    const linksOf = async (eventId: string) =>
+      (await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#type = :link AND event_id = :event', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':link': 'acknowledge_link', ':event': eventId } }))).Items ?? [];
+
+    // SES fails the first send: nothing of it is left, so the retry sends (with one link).
+    const name = 'failFirstSend';
+    sesClient().middlewareStack.add(
+      () => async () => {
+        sesClient().middlewareStack.remove(name);
+        throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } });
+      },
+      { step: 'initialize', name },
+    );
+    await expect(notify('incident.escalation_step', detail)).rejects.toThrow('1 of 1 e-mails failed');
+    expect(await linksOf(detail.event_id)).toEqual([]);
+    expect((await db().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(detail.event_id, to) }))).Item).toBeUndefined();
+
+    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 1, duplicates: 0 });
+    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 0, duplicates: 1 });
+    expect(await linksOf(detail.event_id)).toHaveLength(1);
+    expect(await mailTo(api, to)).toHaveLength(1);
   });
 
   it('let exactly one of a click and an API acknowledge win', async () => {

@@ -72,8 +72,7 @@ describe('incident timeline', () => {
     expect(entries[2]).toMatchObject({ details: { method: 'email', user_email: pager.email, step_order: 1 } });
     expect(entries[3]).toMatchObject({ details: { previous_status: 'INVESTIGATING', by: 'recovery' } });
     for (const entry of entries) expect(entry.incident_id).toBe(opened.incident_id);
-    // Oldest first, and the created entry is at the incident's own creation time.
-    expect(entries.map((entry) => entry.created_at)).toEqual([...entries.map((entry) => entry.created_at)].sort());
+    // The created entry is at the incident's own creation time, the resolved one at its resolution.
     const incident = (await api.request('GET', `/api/incidents/${opened.incident_id}`, { token: owner.token })).body.incident;
     expect(entries[0]!.created_at).toBe(incident.created_at);
     expect(entries[3]!.created_at).toBe(incident.resolved_at);
@@ -107,14 +106,14 @@ describe('incident timeline', () => {
     });
     const withStatus = await post(id, { message: 'Fix deployed; watching error rates.', status: 'MONITORING' });
     expect(withStatus.status).toBe(201);
-    expect(withStatus.body.update).toMatchObject({ kind: 'note', status: 'MONITORING', details: { previous_status: 'IDENTIFIED' } });
+    expect(withStatus.body.update).toMatchObject({ kind: 'note', status: 'MONITORING', details: null });
     // Exactly as PUT: the incident's status changed with the note.
     const afterNote = (await api.request('GET', `/api/incidents/${id}`, { token: owner.token })).body.incident;
     expect(afterNote).toMatchObject({ status: 'MONITORING', resolved_at: null });
 
     expect((await api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } })).status).toBe(200);
     const resolving = await post(id, { message: 'All clear.', status: 'RESOLVED' });
-    expect(resolving.body.update).toMatchObject({ status: 'RESOLVED', details: { previous_status: 'MONITORING' } });
+    expect(resolving.body.update).toMatchObject({ status: 'RESOLVED', details: null });
     const resolved = (await api.request('GET', `/api/incidents/${id}`, { token: owner.token })).body.incident;
     expect(resolved.resolved_at).toBe(resolving.body.update.created_at);
     // A note on a resolved incident (a postmortem) keeps it resolved.
@@ -122,20 +121,25 @@ describe('incident timeline', () => {
     expect((await api.request('DELETE', `/api/incidents/${id}`, { token: owner.token })).status).toBe(200);
 
     const entries = await timeline(id);
+    // A note that changes the status is followed by the service's own entry of the change.
     expect(entries.map((entry) => [entry.kind, entry.status])).toEqual([
       ['created', 'INVESTIGATING'],
       ['updated', 'INVESTIGATING'],
       ['status_changed', 'IDENTIFIED'],
       ['note', 'IDENTIFIED'],
       ['note', 'MONITORING'],
+      ['status_changed', 'MONITORING'],
       ['acknowledged', 'MONITORING'],
       ['note', 'RESOLVED'],
+      ['resolved', 'RESOLVED'],
       ['note', 'RESOLVED'],
     ]);
+    expect(entries[5]).toMatchObject({ user_id: owner.id, created_at: entries[4]!.created_at, details: { previous_status: 'IDENTIFIED' } });
+    expect(entries[8]).toMatchObject({ user_id: owner.id, created_at: entries[7]!.created_at, details: { previous_status: 'MONITORING', by: 'user' } });
     expect(entries[0]).toMatchObject({ message: 'Since 10:05', user_id: owner.id, user_name: 'Tina Timeline', details: { automatic: false, title: 'Card errors', severity: 'MEDIUM' } });
     expect(entries[1]!.details).toEqual({ changes: { title: { from: 'Card errors', to: 'Card payments failing' }, severity: { from: 'MEDIUM', to: 'CRITICAL' } } });
     expect(entries[2]!.details).toEqual({ previous_status: 'INVESTIGATING' });
-    expect(entries[5]).toMatchObject({ user_id: owner.id, details: { method: 'api', user_email: owner.email } });
+    expect(entries[6]).toMatchObject({ user_id: owner.id, details: { method: 'api', user_email: owner.email } });
 
     // Subscribers: new incident, the status change, each note with its message (with or without a status change).
     await settle(api);
@@ -224,6 +228,32 @@ describe('incident timeline', () => {
     const foreign = await api.request('GET', `/api/incidents/${other}/updates?cursor=${first.body.next_cursor}`, { token: owner.token });
     expect(foreign.status).toBe(400);
     for (const limit of ['0', '101', 'x']) expect((await api.request('GET', `/api/incidents/${id}/updates?limit=${limit}`, { token: owner.token })).status).toBe(400);
+  });
+
+  it('takes notes and changes from many people at once, losing none', async () => {
+    const monitor = await createMonitor(api, owner);
+    const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Busy' } })).body.incident.id;
+    const writes = await Promise.all([
+      ...Array.from({ length: 16 }, (_, index) => post(id, { message: `note ${index}` })),
+      ...Array.from({ length: 4 }, (_, index) => api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { title: `Busy ${index}` } })),
+      api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { severity: 'CRITICAL' } }),
+      post(id, { message: 'Found it', status: 'IDENTIFIED' }),
+    ]);
+    expect(writes.map((response) => response.status).filter((status) => status >= 300)).toEqual([]);
+    const entries = await timeline(id);
+    expect(entries.filter((entry) => entry.kind === 'note')).toHaveLength(17);
+    // Every rename is recorded from the title it replaced: the titles form one chain.
+    const renames = entries.filter((entry) => entry.kind === 'updated' && entry.details?.changes && 'title' in (entry.details.changes as object));
+    expect(renames).toHaveLength(4);
+    const chain = renames.map((entry) => (entry.details!.changes as { title: { from: string; to: string } }).title);
+    chain.forEach((link, index) => expect(link.from).toBe(index === 0 ? 'Busy' : chain[index - 1]!.to));
+    const incident = (await api.request('GET', `/api/incidents/${id}`, { token: owner.token })).body.incident;
+    expect(incident).toMatchObject({ title: chain.at(-1)!.to, severity: 'CRITICAL', status: 'IDENTIFIED' });
+    // The note that changed the status is followed by the service's entry of the change.
+    const changedAt = entries.findIndex((entry) => entry.kind === 'status_changed');
+    expect(entries.filter((entry) => entry.kind === 'status_changed')).toHaveLength(1);
+    expect(entries[changedAt]).toMatchObject({ status: 'IDENTIFIED', details: { previous_status: 'INVESTIGATING' } });
+    expect(entries.find((entry) => entry.message === 'Found it')).toMatchObject({ status: 'IDENTIFIED', created_at: entries[changedAt]!.created_at });
   });
 
   it('posts a note once per Idempotency-Key', async () => {
