@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/clock.js';
 import { invokeFunction } from '../../infra/local/functions.js';
 import { Api, awaitMail, settle, uniqueEmail, walk, type User } from '../support/api.js';
+import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 
 let api: Api;
@@ -159,6 +160,31 @@ describe('incident timeline', () => {
     expect(mails[3]!.body.text).toContain('The status changed from IDENTIFIED to MONITORING.');
     expect(mails[4]!.body.text).toContain('All clear.');
     expect(mails[5]!.body.text).toContain('Postmortem: https://wiki.example.com/pm/42');
+  });
+
+  it('pages a step whose incident changed status between its read and its write, showing the new status', async () => {
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: owner.token,
+      body: { name: 'Later', steps: [{ delay_minutes: 0, emails: [uniqueEmail('first')] }, { delay_minutes: 5, emails: [uniqueEmail('second')] }] },
+    });
+    const monitor = await createMonitor(api, owner, { name: 'Queue', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+    const opened = (await invokeFunction('monitor-check', { monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() })) as { incident_id: string };
+    await settle(api);
+    const hold = holdCalls('escalation-step', 'TransactWriteItemsCommand');
+    advanceClock(5 * 60_000 + 1_000);
+    const ticking = api.runtime.scheduler.tick();
+    await hold.arrived();
+    expect((await api.request('PUT', `/api/incidents/${opened.incident_id}`, { token: owner.token, body: { status: 'IDENTIFIED' } })).status).toBe(200);
+    hold.release();
+    await ticking;
+    await settle(api);
+    const entries = await timeline(opened.incident_id);
+    expect(entries.map((entry) => [entry.kind, entry.status, entry.details?.step_order ?? null])).toEqual([
+      ['created', 'INVESTIGATING', null],
+      ['escalation_paged', 'INVESTIGATING', 1],
+      ['status_changed', 'IDENTIFIED', null],
+      ['escalation_paged', 'IDENTIFIED', 2],
+    ]);
   });
 
   it('records DELETE and PUT RESOLVED as resolved by the person', async () => {
