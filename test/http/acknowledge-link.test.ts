@@ -176,10 +176,16 @@ describe('acknowledge links in escalation e-mails', () => {
   });
 
   it('check the link and the incident when the acknowledgement is written, not only when they are read', async () => {
-    for (const [name, meanwhile, page] of [
+    const cases = [
       ['resolved', (id: string) => api.request('DELETE', `/api/incidents/${id}`, { token: owner.token }), 'The incident is resolved'],
       ['acknowledged', (id: string) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } }), 'The incident is already acknowledged'],
-    ] as const) {
+      // Resolved, then reopened to the very status the click read: only the resolution since the page tells.
+      ['reopened', async (id: string) => {
+        await api.request('DELETE', `/api/incidents/${id}`, { token: owner.token });
+        return api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { status: 'INVESTIGATING' } });
+      }, 'The incident is resolved'],
+    ] as const;
+    for (const [name, meanwhile, page] of cases) {
       const to = uniqueEmail(`held-${name}`);
       const { incidentId, links } = await pagedIncident([to]);
       // The click has read the link and the incident; its transaction waits while the incident changes.
@@ -190,28 +196,8 @@ describe('acknowledge links in escalation e-mails', () => {
       hold.release();
       const response = await clicking;
       expect(response.status, name).toBe(410);
-      expect(response.body).toContain(page);
-      const after = await incident(incidentId);
-      expect(after.acknowledgement?.method ?? null, name).toBe(name === 'acknowledged' ? 'api' : null);
-    }
-    // Resolved and reopened while the click's write waits.
-    for (const [name, meanwhile, page] of [
-      ['reopened', async (id: string) => {
-        await api.request('DELETE', `/api/incidents/${id}`, { token: owner.token });
-        return api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { status: 'INVESTIGATING' } });
-      }, 'The incident is resolved'],
-    ] as const) {
-      const to = uniqueEmail(`held-${name}`);
-      const { incidentId, links } = await pagedIncident([to]);
-      const hold = holdCalls('acknowledge-link-confirm', 'TransactWriteItemsCommand');
-      const clicking = click(links[to]!);
-      await hold.arrived();
-      expect((await meanwhile(incidentId)).status).toBe(200);
-      hold.release();
-      const response = await clicking;
-      expect(response.status, name).toBe(410);
       expect(response.body, name).toContain(page);
-      expect((await incident(incidentId)).acknowledged, name).toBe(false);
+      expect((await incident(incidentId)).acknowledgement?.method ?? null, name).toBe(name === 'acknowledged' ? 'api' : null);
     }
   });
 
