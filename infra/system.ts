@@ -215,8 +215,13 @@ export const routes: readonly RouteDescription[] = [
     'functions/subscribers/delete.ts',
     'readwrite',
   ),
-  // Public: it may touch only unsubscribe tokens and the subscriptions in monitors' collections.
-  { ...route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'readwrite', 'none'), leadingKeys: ['UNSUB#', 'MONITOR#'] },
+  // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
+  // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
+  { ...route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', 'none'), leadingKeys: ['UNSUB#'] },
+  {
+    ...route('unsubscribe-confirm', 'POST', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe-confirm.ts', 'readwrite', 'none'),
+    leadingKeys: ['UNSUB#', 'MONITOR#'],
+  },
 ];
 
 /** Functions that are not behind the HTTP API. */

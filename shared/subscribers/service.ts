@@ -71,7 +71,13 @@ export async function removeSubscriber(caller: Caller, monitorId: string, subscr
   throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** Follows an unsubscribe link (no account needed): the subscription is gone, whoever clicks twice. */
+/** Opens an unsubscribe link (no account needed): whose subscription of what it would end. Never unsubscribes. */
+export async function inspectUnsubscribe(token: string): Promise<{ monitorName: string; email: string } | undefined> {
+  const found = await repository.getUnsubscribeToken(token);
+  return found && { monitorName: found.monitor_name, email: found.email };
+}
+
+/** The unsubscribe page's button (no account needed): the subscription is gone, whoever clicks twice. */
 export async function unsubscribe(token: string): Promise<{ monitorName: string; email: string } | undefined> {
   const found = await repository.getUnsubscribeToken(token);
   if (!found) return undefined;

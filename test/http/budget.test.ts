@@ -84,9 +84,11 @@ const cases: Case[] = [
   { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/subscribers`, body: () => ({ email: uniqueEmail('sub') }), expectStatus: 201, budget: 2 },
   // The monitor and the page, in parallel.
   { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/subscribers`, expectStatus: 200, budget: 2, rounds: 1 },
+  // Opening the link reads its token; the page's button reads it and deletes the subscription in one transaction.
+  { route: 'unsubscribe', method: 'GET', path: async () => `/unsubscribe/${(await subscribersOf(ids.monitor)).at(-1)!.unsubscribe_token}`, expectStatus: 200, budget: 1 },
   {
-    route: 'unsubscribe',
-    method: 'GET',
+    route: 'unsubscribe-confirm',
+    method: 'POST',
     path: async () => `/unsubscribe/${(await subscribersOf(ids.monitor)).at(-1)!.unsubscribe_token}`,
     expectStatus: 200,
     budget: 2,

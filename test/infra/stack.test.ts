@@ -64,7 +64,7 @@ describe('CDK stack', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
-      const public_ = ['GET /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}'].includes(route.RouteKey);
+      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}'].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -186,6 +186,7 @@ describe('CDK stack', () => {
         'monitor-check',
         'notifier',
         'unsubscribe',
+        'unsubscribe-confirm',
       ].sort(),
     );
     for (const description of confined) {
@@ -194,8 +195,9 @@ describe('CDK stack', () => {
       expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.leadingKeys!.map((prefix) => `${prefix}*`) } });
       expect(asList(statements[0]!.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'Arn'] }]);
     }
-    // The public unsubscribe function can touch only unsubscribe tokens and monitors' collections.
-    expect(routes.find((route) => route.name === 'unsubscribe')!.leadingKeys).toEqual(['UNSUB#', 'MONITOR#']);
+    // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
+    expect(routes.find((route) => route.name === 'unsubscribe')!).toMatchObject({ table: 'read', leadingKeys: ['UNSUB#'] });
+    expect(routes.find((route) => route.name === 'unsubscribe-confirm')!.leadingKeys).toEqual(['UNSUB#', 'MONITOR#']);
     // The public acknowledge link: opening it reads links, incidents and e-mail claims only; its button also
     // reads the account and writes the outbox.
     expect(routes.find((route) => route.name === 'acknowledge-link-open')!).toMatchObject({ table: 'read', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] });

@@ -27,7 +27,7 @@ describe('local IAM grants', () => {
     expect(denial(notifier, 'QueryCommand', { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'OWNER#1' } })).toMatch(/index\/gsi1/);
     expect(denial(notifier, 'PutItemCommand', { Item: { pk: { S: 'DELIVERY#e' }, sk: { S: 'a@example.com' } } })).toBeUndefined();
     expect(denial(notifier, 'DeleteItemCommand', { Key: { pk: 'USER#1', sk: 'PROFILE' } })).toMatch(/leading key USER#1/);
-    const unsubscribe = route('unsubscribe');
+    const unsubscribe = route('unsubscribe-confirm');
     expect(
       denial(unsubscribe, 'TransactWriteItemsCommand', {
         TransactItems: [{ Delete: { Key: { pk: 'UNSUB#t' } } }, { Delete: { Key: { pk: 'MONITOR#m' } } }, { Put: { Item: { pk: 'OUTBOX#x' } } }],

@@ -21,7 +21,14 @@ describe('system description', () => {
 
   it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe) are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
-    expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual(['acknowledge-link-open', 'acknowledge-link-confirm', 'unsubscribe']);
+    expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual([
+      'acknowledge-link-open',
+      'acknowledge-link-confirm',
+      'unsubscribe',
+      'unsubscribe-confirm',
+    ]);
+    // Opening a link in an e-mail (GET, which mail scanners do) only reads; only its page's button (POST) writes.
+    for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(route.table === 'read', route.name).toBe(route.method === 'GET');
     // Every public route is confined to the keys it needs.
     for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(route.leadingKeys?.length).toBeGreaterThan(0);
   });
