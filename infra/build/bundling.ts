@@ -5,7 +5,7 @@
  */
 import { build, buildSync, type BuildOptions } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { allFunctions } from '../system.js';
 import { repositoryRoot } from '../local/paths.js';
 
@@ -63,14 +63,18 @@ function bundleForDeployment() {
   const result = buildSync({
     ...esbuildOptions,
     entryPoints: Object.fromEntries(handlers.map((handler, index) => [`${index}/index`, join(repositoryRoot, handler)])),
-    outdir: '/deploy',
+    // Never written (`write: false`); inside the repository at a fixed depth, so that the source maps
+    // name the sources relative to it and the bundles (whose hash is the assets') are the same from
+    // any checkout.
+    outdir: join(repositoryRoot, 'cdk.out', 'bundles'),
     outExtension: { '.js': '.mjs' },
     sourcemap: true,
     sourcesContent: false,
   });
   const bundles = new Map<string, { name: string; contents: Uint8Array }[]>();
   for (const file of result.outputFiles ?? []) {
-    const [index, name] = file.path.split('/').slice(-2) as [string, string];
+    const index = basename(dirname(file.path));
+    const name = basename(file.path);
     const handler = handlers[Number(index)]!;
     bundles.set(handler, [...(bundles.get(handler) ?? []), { name, contents: file.contents }]);
   }

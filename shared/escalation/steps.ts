@@ -12,7 +12,7 @@ import { conditionFailure, TransactionCancelled, transactWrite } from '../db/ops
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { countMetric } from '../observability/metrics.js';
-import { getIncidentCollection } from '../incidents/repository.js';
+import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 
 export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().min(1).max(10) });
@@ -33,7 +33,7 @@ export async function sendEscalationStep(input: EscalationStepInput): Promise<St
   throw new Error(`Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** One attempt; `changed` when the incident's status changed (not to RESOLVED) between the read and the write. */
+/** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
 async function trySendStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
@@ -44,6 +44,8 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput): Pr
   if (step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
   const { incident } = collection;
   if (incident.acknowledged || incident.status === 'RESOLVED') return cancel(incident_id, step_order, now.toISOString());
+  // The page is a write of the incident too (its time orders the timeline; see `writeInstant`).
+  const at = writeInstant(incident);
   try {
     await transactWrite([
       {
@@ -52,17 +54,19 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput): Pr
           Key: keys.escalationStep(incident_id, step_order),
           UpdateExpression: 'SET sent_at = :now',
           ConditionExpression: `${itemPresent} AND attribute_not_exists(sent_at) AND attribute_not_exists(cancelled_at)`,
-          ExpressionAttributeValues: { ':now': now.toISOString() },
+          ExpressionAttributeValues: { ':now': at },
         },
       },
       {
-        // Unacknowledged and unresolved; and in the status read, which the timeline entry shows.
-        ConditionCheck: {
+        // Unacknowledged, unresolved, and unchanged since it was read: the event's snapshot and the
+        // timeline entry show it as it is (a change meanwhile other than those: read again).
+        Update: {
           TableName: tableName(),
           Key: keys.incident(incident_id),
-          ConditionExpression: 'acknowledged = :false AND #status = :was_status',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':false': false, ':was_status': incident.status },
+          UpdateExpression: 'SET #updated_at = :now',
+          ConditionExpression: 'acknowledged = :false AND #status = :was_status AND #updated_at = :was_updated_at',
+          ExpressionAttributeNames: { '#status': 'status', '#updated_at': 'updated_at' },
+          ExpressionAttributeValues: { ':false': false, ':was_status': incident.status, ':was_updated_at': incident.updated_at, ':now': at },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -72,9 +76,9 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput): Pr
           incident: incidentSnapshot(incident),
           step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails },
         },
-        now.toISOString(),
+        at,
       ),
-      timelinePut(pagedEntry(incident, step, now.toISOString())),
+      timelinePut(pagedEntry(incident, step, at)),
     ]);
     countMetric('EscalationStepSent', { step: String(step_order) });
     return 'sent';

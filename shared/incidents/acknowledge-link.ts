@@ -150,7 +150,7 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
     if (refused) return refused;
     const account = accountId ? await getByKeys({ account: keys.account(accountId) }) : undefined;
     const person = account?.account ? accountItem.parse(account.account) : undefined;
-    const now = clock.nowIso();
+    const now = repository.writeInstant(incident);
     const acknowledgement: Acknowledgement = {
       id: randomUUID(),
       incident_id: incident.id,

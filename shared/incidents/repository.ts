@@ -1,5 +1,6 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
+import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, type Scope } from '../db/keys.js';
 import {
@@ -100,6 +101,15 @@ export async function getIncident(incidentId: string): Promise<Incident | undefi
   return withMessage(read.incident, read.message);
 }
 
+/**
+ * The time a write of `incident` takes: now, or just after its last write if that is later (another
+ * host's clock ahead). Every write of the incident item is conditioned on `updated_at` being older
+ * than its own time, so writes commit in the order of their times, and so do the timeline entries
+ * that carry them: the timeline's order is the order things happened in.
+ */
+export const writeInstant = (incident: Pick<Incident, 'updated_at'>): string =>
+  new Date(Math.max(clock.now().getTime(), Date.parse(incident.updated_at) + 1)).toISOString();
+
 /** `team_seq = :was_seq` (absent counts as 0): the incident still has the scope it was read with. */
 const sameScope = (incident: Incident) => ({
   expression: incident.team_seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :was_seq)' : 'team_seq = :was_seq',
@@ -111,8 +121,9 @@ const sameScope = (incident: Incident) => ({
  * transaction, on the condition that what the change depends on is still as read: the status (so
  * two writers never both make the same status change, and a timeline entry shows the status it
  * left), the severity and the acknowledgement (every filter-index key is derived from them), the
- * scope, and the title when it changes (its entry says from what). Only what changes is written,
- * so writes that touch nothing else — notes above all — do not conflict with each other.
+ * title (its entry, and the event's snapshot), the scope; and that no write with a later time
+ * committed first (`updated_at < next.updated_at`, see `writeInstant`). Only what changes is
+ * written, so notes, which change nothing else, rarely conflict with each other.
  * `changed` when it changed meanwhile: the caller reads again and retries. `guard` (a write
  * through a team) fails with its own names. A resolution also sets `last_resolved_at`, which a
  * reopening never clears (an acknowledge link sent before it stays dead).
@@ -147,13 +158,14 @@ export async function writeIncidentChange<G extends string = never>(
             },
             remove: [...(next.resolved_at === null ? ['resolved_at'] : []), ...indexKeys.remove],
             condition: {
-              expression: `${itemPresent} AND #status = :was_status AND #severity = :was_severity AND #acknowledged = :was_acknowledged${retitled ? ' AND #title = :was_title' : ''} AND ${scope.expression}`,
-              names: { '#status': 'status', '#severity': 'severity', '#acknowledged': 'acknowledged', ...(retitled ? { '#title': 'title' } : {}) },
+              expression: `${itemPresent} AND #status = :was_status AND #severity = :was_severity AND #acknowledged = :was_acknowledged AND #title = :was_title AND #updated_at < :now AND ${scope.expression}`,
+              names: { '#status': 'status', '#severity': 'severity', '#acknowledged': 'acknowledged', '#title': 'title', '#updated_at': 'updated_at' },
               values: {
                 ':was_status': current.status,
                 ':was_severity': current.severity,
                 ':was_acknowledged': current.acknowledged,
-                ...(retitled ? { ':was_title': current.title } : {}),
+                ':was_title': current.title,
+                ':now': next.updated_at,
                 ...scope.values,
               },
             },
@@ -282,9 +294,9 @@ export async function acknowledgeIncident<G extends string>(
           ...updateExpression({
             set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
             condition: {
-              expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
-              names: { '#acknowledged': 'acknowledged', '#status': 'status' },
-              values: { ':false': false, ':was_status': incident.status, ...scope.values, ...(since ? { ':since': since } : {}) },
+              expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND #updated_at < :now AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
+              names: { '#acknowledged': 'acknowledged', '#status': 'status', '#updated_at': 'updated_at' },
+              values: { ':false': false, ':was_status': incident.status, ':now': now, ...scope.values, ...(since ? { ':since': since } : {}) },
             },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

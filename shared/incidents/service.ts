@@ -293,7 +293,7 @@ async function changeIncident(
     if (attempt > 1) await contentionPause(attempt);
     const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
-    const now = clock.nowIso();
+    const now = repository.writeInstant(current);
     const next = applyChanges(current, changes, now);
     const actor = actorOf(caller, account);
     // A note first; then what the service records of the change itself (a note's status change too).
@@ -356,7 +356,7 @@ async function tryAcknowledge(
   account: Parameters<typeof identityOf>[1],
   input: AcknowledgeIncidentInput,
 ): Promise<IncidentView | undefined> {
-  const now = clock.nowIso();
+  const now = repository.writeInstant(incident);
   const { name: userName, email: userEmail } = identityOf(caller, account);
   const acknowledgement = {
     id: randomUUID(),

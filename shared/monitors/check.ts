@@ -190,7 +190,7 @@ async function recover(incidentId: string | undefined): Promise<CheckResult> {
       if (current) await incidents.releaseMarker(releaseMarker(current.monitor_id));
       return { ok: true, outcome: 'no_open_incident', incident_id: current?.id };
     }
-    const now = clock.nowIso();
+    const now = incidents.writeInstant(current);
     const next = applyChanges(current, { status: 'RESOLVED' }, now);
     const { outcome } = await incidents.writeIncidentChange(current, next, [
       releaseMarker(current.monitor_id),

@@ -148,6 +148,29 @@ describe('acknowledge links in escalation e-mails', () => {
     expect((await incident(incidentId)).acknowledged).toBe(false);
   });
 
+  it('die with a resolution that commits after their page, even one whose time was taken before it', async () => {
+    const [first, second] = [uniqueEmail('first'), uniqueEmail('late-page')];
+    const { incidentId } = await pagedIncident([first], [second]);
+    // DELETE reads the incident and takes its time; step 2 is paged and commits; then the DELETE commits.
+    const hold = holdCalls('incidents-resolve', 'TransactWriteItemsCommand');
+    const resolving = api.request('DELETE', `/api/incidents/${incidentId}`, { token: owner.token });
+    await hold.arrived();
+    advanceClock(5 * 60_000 + 1_000);
+    await api.runtime.scheduler.tick();
+    await settle(api);
+    const [page] = await awaitMail(api, second);
+    const token = TOKEN.exec(page!.body.text ?? '')![1]!;
+    hold.release();
+    expect((await resolving).status).toBe(200);
+    expect((await api.request('PUT', `/api/incidents/${incidentId}`, { token: owner.token, body: { status: 'INVESTIGATING' } })).status).toBe(200);
+    const response = await click(token);
+    expect(response.status).toBe(410);
+    expect(response.body).toContain('The incident is resolved');
+    expect((await incident(incidentId)).acknowledged).toBe(false);
+    const kinds = (await api.request('GET', `/api/incidents/${incidentId}/updates`, { token: owner.token })).body.updates.map((entry: { kind: string }) => entry.kind);
+    expect(kinds).toEqual(['created', 'escalation_paged', 'escalation_paged', 'resolved', 'status_changed']);
+  });
+
   it('expire after 24 hours', async () => {
     const { incidentId, links } = await pagedIncident([uniqueEmail('late')]);
     const token = Object.values(links)[0]!;

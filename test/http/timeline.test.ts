@@ -187,6 +187,25 @@ describe('incident timeline', () => {
     ]);
   });
 
+  it('lists entries in the order their changes committed, whatever order their times were taken in', async () => {
+    const monitor = await createMonitor(api, owner);
+    const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Order' } })).body.incident.id;
+    // The status change has read the incident and taken its time; a note commits before it does.
+    const hold = holdCalls('incidents-update', 'TransactWriteItemsCommand');
+    const changing = api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { status: 'IDENTIFIED' } });
+    await hold.arrived();
+    expect((await post(id, { message: 'While it was being changed' })).status).toBe(201);
+    hold.release();
+    expect((await changing).status).toBe(200);
+    const entries = await timeline(id);
+    expect(entries.map((entry) => [entry.kind, entry.status])).toEqual([
+      ['created', 'INVESTIGATING'],
+      ['note', 'INVESTIGATING'],
+      ['status_changed', 'IDENTIFIED'],
+    ]);
+    expect(entries[1]!.created_at < entries[2]!.created_at).toBe(true);
+  });
+
   it('records DELETE and PUT RESOLVED as resolved by the person', async () => {
     const monitor = await createMonitor(api, owner);
     const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Blip' } })).body.incident.id;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allFunctions } from '../../infra/system.js';
+import { repositoryRoot } from '../../infra/local/paths.js';
 
 // About 470 KB of AWS SDK, zod and our code (docs/deployment.md#bundle-sizes; the ratio is held by bundle-size.test.ts).
 const MAX_BUNDLE_BYTES = 560 * 1024;
@@ -39,6 +40,8 @@ describe('cdk synth', () => {
       const asset = `asset.${String(lambda!.Properties.Code!.S3Key).replace(/\.zip$/, '')}`;
       const sources = (JSON.parse(readFileSync(join(out, asset, 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
       expect(sources.some((source) => source.endsWith(description.handler)), `${description.name}: ${asset}`).toBe(true);
+      // Relative to the repository: the same bundle (and asset hash) from any checkout.
+      expect(sources.filter((source) => source.includes(repositoryRoot)), description.name).toEqual([]);
     }
   }, 240_000);
 });

@@ -126,7 +126,8 @@ describe('incident status changes', () => {
     const owner = randomUUID();
     const incident = newIncident(owner);
     await repository.insertIncident(incident, []);
-    const resolved = { ...incident, status: 'RESOLVED' as const, resolved_at: '2026-02-02T00:00:00.000Z', updated_at: '2026-02-02T00:00:00.000Z' };
+    const later = repository.writeInstant(incident);
+    const resolved = { ...incident, status: 'RESOLVED' as const, resolved_at: later, updated_at: later };
     const results = await Promise.all([
       repository.writeIncidentChange(incident, resolved, []),
       repository.writeIncidentChange(incident, { ...resolved, status: 'MONITORING', resolved_at: null }, []),
@@ -134,6 +135,17 @@ describe('incident status changes', () => {
     expect(results.map((result) => result.outcome).sort()).toEqual(['changed', 'ok']);
     const stored = (await repository.getIncident(incident.id))!;
     expect(['RESOLVED', 'MONITORING']).toContain(stored.status);
-    expect(stored.resolved_at).toBe(stored.status === 'RESOLVED' ? '2026-02-02T00:00:00.000Z' : null);
+    expect(stored.resolved_at).toBe(stored.status === 'RESOLVED' ? later : null);
+  });
+
+  it('commit in the order of their times: a write older than the last one is refused', async () => {
+    const incident = newIncident(randomUUID());
+    await repository.insertIncident(incident, []);
+    const at = (ms: number) => new Date(Date.parse(incident.updated_at) + ms).toISOString();
+    const newer = { ...incident, severity: 'LOW' as const, updated_at: at(20) };
+    expect((await repository.writeIncidentChange(incident, newer, [])).outcome).toBe('ok');
+    // Read before the newer write, timed before it, committed after it: refused (then read again).
+    expect((await repository.writeIncidentChange({ ...incident, severity: 'LOW' }, { ...newer, title: 'Late', updated_at: at(10) }, [])).outcome).toBe('changed');
+    expect(repository.writeInstant(newer) > newer.updated_at).toBe(true);
   });
 });
