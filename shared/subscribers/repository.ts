@@ -37,54 +37,36 @@ const monitorAsRead = (monitor: Monitor): TransactItem => ({
   },
 });
 
+/** A subscription's items: the e-mail claim, the subscriber, the unsubscribe token. */
+export function subscriptionItems(monitor: Pick<Monitor, 'name'>, subscriber: Subscriber) {
+  return {
+    claim: { ...keys.subscriberEmail(subscriber.monitor_id, subscriber.email), subscriber_id: subscriber.id },
+    subscriber: { ...keys.subscriber(subscriber.monitor_id, subscriber.id), type: 'subscriber', ...subscriber },
+    token: {
+      ...keys.unsubscribeToken(subscriber.unsubscribe_token),
+      type: 'unsubscribe_token',
+      monitor_id: subscriber.monitor_id,
+      monitor_name: monitor.name,
+      subscriber_id: subscriber.id,
+      email: subscriber.email,
+    },
+  };
+}
+
 /**
  * Subscribes on the conditions that the monitor is still as read (with the caller's `guard`
  * when acting through its team) and the e-mail not yet subscribed.
  */
 export async function insertSubscriber<G extends string>(monitor: Monitor, subscriber: Subscriber, guard: readonly (readonly [G, TransactItem])[]) {
-  const monitorName = monitor.name;
-  const actions: (readonly [G | 'moved' | 'already_subscribed' | 'conflict', TransactItem])[] = [
+  const items = subscriptionItems(monitor, subscriber);
+  const put = (Item: Record<string, unknown>): TransactItem => ({ Put: { TableName: tableName(), Item, ConditionExpression: itemAbsent } });
+  return transactOutcome<G | 'moved' | 'already_subscribed' | 'conflict'>([
     ...guard,
     ['moved', monitorAsRead(monitor)],
-    [
-      'already_subscribed',
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.subscriberEmail(subscriber.monitor_id, subscriber.email), subscriber_id: subscriber.id },
-          ConditionExpression: itemAbsent,
-        },
-      },
-    ],
-    [
-      'conflict',
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.subscriber(subscriber.monitor_id, subscriber.id), type: 'subscriber', ...subscriber },
-          ConditionExpression: itemAbsent,
-        },
-      },
-    ],
-    [
-      'conflict',
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.unsubscribeToken(subscriber.unsubscribe_token),
-            type: 'unsubscribe_token',
-            monitor_id: subscriber.monitor_id,
-            monitor_name: monitorName,
-            subscriber_id: subscriber.id,
-            email: subscriber.email,
-          },
-          ConditionExpression: itemAbsent,
-        },
-      },
-    ],
-  ];
-  return transactOutcome(actions);
+    ['already_subscribed', put(items.claim)],
+    ['conflict', put(items.subscriber)],
+    ['conflict', put(items.token)],
+  ]);
 }
 
 /** The monitor and one subscriber, in one BatchGetItem. */

@@ -15,18 +15,21 @@ import { subscriberView, type SubscribeInput, type Subscriber } from './model.js
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
 const MAX_ATTEMPTS = 5;
 
+/** A new subscription of `email` to the monitor: a time-ordered id and a 256-bit unsubscribe token. */
+export const newSubscriber = (monitorId: string, email: string): Subscriber => ({
+  id: timeOrderedUuid(),
+  monitor_id: monitorId,
+  email,
+  created_at: clock.nowIso(),
+  unsubscribe_token: randomBytes(32).toString('base64url'),
+});
+
 /** Subscribes an e-mail to a monitor's incidents: its owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function subscribe(caller: Caller, monitorId: string, input: SubscribeInput) {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const monitor = await getMonitor(monitorId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
-    const subscriber: Subscriber = {
-      id: timeOrderedUuid(),
-      monitor_id: monitorId,
-      email: input.email,
-      created_at: clock.nowIso(),
-      unsubscribe_token: randomBytes(32).toString('base64url'),
-    };
+    const subscriber = newSubscriber(monitorId, input.email);
     const { outcome, item } = await repository.insertSubscriber(monitor!, subscriber, guard);
     if (outcome === 'ok') return subscriberView(subscriber);
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
