@@ -68,6 +68,14 @@ const matrix: Record<string, Action> = {
     request: (fx) => ({ method: 'POST', path: `/api/incidents/${fx.incidentId}/acknowledge`, body: { method: 'api' } }),
     outcomes: rights(OPERATORS, 200, 'Incident not found'),
   },
+  'read the timeline': {
+    request: (fx) => ({ method: 'GET', path: `/api/incidents/${fx.incidentId}/updates` }),
+    outcomes: rights(EVERY_MEMBER, 200, 'Incident not found'),
+  },
+  'post a note': {
+    request: (fx) => ({ method: 'POST', path: `/api/incidents/${fx.incidentId}/updates`, body: { message: 'Looking into it', status: 'IDENTIFIED' } }),
+    outcomes: rights(OPERATORS, 201, 'Incident not found'),
+  },
   'resolve incident': {
     request: (fx) => ({ method: 'DELETE', path: `/api/incidents/${fx.incidentId}` }),
     outcomes: rights(OPERATORS, 200, 'Incident not found'),
@@ -107,14 +115,15 @@ afterAll(() => api.close());
 /** Everything a refused call must leave alone, as the monitor's owner sees it. */
 async function snapshot(fx: SharedFixture) {
   const as = { token: fx.users.MONITOR_OWNER.token };
-  const [monitor, incident, subscribers, incidents] = await Promise.all([
+  const [monitor, incident, subscribers, incidents, timeline] = await Promise.all([
     api.request('GET', `/api/monitors/${fx.monitorId}`, as),
     api.request('GET', `/api/incidents/${fx.incidentId}`, as),
     api.request('GET', `/api/monitors/${fx.monitorId}/subscribers`, as),
     api.request('GET', '/api/incidents', as),
+    api.request('GET', `/api/incidents/${fx.incidentId}/updates`, as),
   ]);
   const ofThisMonitor = incidents.body.incidents.filter((listed: { monitor_id: string }) => listed.monitor_id === fx.monitorId);
-  return { monitor: monitor.body, incident: incident.body, subscribers: subscribers.body, incidents: ofThisMonitor };
+  return { monitor: monitor.body, incident: incident.body, subscribers: subscribers.body, incidents: ofThisMonitor, timeline: timeline.body };
 }
 
 describe('role matrix of a team monitor, its incidents and subscribers', () => {
@@ -123,7 +132,7 @@ describe('role matrix of a team monitor, its incidents and subscribers', () => {
   );
 
   it('covers every action for every role, the monitor owner and an outsider', () => {
-    expect(cells).toHaveLength(15 * 6);
+    expect(cells).toHaveLength(17 * 6);
   });
 
   /** One team per action, with a monitor for each of its cells. */
