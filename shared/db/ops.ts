@@ -190,7 +190,8 @@ export function updateExpression(spec: UpdateSpec) {
 const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt) * Math.random()));
+/** A jittered wait before trying again after losing a race or being throttled: up to 25 ms · 2^attempt, at most 1 s. */
+export const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt) * Math.random()));
 
 /** Strongly consistent BatchGetItem, 100 keys a call, retrying unprocessed keys. */
 export async function batchGet(keys: Record<string, unknown>[]): Promise<Item[]> {

@@ -12,15 +12,13 @@ import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { attributes, itemPresent, keys } from '../db/keys.js';
 import { getByKeys, type TransactItem } from '../db/ops.js';
-import { outboxPut } from '../events/outbox.js';
-import { incidentSnapshot } from '../events/snapshots.js';
 import type { EventDetail } from '../events/model.js';
 import { nameBasedUuid } from '../ids.js';
 import { accountItem } from '../accounts/model.js';
 import { countMetric } from '../observability/metrics.js';
-import { acknowledgementItem, incidentItem, type Acknowledgement, type Incident } from './model.js';
+import { acknowledgementItem, type Acknowledgement, type Incident } from './model.js';
 import * as repository from './repository.js';
-import { acknowledgedEntry, timelinePut } from './timeline.js';
+import { acknowledgementRecords } from './timeline.js';
 
 /** A link acknowledges for 24 hours at most. */
 export const ACKNOWLEDGE_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
@@ -106,7 +104,7 @@ async function readIncidentFor(link: LinkRecord) {
     claim: keys.accountEmail(link.recipient),
   });
   return {
-    incident: read.incident ? incidentItem.parse({ ...read.incident, message: read.message?.message }) : undefined,
+    incident: repository.withMessage(read.incident, read.message),
     acknowledgement: read.acknowledgement ? acknowledgementItem.parse(read.acknowledgement) : undefined,
     accountId: typeof read.claim?.user_id === 'string' ? read.claim.user_id : undefined,
   };
@@ -160,7 +158,6 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
       method: 'email',
       acknowledged_at: now,
     };
-    const acknowledged = { ...incident, acknowledged: true };
     const useUp: TransactItem = {
       Update: {
         TableName: tableName(),
@@ -170,26 +167,17 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
         ExpressionAttributeValues: { ':now': now },
       },
     };
-    const event = outboxPut(
-      'incident.acknowledged',
-      {
-        incident: incidentSnapshot(acknowledged),
-        acknowledgement: { user_id: acknowledgement.user_id, user_name: acknowledgement.user_name, method: 'email', acknowledged_at: now },
-      },
-      now,
-    );
-    const entry = acknowledgedEntry(acknowledged, acknowledgement);
     const { outcome } = await repository.acknowledgeIncident(
       incident,
       acknowledgement,
       now,
-      [event, timelinePut({ ...entry, details: { ...entry.details, step_order: link.step_order } })],
+      acknowledgementRecords(incident, acknowledgement, { step_order: link.step_order }),
       [['link', useUp]],
       { unresolvedSince: link.paged_at },
     );
     if (outcome === 'acknowledged') {
       countMetric('IncidentAcknowledged', { method: 'email' });
-      return { state: 'acknowledged', incident: acknowledged, acknowledgement };
+      return { state: 'acknowledged', incident: { ...incident, acknowledged: true }, acknowledgement };
     }
     if (outcome === 'not_found') return { state: 'unknown' };
     // Used, expired, acknowledged or resolved meanwhile (or re-scoped: nothing a link cares about): read again.

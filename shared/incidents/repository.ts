@@ -91,8 +91,8 @@ export async function insertIncident<N extends string>(incident: Incident, extra
   ]);
 }
 
-/** The incident item and its message item, read together. */
-const withMessage = (incident: Item | undefined, message: Item | undefined): Incident | undefined =>
+/** The incident from its item and its message item, read together. */
+export const withMessage = (incident: Item | undefined, message: Item | undefined): Incident | undefined =>
   incident ? incidentItem.parse({ ...incident, message: message?.message }) : undefined;
 
 /** The incident with its message: one strongly consistent BatchGetItem. */

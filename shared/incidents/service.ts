@@ -3,7 +3,7 @@ import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { identityOf } from '../accounts/service.js';
-import { getByKeys, type Item, type TransactItem } from '../db/ops.js';
+import { backoff, getByKeys, type Item, type TransactItem } from '../db/ops.js';
 import { attributes, keys } from '../db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
 import { monitorItem } from '../monitors/model.js';
@@ -20,7 +20,7 @@ import { incidentSnapshot } from '../events/snapshots.js';
 import { countMetric } from '../observability/metrics.js';
 import * as repository from './repository.js';
 import {
-  acknowledgedEntry,
+  acknowledgementRecords,
   changeEntries,
   createdEntry,
   entryPut,
@@ -161,9 +161,6 @@ const MAX_ATTEMPTS = 5;
 /** Changes of one incident conflict only on what they depend on; busy incidents get a few more tries. */
 const CHANGE_ATTEMPTS = 8;
 
-/** A short random wait before trying a write again that lost a race (5–40 ms, growing). */
-const contentionPause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt + 5));
-
 /**
  * Runs a write on the incident as the caller. The monitor's owner writes with no guard; anyone
  * else writes through the incident's audience team, with a guard in the same transaction: the
@@ -290,7 +287,7 @@ async function changeIncident(
   note?: string,
 ): Promise<{ incident: Incident; note?: TimelineEntry }> {
   for (let attempt = 1; attempt <= CHANGE_ATTEMPTS; attempt++) {
-    if (attempt > 1) await contentionPause(attempt);
+    if (attempt > 1) await backoff(attempt);
     const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
     const now = repository.writeInstant(current);
@@ -367,18 +364,8 @@ async function tryAcknowledge(
     method: input.method,
     acknowledged_at: now,
   };
-  const event = () =>
-    outboxPut(
-      'incident.acknowledged',
-      {
-        incident: incidentSnapshot({ ...incident, acknowledged: true }),
-        acknowledgement: { user_id: caller.userId, user_name: userName, method: input.method, acknowledged_at: now },
-      },
-      now,
-    );
-  const entry = () => timelinePut(acknowledgedEntry({ ...incident, acknowledged: true }, acknowledgement));
   const { outcome } = await writeAs(caller, incident, (guard) =>
-    repository.acknowledgeIncident(incident, acknowledgement, now, [event(), entry()], guard),
+    repository.acknowledgeIncident(incident, acknowledgement, now, acknowledgementRecords(incident, acknowledgement), guard),
   );
   if (outcome === 'rescoped') return undefined;
   if (outcome === 'not_found') throw incidentNotFound();

@@ -10,6 +10,8 @@ import { pageParams } from '../api/paging.js';
 import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';
 import type { TransactItem } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
+import { incidentSnapshot } from '../events/snapshots.js';
 import { timeOrderedUuid } from '../ids.js';
 import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
@@ -177,3 +179,17 @@ export const acknowledgedEntry = (incident: Incident, acknowledgement: Acknowled
   actor: { id: acknowledgement.user_id, name: acknowledgement.user_name },
   details: { method: acknowledgement.method, user_email: acknowledgement.user_email },
 });
+
+/**
+ * What an acknowledgement writes beside it: the `incident.acknowledged` event and the timeline
+ * entry (`details` adds to the entry's, e.g. the step of an acknowledge link).
+ */
+export function acknowledgementRecords(incident: Incident, acknowledgement: Acknowledgement, details: TimelineDetails = {}): TransactItem[] {
+  const acknowledged = { ...incident, acknowledged: true };
+  const { user_id, user_name, method, acknowledged_at } = acknowledgement;
+  const entry = acknowledgedEntry(acknowledged, acknowledgement);
+  return [
+    outboxPut('incident.acknowledged', { incident: incidentSnapshot(acknowledged), acknowledgement: { user_id, user_name, method, acknowledged_at } }, acknowledged_at),
+    timelinePut({ ...entry, details: { ...entry.details, ...details } }),
+  ];
+}

@@ -57,7 +57,8 @@ ${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escapeHtml(part
   return { to, subject, text, html, tags };
 }
 
-const incidentFacts = (incident: IncidentSnapshot): [string, string][] => [
+/** The facts that name an incident, in e-mails and on the pages of their links. */
+export const incidentFacts = (incident: Pick<IncidentSnapshot, 'title' | 'monitor_name' | 'status' | 'severity' | 'started_at' | 'resolved_at'>): [string, string][] => [
   ['Incident', incident.title],
   ['Monitor', incident.monitor_name],
   ['Status', incident.status],
