@@ -51,12 +51,14 @@ let deployBundles: Map<string, { name: string; contents: Uint8Array }[]> | undef
  * as NodejsFunction does with an npm lock file, cost `cdk synth` about 0.45 s a function.
  */
 export function bundleFunction(handler: string, outdir: string): void {
-  deployBundles ??= bundleForDeployment();
-  const files = deployBundles.get(handler);
+  const files = deploymentBundles().get(handler);
   if (!files) throw new Error(`${handler} is not a handler of the system description (infra/system.ts)`);
   mkdirSync(outdir, { recursive: true });
   for (const file of files) writeFileSync(join(outdir, file.name), file.contents);
 }
+
+/** Every handler's deployed files (bundle and source map), built once per process. */
+const deploymentBundles = () => (deployBundles ??= bundleForDeployment());
 
 function bundleForDeployment() {
   const handlers = [...new Set(allFunctions.map((fn) => fn.handler))];
@@ -86,18 +88,13 @@ export interface Bundle {
   code: Uint8Array;
 }
 
-/** The baseline and every function of the system description, bundled as they deploy (in memory). */
+/** The baseline, and every function of the system description exactly as it deploys (in memory). */
 export async function bundleAll(): Promise<{ baseline: Bundle; functions: Bundle[] }> {
   const baseline = await build({ ...esbuildOptions, stdin: { contents: BASELINE_SOURCE, resolveDir: repositoryRoot, loader: 'js' } });
-  const functions = await build({
-    ...esbuildOptions,
-    entryPoints: Object.fromEntries(allFunctions.map((fn) => [fn.name, join(repositoryRoot, fn.handler)])),
-    outdir: '/bundles',
-    outExtension: { '.js': '.mjs' },
-  });
+  const deployed = deploymentBundles();
   return {
     baseline: { name: 'baseline', code: baseline.outputFiles![0]!.contents },
-    functions: functions.outputFiles!.map((file) => ({ name: file.path.split('/').pop()!.replace(/\.mjs$/, ''), code: file.contents })),
+    functions: allFunctions.map((fn) => ({ name: fn.name, code: deployed.get(fn.handler)!.find((file) => file.name === 'index.mjs')!.contents })),
   };
 }
 
