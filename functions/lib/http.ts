@@ -11,7 +11,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Caller } from '../../shared/caller.js';
 import {
   isServiceError,
@@ -25,6 +25,7 @@ import { claim, complete, parseIdempotencyKey, release, requestFingerprint } fro
 import { fieldErrors, noBody, noParams, noQuery } from '../../shared/validation.js';
 import { logger, observability } from './observability.js';
 import { escapeHtml } from '../../shared/html.js';
+import { described } from '../../shared/api/common.js';
 
 export { fieldErrors };
 
@@ -71,14 +72,14 @@ const jsonBodyParser = (): MiddlewareObj<HttpEvent, HttpResult, Error, Context, 
   },
 });
 
-interface Schemas<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+interface Schemas<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType> {
   params: P;
   query: Q;
   body: B;
 }
 
 /** Validates path parameters, query string and body together; all problems are reported at once. */
-const validator = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+const validator = <P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType>(
   schemas: Schemas<P, Q, B>,
 ): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
   before: (request: Request) => {
@@ -198,7 +199,7 @@ export interface RouteInput<P, Q, B> {
 /** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
 export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410, string[]>>;
 
-export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
+export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** One line for the API reference. */
   summary: string;
   params?: P;
@@ -220,11 +221,11 @@ export interface RouteOptions<P extends z.ZodType, Q extends z.ZodType, B extend
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
 export interface RouteContract {
   summary: string;
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  params?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
   status: number;
-  response: z.ZodType;
+  response: z.ZodMiniType;
   contentType: 'application/json' | 'text/html';
   errors: ErrorTexts;
   failure: string;
@@ -250,10 +251,10 @@ export function nextPageLink(event: HttpEvent, nextCursor: unknown): Record<stri
  * caller, makes one domain call and returns the response body.
  */
 export function httpRoute<
-  R extends z.ZodType,
-  P extends z.ZodType = typeof noParams,
-  Q extends z.ZodType = typeof noQuery,
-  B extends z.ZodType = typeof noBody,
+  R extends z.ZodMiniType,
+  P extends z.ZodMiniType = typeof noParams,
+  Q extends z.ZodMiniType = typeof noQuery,
+  B extends z.ZodMiniType = typeof noBody,
 >(
   options: RouteOptions<P, Q, B, R>,
   handle: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<z.input<R>>,
@@ -330,7 +331,7 @@ export function htmlPage(statusCode: number, title: string, message: string, par
  * A public route (no JWT) answering an HTML page: validated path parameters in, one domain
  * call, a page out. Failures are pages too; causes are logged, never shown.
  */
-export function publicHtmlRoute<P extends z.ZodType>(
+export function publicHtmlRoute<P extends z.ZodMiniType>(
   options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
   handle: (params: z.output<P>) => Promise<HttpResult>,
 ) {
@@ -338,7 +339,7 @@ export function publicHtmlRoute<P extends z.ZodType>(
     summary: options.summary,
     params: options.params,
     status: 200,
-    response: z.string().meta({ description: 'A small HTML page' }),
+    response: described(z.string(), { description: 'A small HTML page' }),
     contentType: 'text/html',
     errors: options.errors ?? {},
     failure: options.failure,

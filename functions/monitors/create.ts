@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { createMonitorInput, MonitorBody } from '../../shared/monitors/model.js';
 import { createMonitor } from '../../shared/monitors/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { listMonitorsQuery, MonitorBody } from '../../shared/monitors/model.js';
 import { listMonitors } from '../../shared/monitors/service.js';
 import { NextCursor } from '../../shared/api/common.js';

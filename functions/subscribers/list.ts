@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SubscriberBody } from '../../shared/subscribers/model.js';
 import { listSubscribers } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/validation.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TeamBody, teamParams, updateTeamInput } from '../../shared/teams/model.js';
 import { updateTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

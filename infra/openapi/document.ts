@@ -3,60 +3,150 @@
  * schemas each handler validates with and answers (their `contract`), plus the error texts of
  * the interface document. `npm run openapi` writes it to docs/openapi.json.
  */
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
-import { FieldError } from '../../shared/api/common.js';
+import * as z from 'zod/mini';
+import { described, FieldError } from '../../shared/api/common.js';
 import { monitorCheckInput } from '../../shared/monitors/check.js';
 import type { RouteContract } from '../../functions/lib/http.js';
 import { repositoryRoot } from '../local/paths.js';
 import { routes, type RouteDescription } from '../system.js';
 
-// `registry.register` needs `.openapi()` on schemas (the rest reads zod's own `.meta`).
-extendZodWithOpenApi(z);
+type JsonSchema = Record<string, unknown>;
+type Schema = z.ZodMiniType;
 
-const ValidationError = z
-  .object({ error: z.literal('Validation errors'), details: z.array(FieldError) })
-  .meta({ id: 'ValidationError', description: 'The request does not match the schema; one entry per problem' });
+const ValidationError = described(z.object({ error: z.literal('Validation errors'), details: z.array(FieldError) }), {
+  id: 'ValidationError',
+  description: 'The request does not match the schema; one entry per problem',
+});
 
-const Unauthorized = z
-  .union([
-    z.strictObject({ message: z.literal('Unauthorized') }).meta({ description: 'From the JWT authorizer: missing, invalid or expired token' }),
-    z.strictObject({ error: z.literal('Unauthorized') }).meta({ description: 'A verified token without a subject' }),
-  ])
-  .meta({ id: 'Unauthorized' });
+const Unauthorized = described(
+  z.union([
+    described(z.strictObject({ message: z.literal('Unauthorized') }), { description: 'From the JWT authorizer: missing, invalid or expired token' }),
+    described(z.strictObject({ error: z.literal('Unauthorized') }), { description: 'A verified token without a subject' }),
+  ]),
+  { id: 'Unauthorized' },
+);
 
 const errorBody = (texts: string[]) => z.strictObject({ error: z.enum(texts as [string, ...string[]]) });
 
 const ServerError = (failure: string) =>
   z.strictObject({
     error: z.literal(failure),
-    request_id: z.string().meta({ description: 'Quote it when reporting the problem' }),
+    request_id: described(z.string(), { description: 'Quote it when reporting the problem' }),
   });
 
-const MonitorCheckResult = z
-  .union([
+const MonitorCheckResult = described(
+  z.union([
     z.strictObject({
       ok: z.literal(true),
       outcome: z.enum(['below_threshold', 'incident_opened', 'incident_already_open', 'incident_resolved', 'no_open_incident']),
-      incident_id: z.uuid().optional(),
+      incident_id: z.optional(z.uuid()),
     }),
-    z.strictObject({ ok: z.literal(false), error: z.string(), details: z.array(FieldError).optional() }),
-  ])
-  .meta({ id: 'MonitorCheckResult', description: 'What the monitor-check function answers' });
+    z.strictObject({ ok: z.literal(false), error: z.string(), details: z.optional(z.array(FieldError)) }),
+  ]),
+  { id: 'MonitorCheckResult', description: 'What the monitor-check function answers' },
+);
 
 const IdempotencyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[\x20-\x7E]{1,255}$/)
-    .optional()
-    .meta({
-      description:
-        'Makes a retry safe: a repeat with the same key and the same request within 24 hours gets the first answer (status and body, with `Idempotent-Replayed: true`) and creates nothing. Scoped to the caller; 1–255 printable ASCII characters.',
-      example: 'c1d2e3f4-retry-safe-key',
-    }),
+  'Idempotency-Key': described(z.optional(z.string().check(z.regex(/^[\x20-\x7E]{1,255}$/))), {
+    description:
+      'Makes a retry safe: a repeat with the same key and the same request within 24 hours gets the first answer (status and body, with `Idempotent-Replayed: true`) and creates nothing. Scoped to the caller; 1–255 printable ASCII characters.',
+    example: 'c1d2e3f4-retry-safe-key',
+  }),
 });
+
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * JSON Schemas of the contracts' zod schemas, by zod's own converter: a request's as it is sent
+ * (`input`: defaults optional), a response's as it is answered (`output`). A schema whose
+ * metadata names an `id` becomes a component, referred to by `$ref` wherever it appears.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** The JSON Schema of `schema`, or a `$ref` to it when it is a named component. */
+  of(schema: Schema, io: 'input' | 'output'): JsonSchema {
+    const { $schema: _, $defs = {}, ...root } = z.toJSONSchema(schema, { io, metadata: z.globalRegistry, reused: 'inline' }) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
+    // A named schema comes back as a `$ref` into `$defs`, itself included.
+    for (const [id, definition] of Object.entries($defs)) this.add(id, definition);
+    return tidy(root) as JsonSchema;
+  }
+
+  /**
+   * A request body's schema. An update body that needs a field (`minProperties: 1`) may be left out
+   * altogether (the request says the body is optional); the `default: {}` zod derives from that
+   * would contradict it.
+   */
+  body(schema: Schema): JsonSchema {
+    const { default: fallback, ...json } = this.of(schema, 'input');
+    const target = typeof json.$ref === 'string' ? this.schemas[json.$ref.slice(COMPONENT.length)] : json;
+    return target?.minProperties && JSON.stringify(fallback) === '{}' ? json : { ...json, ...(fallback === undefined ? {} : { default: fallback }) };
+  }
+
+  private add(id: string, schema: JsonSchema) {
+    const component = tidy(schema) as JsonSchema;
+    const existing = this.schemas[id];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(component)) {
+      throw new Error(`Two different schemas are named ${id} (a request's and a response's?); give one another id`);
+    }
+    this.schemas[id] = component;
+  }
+}
+
+/** Formats whose pattern zod spells out in full; the format says the same in a word. */
+const PATTERN_IMPLIED = new Set(['uuid', 'date-time']);
+
+/**
+ * What zod's converter writes, as a reader of the reference wants it: named sub-schemas (in the
+ * schema's own `$defs`) as components; no pattern that a format already says, nor the safe-integer
+ * bounds of every integer; a nullable scalar as `type: [t, "null"]` rather than an `anyOf`.
+ */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (!value || typeof value !== 'object') return value;
+  const schema = Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, COMPONENT) : tidy(inner),
+    ]),
+  ) as JsonSchema;
+  if (PATTERN_IMPLIED.has(schema.format as string)) delete schema.pattern;
+  if (schema.type === 'integer') {
+    if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+    if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
+  }
+  const branches = schema.anyOf as JsonSchema[] | undefined;
+  if (branches?.length === 2 && branches[1]!.type === 'null' && Object.keys(branches[1]!).length === 1) {
+    const { anyOf: _, ...outer } = schema;
+    const scalar = branches[0]!;
+    if (typeof scalar.type === 'string' && scalar.type !== 'object' && scalar.type !== 'array' && !('const' in scalar)) {
+      return {
+        ...scalar,
+        type: [scalar.type, 'null'],
+        ...(Array.isArray(scalar.enum) ? { enum: [...scalar.enum, null] } : {}),
+        ...outer,
+      };
+    }
+  }
+  return schema;
+}
+
+/** The parameters an object schema of path, query or header fields describes. */
+function parametersOf(components: Components, schema: Schema | undefined, location: 'path' | 'query' | 'header') {
+  if (!schema) return [];
+  const json = components.of(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    schema: property,
+    required: location === 'path' || (json.required ?? []).includes(name),
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    name,
+    in: location,
+  }));
+}
 
 const TAGS: Record<string, string> = {
   incidents: 'Incidents',
@@ -78,21 +168,20 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
-const hasKeys = (schema: z.ZodType | undefined): schema is z.ZodObject =>
-  schema instanceof z.ZodObject && Object.keys(schema.shape).length > 0;
-
 async function contractOf(route: RouteDescription): Promise<RouteContract> {
   const module = (await import(pathToFileURL(join(repositoryRoot, route.handler)).href)) as { handler: { contract?: RouteContract } };
   if (!module.handler.contract) throw new Error(`${route.handler} declares no contract`);
   return module.handler.contract;
 }
 
-function responsesOf(route: RouteDescription, contract: RouteContract): Record<string, ResponseConfig> {
-  const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
-  const responses: Record<string, ResponseConfig> = {
+type Response = { description: string; content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, object> };
+
+function responsesOf(components: Components, route: RouteDescription, contract: RouteContract): Record<string, Response> {
+  const json = (schema: Schema) => ({ 'application/json': { schema: components.of(schema, 'output') } });
+  const responses: Record<string, Response> = {
     [contract.status]: {
       description: contract.contentType === 'text/html' ? 'An HTML page' : 'Success',
-      content: { [contract.contentType]: { schema: contract.response } },
+      content: { [contract.contentType]: { schema: components.of(contract.response, 'output') } },
       ...(contract.paged
         ? {
             headers: {
@@ -106,7 +195,7 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
     },
   };
   if (contract.contentType === 'text/html') {
-    const page = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+    const page = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
     responses[400] = page('An HTML page: the link is malformed');
     for (const [status, texts] of Object.entries(contract.errors)) responses[status] = page(`An HTML page: ${texts.join('; ')}`);
     responses[500] = page('An HTML page: try again in a moment');
@@ -131,7 +220,7 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
     };
     const success = responses[contract.status]!;
     success.headers = {
-      ...(success.headers as object),
+      ...success.headers,
       'Idempotent-Replayed': {
         description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key (nothing was created again)',
         schema: { type: 'string', enum: ['true'] },
@@ -147,42 +236,36 @@ function responsesOf(route: RouteDescription, contract: RouteContract): Record<s
 }
 
 export async function buildDocument() {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description: 'An RS256 JWT from the service\'s issuer (Cognito ID token on AWS; `POST /local/users` locally).',
-  });
-  registry.register('MonitorCheckPayload', monitorCheckInput.meta({ id: 'MonitorCheckPayload', description: 'What the monitoring system sends to the monitor-check function' }));
-  registry.register('MonitorCheckResult', MonitorCheckResult);
+  const components = new Components();
+  components.of(described(monitorCheckInput, { id: 'MonitorCheckPayload', description: 'What the monitoring system sends to the monitor-check function' }), 'input');
+  components.of(MonitorCheckResult, 'output');
 
+  const paths: Record<string, Record<string, object>> = {};
   for (const route of routes) {
     const contract = await contractOf(route);
     const body = contract.body;
-    registry.registerPath({
-      method: route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete',
-      path: route.path,
+    const parameters = [
+      ...parametersOf(components, contract.idempotent ? IdempotencyHeader : undefined, 'header'),
+      ...parametersOf(components, contract.params, 'path'),
+      ...parametersOf(components, contract.query, 'query'),
+    ];
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: operationId(route.name),
       summary: contract.summary,
       tags: [TAGS[route.name.split('-')[0]!] ?? 'Other'],
       security: route.auth === 'jwt' ? [{ bearerAuth: [] }] : [],
-      request: {
-        ...(contract.idempotent ? { headers: IdempotencyHeader } : {}),
-        ...(hasKeys(contract.params) ? { params: contract.params } : {}),
-        ...(hasKeys(contract.query) ? { query: contract.query } : {}),
-        ...(body
-          ? { body: { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: body } } } }
-          : {}),
-      },
-      responses: responsesOf(route, contract),
-    });
+      ...(parameters.length ? { parameters } : {}),
+      ...(body
+        ? { requestBody: { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: components.body(body) } } } }
+        : {}),
+      responses: responsesOf(components, route, contract),
+    };
   }
 
   const version = (await import(pathToFileURL(join(repositoryRoot, 'package.json')).href, { with: { type: 'json' } })) as {
     default: { version: string };
   };
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  return {
     openapi: '3.1.0',
     info: {
       title: 'Incident and team management service',
@@ -202,13 +285,19 @@ export async function buildDocument() {
       },
     ],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
-  });
-  // An update body that needs a field (`minProperties: 1`) may be left out altogether (the request
-  // says the body is optional); the `default: {}` zod derives from that would contradict it.
-  for (const schema of Object.values(document.components?.schemas ?? {}) as Record<string, unknown>[]) {
-    if (schema.minProperties && JSON.stringify(schema.default) === '{}') delete schema.default;
-  }
-  return document;
+    paths,
+    components: {
+      schemas: components.schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An RS256 JWT from the service\'s issuer (Cognito ID token on AWS; `POST /local/users` locally).',
+        },
+      },
+    },
+  };
 }
 
 /** The document as committed: stable key order, two-space indentation, final newline. */

@@ -1,19 +1,15 @@
-import * as z from 'zod';
-import { Text } from '../api/common.js';
+import * as z from 'zod/mini';
+import { described, Text } from '../api/common.js';
 
 /**
  * An e-mail address as the service accepts it: a local part of letters, digits and _ ' + - .
  * (no leading, trailing or double dot) and a domain with a dot and a top-level domain of two or
- * more letters. The OpenAPI document carries the very pattern, since `format: email` alone would
- * promise more (e.g. `0@com`).
+ * more letters. The OpenAPI document carries the very pattern (zod's converter writes it beside
+ * `format: email`, which alone would promise more, e.g. `0@com`).
  */
-export const Email = z
-  .email()
-  .max(254)
-  .meta({
-    pattern: z.regexes.email.source,
-    description: "An e-mail address: letters, digits and _ ' + - . before the @ (no leading, trailing or double dot); a domain with a dot and a top-level domain of two or more letters",
-  });
+export const Email = described(z.email().check(z.maxLength(254)), {
+  description: "An e-mail address: letters, digits and _ ' + - . before the @ (no leading, trailing or double dot); a domain with a dot and a top-level domain of two or more letters",
+});
 export const PersonName = Text({ min: 1, max: 100 });
 
 export const signUpInput = z.strictObject({

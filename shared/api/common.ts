@@ -1,18 +1,29 @@
 /** Building blocks of the API's response schemas (documented in the generated OpenAPI document). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
-export const Id = z.uuid().meta({ example: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' });
-export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC', example: '2026-11-21T10:15:30.000Z' });
+/**
+ * The schema with documentation for the OpenAPI document (`id` names a component): a copy, so
+ * the schema it came from keeps its own. (Not `.check(z.meta(…))`: a check on an object schema
+ * would forbid extending it.)
+ */
+export function described<T extends z.ZodMiniType>(schema: T, meta: z.core.GlobalMeta): T {
+  const copy = schema.clone() as T;
+  z.globalRegistry.add(copy, meta);
+  return copy;
+}
 
-export const MessageBody = z.strictObject({ message: z.string() }).meta({ id: 'Message' });
+export const Id = described(z.uuid(), { example: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' });
+export const Timestamp = described(z.iso.datetime(), { description: 'ISO 8601 UTC', example: '2026-11-21T10:15:30.000Z' });
 
-export const FieldError = z.strictObject({ field: z.string(), message: z.string() }).meta({ id: 'FieldError' });
+export const MessageBody = described(z.strictObject({ message: z.string() }), { id: 'Message' });
+
+export const FieldError = described(z.strictObject({ field: z.string(), message: z.string() }), { id: 'FieldError' });
 
 /** Where the next page of a list starts: pass it as `cursor`; null on the last page. */
-export const NextCursor = z
-  .string()
-  .nullable()
-  .meta({ description: 'Pass as `cursor` for the next page; null on the last page', example: 'eyJ2IjoxLCJwIjoi…' });
+export const NextCursor = described(z.nullable(z.string()), {
+  description: 'Pass as `cursor` for the next page; null on the last page',
+  example: 'eyJ2IjoxLCJwIjoi…',
+});
 
 /** White space, and the zero-width characters that show nothing (ZWSP, ZWNJ, ZWJ, word joiner, BOM). */
 const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
@@ -30,12 +41,13 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u00
  */
 export function Text(options: { min?: number; max: number; multiline?: boolean }) {
   const control = options.multiline ? CONTROL_EXCEPT_LINES : CONTROL;
-  const schema = z
-    .string()
-    .refine((value) => !LONE_SURROGATE.test(value), { message: 'Must be valid Unicode text (no lone surrogates)', abort: true })
-    .refine((value) => !control.test(value), { message: options.multiline ? 'Must not contain control characters other than tab and line breaks' : 'Must not contain control characters' })
-    .overwrite((value) => value.replace(INVISIBLE_EDGES, ''))
-    .max(options.max);
   const description = `Trimmed of white space and zero-width characters at both ends${options.min ? `; ${options.min}–${options.max} characters remain` : `; at most ${options.max} characters remain`}. No control characters${options.multiline ? ' other than tab and line breaks' : ''}.`;
-  return (options.min ? schema.min(options.min) : schema).meta({ description });
+  return z.string().check(
+    z.refine((value) => !LONE_SURROGATE.test(value), { message: 'Must be valid Unicode text (no lone surrogates)', abort: true }),
+    z.refine((value) => !control.test(value), { message: options.multiline ? 'Must not contain control characters other than tab and line breaks' : 'Must not contain control characters' }),
+    z.overwrite((value) => value.replace(INVISIBLE_EDGES, '')),
+    z.maxLength(options.max),
+    ...(options.min ? [z.minLength(options.min)] : []),
+    z.meta({ description }),
+  );
 }

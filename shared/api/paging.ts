@@ -8,22 +8,20 @@
  * foreign cursor (another caller, endpoint or filters) a `400 Validation errors` on `cursor`.
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../errors.js';
+import { described } from './common.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
 /** `limit` and `cursor`, to spread into a list's query schema. */
 export const pageParams = {
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .meta({ description: `Page size, 1-${MAX_PAGE_SIZE}`, example: 25 }),
-  cursor: z.string().min(1).max(1024).optional().meta({ description: 'The next_cursor of the previous page' }),
+  limit: described(z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE_SIZE)), DEFAULT_PAGE_SIZE), {
+    description: `Page size, 1-${MAX_PAGE_SIZE}`,
+    example: 25,
+  }),
+  cursor: described(z.optional(z.string().check(z.minLength(1), z.maxLength(1024))), { description: 'The next_cursor of the previous page' }),
 };
 
 /** The query of a list with no filters. */
@@ -61,7 +59,7 @@ const invalidCursor = () =>
   new ValidationError([{ field: 'cursor', message: 'Invalid cursor: pass the next_cursor of the previous page of this list, with the same filters' }]);
 
 /** Positions are sort keys: printable ASCII, well inside DynamoDB's 1,024-byte key limit. */
-const cursorShape = z.strictObject({ v: z.literal(1), p: z.string().regex(/^[\x20-\x7e]{1,200}$/), c: z.string() });
+const cursorShape = z.strictObject({ v: z.literal(1), p: z.string().check(z.regex(/^[\x20-\x7e]{1,200}$/)), c: z.string() });
 
 /** The position a cursor holds, if it is one this list issued to this caller with these filters. */
 export function decodeCursor(cursor: string | undefined, binding: CursorBinding): string | undefined {

@@ -4,7 +4,7 @@
  * that marks the step sent and records the `incident.escalation_step` event.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { itemPresent, keys } from '../db/keys.js';
@@ -15,7 +15,7 @@ import { countMetric } from '../observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 
-export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().min(1).max(10) });
+export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(10)) });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
 export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';

@@ -3,7 +3,7 @@
  * `detail-type` names the event; `detail` is versioned (`version: 1`) and validated with these
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AcknowledgementMethod, Severity, Status } from '../incidents/model.js';
 import { AssignableRole } from '../teams/model.js';
 
@@ -13,14 +13,14 @@ export const incidentSnapshot = z.object({
   monitor_name: z.string(),
   owner_id: z.string(),
   title: z.string(),
-  message: z.string().nullable(),
+  message: z.nullable(z.string()),
   status: Status,
   severity: Severity,
   automatic: z.boolean(),
   acknowledged: z.boolean(),
   started_at: z.string(),
-  resolved_at: z.string().nullable(),
-  escalation_policy_id: z.string().nullable(),
+  resolved_at: z.nullable(z.string()),
+  escalation_policy_id: z.nullable(z.string()),
 });
 export type IncidentSnapshot = z.output<typeof incidentSnapshot>;
 
@@ -40,11 +40,11 @@ export const eventDetails = {
     ...base,
     incident: incidentSnapshot,
     /** Present for automatic incidents with an escalation policy: when each step is due. */
-    escalation: z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) }).nullable(),
+    escalation: z.nullable(z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) })),
   }),
   /** `note`: the timeline note that changed the status, when a note did. */
-  'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: timelineNote.optional() }),
-  'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: timelineNote.optional() }),
+  'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
+  'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
   /** A note that did not change the status: subscribers get an "Incident update" with its message. */
   'incident.note_added': z.object({ ...base, incident: incidentSnapshot, note: timelineNote }),
   'incident.acknowledged': z.object({
@@ -61,12 +61,12 @@ export const eventDetails = {
   'monitor.team_changed': z.object({
     ...base,
     monitor_id: z.string(),
-    from_team_id: z.string().nullable(),
-    to_team_id: z.string().nullable(),
+    from_team_id: z.nullable(z.string()),
+    to_team_id: z.nullable(z.string()),
     /** The monitor's `team_seq` after the move. */
     team_seq: z.int(),
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
-    incident_count: z.int().optional(),
+    incident_count: z.optional(z.int()),
   }),
   'team.invite_created': z.object({
     ...base,

@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../api/examples.js';
-import { Id, Timestamp, Text } from '../api/common.js';
+import { described, Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 
 export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
@@ -19,61 +19,72 @@ export const IncidentTitle = Text({ min: 1, max: 200 });
 /** Additional context of a manual incident (kept with it, sent in the "New incident" notification). */
 export const IncidentMessage = Text({ max: 10_000, multiline: true });
 
-export const createIncidentInput = z.strictObject({
-  monitorId: z.uuid(),
-  title: IncidentTitle,
-  message: IncidentMessage.nullish(),
-  severity: Severity.default('MEDIUM'),
-}).meta({
-  id: 'CreateIncident',
-  example: { monitorId: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c', title: 'Checkout errors', message: 'Elevated 5xx since 10:05', severity: 'HIGH' },
-});
+export const createIncidentInput = described(
+  z.strictObject({
+    monitorId: z.uuid(),
+    title: IncidentTitle,
+    message: z.nullish(IncidentMessage),
+    severity: z._default(Severity, 'MEDIUM'),
+  }),
+  {
+    id: 'CreateIncident',
+    example: { monitorId: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c', title: 'Checkout errors', message: 'Elevated 5xx since 10:05', severity: 'HIGH' },
+  },
+);
 export type CreateIncidentInput = z.output<typeof createIncidentInput>;
 
 /** Every field optional; an absent body is an empty update ("No updates provided"). */
-export const updateIncidentInput = z
-  .strictObject({ status: Status, severity: Severity, title: IncidentTitle })
-  .partial()
-  .meta({ minProperties: 1, id: 'UpdateIncident', example: { status: 'IDENTIFIED', severity: 'CRITICAL' } })
-  .prefault({});
+export const updateIncidentInput = z.prefault(
+  described(z.partial(z.strictObject({ status: Status, severity: Severity, title: IncidentTitle })), {
+    minProperties: 1,
+    id: 'UpdateIncident',
+    example: { status: 'IDENTIFIED', severity: 'CRITICAL' },
+  }),
+  {},
+);
 export type UpdateIncidentInput = z.output<typeof updateIncidentInput>;
 
 /** The acknowledge body is optional; `method` defaults to `web`. */
-export const acknowledgeIncidentInput = z
-  .strictObject({ method: AcknowledgementMethod.default('web') })
-  .prefault({});
+export const acknowledgeIncidentInput = z.prefault(z.strictObject({ method: z._default(AcknowledgementMethod, 'web') }), {});
 export type AcknowledgeIncidentInput = z.output<typeof acknowledgeIncidentInput>;
 
 /** An ISO 8601 date-time (any offset), normalized to UTC with milliseconds, as `started_at` is stored. */
-const InstantParam = z.iso
-  .datetime({ offset: true })
-  .transform((value) => new Date(value).toISOString())
-  .meta({ example: '2026-11-01T00:00:00Z' });
+const InstantParam = described(
+  z.pipe(
+    z.iso.datetime({ offset: true }),
+    z.transform((value) => new Date(value).toISOString()),
+  ),
+  { example: '2026-11-01T00:00:00Z' },
+);
 
 /** Filters (combinable) and paging of `GET /api/incidents`. */
 export const listIncidentsQuery = z
   .object({
-    severity: Severity.optional(),
-    status: z.enum([...STATUSES, 'open']).optional().meta({ description: 'One of the four statuses, or `open` (not RESOLVED)' }),
-    monitor_id: z.uuid().optional(),
-    acknowledged: z
-      .enum(['true', 'false'])
-      .transform((value) => value === 'true')
-      .optional(),
-    since: InstantParam.optional().meta({ description: 'Incidents that started at or after this time' }),
-    until: InstantParam.optional().meta({ description: 'Incidents that started at or before this time' }),
+    severity: z.optional(Severity),
+    status: described(z.optional(z.enum([...STATUSES, 'open'])), { description: 'One of the four statuses, or `open` (not RESOLVED)' }),
+    monitor_id: z.optional(z.uuid()),
+    acknowledged: z.optional(
+      z.pipe(
+        z.enum(['true', 'false']),
+        z.transform((value) => value === 'true'),
+      ),
+    ),
+    since: described(z.optional(InstantParam), { description: 'Incidents that started at or after this time' }),
+    until: described(z.optional(InstantParam), { description: 'Incidents that started at or before this time' }),
     ...pageParams,
   })
-  .refine((query) => !query.since || !query.until || query.since <= query.until, {
-    path: ['until'],
-    message: 'until must not be before since',
-  });
+  .check(
+    z.refine((query) => !query.since || !query.until || query.since <= query.until, {
+      path: ['until'],
+      message: 'until must not be before since',
+    }),
+  );
 export type ListIncidentsQuery = z.output<typeof listIncidentsQuery>;
 
-const nullable = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? null);
+const nullable = z.pipe(
+  z.nullish(z.string()),
+  z.transform((value) => value ?? null),
+);
 
 /** An incident as stored (item attributes beyond the keys). */
 export const incidentItem = z.object({
@@ -91,14 +102,14 @@ export const incidentItem = z.object({
   started_at: z.string(),
   resolved_at: nullable,
   /** When it was last resolved; a reopening clears `resolved_at` but never this. */
-  last_resolved_at: z.string().optional(),
+  last_resolved_at: z.optional(z.string()),
   escalation_policy_id: nullable,
   /**
    * The team whose members see the incident: its monitor's team, copied at creation and moved
    * by the rescoper when the monitor moves (`team_seq` says which move it reflects).
    */
   team_id: nullable,
-  team_seq: z.number().default(0),
+  team_seq: z._default(z.number(), 0),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -119,35 +130,39 @@ export type Acknowledgement = z.output<typeof acknowledgementItem>;
 export const escalationStepItem = z.object({
   step_order: z.number(),
   delay_minutes: z.number(),
-  emails: z.array(z.string()).default([]),
-  due_at: z.string().optional(),
-  sent_at: z.string().optional(),
-  cancelled_at: z.string().optional(),
+  emails: z._default(z.array(z.string()), []),
+  due_at: z.optional(z.string()),
+  sent_at: z.optional(z.string()),
+  cancelled_at: z.optional(z.string()),
 });
 export type EscalationStep = z.output<typeof escalationStepItem>;
 
 /** Create, update and acknowledge responses. */
-export const IncidentBody = z
-  .strictObject({
+export const IncidentBody = described(
+  z.strictObject({
     id: Id,
     monitor_id: Id,
-    title: z.string().min(1).max(200).meta({ example: 'Checkout API is down' }),
+    title: described(z.string().check(z.minLength(1), z.maxLength(200)), { example: 'Checkout API is down' }),
     status: Status,
     severity: Severity,
     acknowledged: z.boolean(),
     started_at: Timestamp,
-    resolved_at: Timestamp.nullable(),
+    resolved_at: z.nullable(Timestamp),
     created_at: Timestamp,
-  })
-  .meta({ id: 'Incident', example: incidentExample });
+  }),
+  { id: 'Incident', example: incidentExample },
+);
 
-export const IncidentListItem = IncidentBody.extend({
-  monitor_name: z.string().meta({ example: 'Checkout API' }),
-  escalation_policy_id: Id.nullable(),
-}).meta({ id: 'IncidentListItem', example: incidentListItemExample });
+export const IncidentListItem = described(
+  z.extend(IncidentBody, {
+    monitor_name: described(z.string(), { example: 'Checkout API' }),
+    escalation_policy_id: z.nullable(Id),
+  }),
+  { id: 'IncidentListItem', example: incidentListItemExample },
+);
 
-export const AcknowledgementBody = z
-  .strictObject({
+export const AcknowledgementBody = described(
+  z.strictObject({
     id: Id,
     incident_id: Id,
     user_id: Id,
@@ -155,15 +170,19 @@ export const AcknowledgementBody = z
     user_email: z.string(),
     method: AcknowledgementMethod,
     acknowledged_at: Timestamp,
-  })
-  .meta({ id: 'Acknowledgement', example: acknowledgementExample });
+  }),
+  { id: 'Acknowledgement', example: acknowledgementExample },
+);
 
-export const IncidentDetail = IncidentListItem.extend({
-  acknowledgement: AcknowledgementBody.optional(),
-  escalation_steps: z
-    .array(z.strictObject({ step_order: z.int().min(1), delay_minutes: z.int().min(0) }).meta({ id: 'EscalationStep' }))
-    .optional(),
-}).meta({ id: 'IncidentDetail', example: incidentDetailExample });
+export const IncidentDetail = described(
+  z.extend(IncidentListItem, {
+    acknowledgement: z.optional(AcknowledgementBody),
+    escalation_steps: z.optional(
+      z.array(described(z.strictObject({ step_order: z.int().check(z.minimum(1)), delay_minutes: z.int().check(z.minimum(0)) }), { id: 'EscalationStep' })),
+    ),
+  }),
+  { id: 'IncidentDetail', example: incidentDetailExample },
+);
 
 export const incidentView = (incident: Incident): z.output<typeof IncidentBody> => ({
   id: incident.id,

@@ -3,9 +3,9 @@
  * in the incident's life. Every entry is written in the same transaction as the change it records,
  * so the timeline is never missing what happened, and never shows what did not.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { timelineEntryExample } from '../api/examples.js';
-import { Id, Text, Timestamp } from '../api/common.js';
+import { described, Id, Text, Timestamp } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';
@@ -20,48 +20,53 @@ export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
 /** `POST /api/incidents/:id/updates`: a note, optionally changing the status as `PUT` does. */
-export const postUpdateInput = z
-  .strictObject({ message: Text({ min: 1, max: 5_000, multiline: true }), status: Status.optional() })
-  .meta({ id: 'PostIncidentUpdate', example: { message: 'A fix is rolling out; error rates are falling.', status: 'MONITORING' } });
+export const postUpdateInput = described(z.strictObject({ message: Text({ min: 1, max: 5_000, multiline: true }), status: z.optional(Status) }), {
+  id: 'PostIncidentUpdate',
+  example: { message: 'A fix is rolling out; error rates are falling.', status: 'MONITORING' },
+});
 export type PostUpdateInput = z.output<typeof postUpdateInput>;
 
 export const listUpdatesQuery = z.object(pageParams);
 export type ListUpdatesQuery = z.output<typeof listUpdatesQuery>;
 
+const documented = <T extends z.ZodMiniType>(schema: T, description: string) => described(schema, { description });
+
 /** Facts of an entry beyond its kind; which ones depends on the kind (documented per field). */
-export const TimelineDetails = z
-  .strictObject({
-    automatic: z.boolean().optional().meta({ description: '`created`: opened by a monitor check (true) or by a person' }),
-    title: z.string().optional().meta({ description: '`created`: the title the incident was opened with' }),
-    severity: Severity.optional().meta({ description: '`created`: the severity it was opened with' }),
-    previous_status: Status.optional().meta({ description: '`status_changed` and `resolved`: the status before' }),
-    changes: z
-      .record(z.string(), z.strictObject({ from: z.string(), to: z.string() }))
-      .optional()
-      .meta({ description: '`updated`: each changed field (`title`, `severity`) with its old and new value' }),
-    method: AcknowledgementMethod.optional().meta({ description: '`acknowledged`: how (web, api, slack, email, sms)' }),
-    user_email: z.string().optional().meta({ description: '`acknowledged`: the e-mail address of who acknowledged' }),
-    step_order: z.int().optional().meta({ description: '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was' }),
-    recipients: z.array(z.string()).optional().meta({ description: '`escalation_paged`: who was paged' }),
-    by: z.enum(['user', 'recovery']).optional().meta({ description: '`resolved`: by a person, or by the monitor recovering' }),
-  })
-  .meta({ id: 'TimelineDetails' });
+export const TimelineDetails = described(
+  z.strictObject({
+    automatic: documented(z.optional(z.boolean()), '`created`: opened by a monitor check (true) or by a person'),
+    title: documented(z.optional(z.string()), '`created`: the title the incident was opened with'),
+    severity: documented(z.optional(Severity), '`created`: the severity it was opened with'),
+    previous_status: documented(z.optional(Status), '`status_changed` and `resolved`: the status before'),
+    changes: documented(
+      z.optional(z.record(z.string(), z.strictObject({ from: z.string(), to: z.string() }))),
+      '`updated`: each changed field (`title`, `severity`) with its old and new value',
+    ),
+    method: documented(z.optional(AcknowledgementMethod), '`acknowledged`: how (web, api, slack, email, sms)'),
+    user_email: documented(z.optional(z.string()), '`acknowledged`: the e-mail address of who acknowledged'),
+    step_order: documented(z.optional(z.int()), '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was'),
+    recipients: documented(z.optional(z.array(z.string())), '`escalation_paged`: who was paged'),
+    by: documented(z.optional(z.enum(['user', 'recovery'])), '`resolved`: by a person, or by the monitor recovering'),
+  }),
+  { id: 'TimelineDetails' },
+);
 export type TimelineDetails = z.output<typeof TimelineDetails>;
 
 /** An entry as the API shows it. */
-export const TimelineEntryBody = z
-  .strictObject({
+export const TimelineEntryBody = described(
+  z.strictObject({
     id: Id,
     incident_id: Id,
     kind: TimelineKind,
-    status: Status.meta({ description: "The incident's status after this entry" }),
-    message: z.string().nullable().meta({ description: "A note's text; a `created` entry's creation message; otherwise null" }),
-    user_id: z.string().nullable().meta({ description: 'Who did it; null for what the service did by itself' }),
-    user_name: z.string().nullable(),
+    status: documented(Status, "The incident's status after this entry"),
+    message: documented(z.nullable(z.string()), "A note's text; a `created` entry's creation message; otherwise null"),
+    user_id: documented(z.nullable(z.string()), 'Who did it; null for what the service did by itself'),
+    user_name: z.nullable(z.string()),
     created_at: Timestamp,
-    details: TimelineDetails.nullable(),
-  })
-  .meta({ id: 'IncidentUpdate', example: timelineEntryExample });
+    details: z.nullable(TimelineDetails),
+  }),
+  { id: 'IncidentUpdate', example: timelineEntryExample },
+);
 export type TimelineEntry = z.output<typeof TimelineEntryBody>;
 
 /** An entry as stored (the view's fields). */
@@ -70,11 +75,11 @@ export const timelineEntryItem = z.object({
   incident_id: z.string(),
   kind: TimelineKind,
   status: Status,
-  message: z.string().nullable(),
-  user_id: z.string().nullable(),
-  user_name: z.string().nullable(),
+  message: z.nullable(z.string()),
+  user_id: z.nullable(z.string()),
+  user_name: z.nullable(z.string()),
   created_at: z.string(),
-  details: z.record(z.string(), z.unknown()).nullable().default(null),
+  details: z._default(z.nullable(z.record(z.string(), z.unknown())), null),
 });
 
 export const timelineEntryView = (item: z.output<typeof timelineEntryItem>): TimelineEntry => ({

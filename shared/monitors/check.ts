@@ -6,7 +6,7 @@
  * the next failure replaces it with a new incident, and the resolved one is never reopened.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Text } from '../api/common.js';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
@@ -27,9 +27,9 @@ import { countIncident } from './repository.js';
 export const monitorCheckInput = z.strictObject({
   monitorId: z.uuid(),
   status: z.enum(['down', 'up']),
-  consecutiveFailures: z.int().min(0),
+  consecutiveFailures: z.int().check(z.minimum(0)),
   checkedAt: z.iso.datetime({ offset: true }),
-  message: Text({ max: 10_000, multiline: true }).optional(),
+  message: z.optional(Text({ max: 10_000, multiline: true })),
 });
 export type MonitorCheckInput = z.output<typeof monitorCheckInput>;
 

@@ -1,35 +1,42 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { monitorExample } from '../api/examples.js';
-import { Id, Timestamp, Text } from '../api/common.js';
+import { described, Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 
 export const MonitorName = Text({ min: 1, max: 200 });
-export const FailureThreshold = z.int().min(1).max(10_000);
+export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));
 /** A team to share with: a UUID shares the monitor with that team, null keeps it (or takes it back) to its owner alone. */
 export const TeamId = z.uuid();
 
 /** `GET /api/monitors?team_id=`: only the monitors shared with that team. */
-export const listMonitorsQuery = z.object({ team_id: TeamId.optional(), ...pageParams });
+export const listMonitorsQuery = z.object({ team_id: z.optional(TeamId), ...pageParams });
 export type ListMonitorsQuery = z.output<typeof listMonitorsQuery>;
 
-export const createMonitorInput = z.strictObject({
-  name: MonitorName,
-  failure_threshold: FailureThreshold.default(3),
-  escalation_policy_id: z.uuid().nullable().default(null),
-  team_id: TeamId.nullable().default(null),
-}).meta({ id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } });
+export const createMonitorInput = described(
+  z.strictObject({
+    name: MonitorName,
+    failure_threshold: z._default(FailureThreshold, 3),
+    escalation_policy_id: z._default(z.nullable(z.uuid()), null),
+    team_id: z._default(z.nullable(TeamId), null),
+  }),
+  { id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } },
+);
 export type CreateMonitorInput = z.output<typeof createMonitorInput>;
 
-export const updateMonitorInput = z
-  .strictObject({
-    name: MonitorName,
-    failure_threshold: FailureThreshold,
-    escalation_policy_id: z.uuid().nullable(),
-    team_id: TeamId.nullable(),
-  })
-  .partial()
-  .meta({ id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } })
-  .prefault({});
+export const updateMonitorInput = z.prefault(
+  described(
+    z.partial(
+      z.strictObject({
+        name: MonitorName,
+        failure_threshold: FailureThreshold,
+        escalation_policy_id: z.nullable(z.uuid()),
+        team_id: z.nullable(TeamId),
+      }),
+    ),
+    { id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } },
+  ),
+  {},
+);
 export type UpdateMonitorInput = z.output<typeof updateMonitorInput>;
 
 export const monitorItem = z.object({
@@ -37,30 +44,34 @@ export const monitorItem = z.object({
   name: z.string(),
   owner_id: z.string(),
   failure_threshold: z.number(),
-  escalation_policy_id: z.string().nullable(),
+  escalation_policy_id: z.nullable(z.string()),
   /** The team the monitor is shared with; stored absent when it is its owner's alone. */
-  team_id: z.string().nullish().transform((value) => value ?? null),
+  team_id: z.pipe(
+    z.nullish(z.string()),
+    z.transform((value) => value ?? null),
+  ),
   /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
-  team_seq: z.number().default(0),
+  team_seq: z._default(z.number(), 0),
   /** How many incidents the monitor has had (the rescoper knows when it has seen them all). */
-  incident_count: z.number().default(0),
+  incident_count: z._default(z.number(), 0),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type Monitor = z.output<typeof monitorItem>;
 
-export const MonitorBody = z
-  .strictObject({
+export const MonitorBody = described(
+  z.strictObject({
     id: Id,
-    name: z.string().meta({ example: 'Checkout API' }),
+    name: described(z.string(), { example: 'Checkout API' }),
     owner_id: Id,
-    failure_threshold: z.int().min(1),
-    escalation_policy_id: Id.nullable(),
-    team_id: Id.nullable().meta({ description: 'The team the monitor is shared with; null when it is its owner\'s alone' }),
+    failure_threshold: z.int().check(z.minimum(1)),
+    escalation_policy_id: z.nullable(Id),
+    team_id: described(z.nullable(Id), { description: 'The team the monitor is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
     updated_at: Timestamp,
-  })
-  .meta({ id: 'Monitor', example: monitorExample });
+  }),
+  { id: 'Monitor', example: monitorExample },
+);
 
 export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => ({
   id: monitor.id,

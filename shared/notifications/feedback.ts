@@ -5,7 +5,7 @@
  * reported to the caller for logging, never skipped silently; an invitee's bounce is counted.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { itemPresent, keys } from '../db/keys.js';
@@ -20,10 +20,10 @@ export const sesFeedbackDetail = z.object({
   mail: z.object({
     messageId: z.string(),
     /** Message tags: each name with its values. */
-    tags: z.record(z.string(), z.array(z.string())).default({}),
+    tags: z._default(z.record(z.string(), z.array(z.string())), {}),
   }),
-  bounce: z.object({ bounceType: z.string(), bounceSubType: z.string().optional(), bouncedRecipients: recipients }).optional(),
-  complaint: z.object({ complainedRecipients: recipients, complaintFeedbackType: z.string().optional() }).optional(),
+  bounce: z.optional(z.object({ bounceType: z.string(), bounceSubType: z.optional(z.string()), bouncedRecipients: recipients })),
+  complaint: z.optional(z.object({ complainedRecipients: recipients, complaintFeedbackType: z.optional(z.string()) })),
 });
 export type SesFeedbackDetail = z.output<typeof sesFeedbackDetail>;
 

@@ -1,13 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { subscriberExample } from '../api/examples.js';
-import { Id, Timestamp } from '../api/common.js';
+import { described, Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const subscribeInput = z.strictObject({ email: Email });
 export type SubscribeInput = z.output<typeof subscribeInput>;
 
 export const subscriberParams = z.strictObject({ id: z.uuid(), subscriberId: z.uuid() });
-export const unsubscribeParams = z.strictObject({ token: z.string().min(1).max(512) });
+export const unsubscribeParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 export const subscriberItem = z.object({
   id: z.string(),
@@ -16,8 +16,8 @@ export const subscriberItem = z.object({
   created_at: z.string(),
   unsubscribe_token: z.string(),
   /** Set when SES reported a hard bounce or a complaint: no more e-mail goes to this subscription. */
-  suppressed_at: z.string().optional(),
-  suppression_reason: z.enum(['bounce', 'complaint']).optional(),
+  suppressed_at: z.optional(z.string()),
+  suppression_reason: z.optional(z.enum(['bounce', 'complaint'])),
 });
 export type Subscriber = z.output<typeof subscriberItem>;
 
@@ -28,23 +28,22 @@ export const unsubscribeTokenItem = z.object({
   email: z.string(),
 });
 
-export const Suppression = z
-  .strictObject({ reason: z.enum(['bounce', 'complaint']), at: Timestamp })
-  .meta({
-    id: 'Suppression',
-    description:
-      'Why and since when no e-mail goes to this subscriber: SES reported a hard bounce or a complaint. Delete the subscriber and subscribe the address again to resume.',
-  });
+export const Suppression = described(z.strictObject({ reason: z.enum(['bounce', 'complaint']), at: Timestamp }), {
+  id: 'Suppression',
+  description:
+    'Why and since when no e-mail goes to this subscriber: SES reported a hard bounce or a complaint. Delete the subscriber and subscribe the address again to resume.',
+});
 
-export const SubscriberBody = z
-  .strictObject({
+export const SubscriberBody = described(
+  z.strictObject({
     id: Id,
     monitor_id: Id,
-    email: z.string().meta({ example: 'customer@example.com' }),
+    email: described(z.string(), { example: 'customer@example.com' }),
     created_at: Timestamp,
-    suppression: Suppression.nullable(),
-  })
-  .meta({ id: 'Subscriber', example: subscriberExample });
+    suppression: z.nullable(Suppression),
+  }),
+  { id: 'Subscriber', example: subscriberExample },
+);
 
 export const subscriberView = (subscriber: Subscriber): z.output<typeof SubscriberBody> => ({
   id: subscriber.id,

@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../api/examples.js';
-import { Id, Timestamp, Text } from '../api/common.js';
+import { described, Id, Timestamp, Text } from '../api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
@@ -16,26 +16,25 @@ export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export const TeamName = Text({ min: 1, max: 100 });
 export const TeamSlug = z
   .string()
-  .min(1)
-  .max(100)
-  .regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only');
+  .check(z.minLength(1), z.maxLength(100), z.regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only'));
 
-export const createTeamInput = z
-  .strictObject({ name: TeamName, slug: TeamSlug })
-  .meta({ id: 'CreateTeam', example: { name: 'Site Reliability', slug: 'sre' } });
+export const createTeamInput = described(z.strictObject({ name: TeamName, slug: TeamSlug }), {
+  id: 'CreateTeam',
+  example: { name: 'Site Reliability', slug: 'sre' },
+});
 export type CreateTeamInput = z.output<typeof createTeamInput>;
 
 /** `name` is the only updatable field; an absent body is an empty update ("No updates provided"). */
-export const updateTeamInput = z
-  .strictObject({ name: TeamName })
-  .partial()
-  .meta({ id: 'UpdateTeam', minProperties: 1, example: { name: 'Platform Reliability' } })
-  .prefault({});
+export const updateTeamInput = z.prefault(
+  described(z.partial(z.strictObject({ name: TeamName })), { id: 'UpdateTeam', minProperties: 1, example: { name: 'Platform Reliability' } }),
+  {},
+);
 export type UpdateTeamInput = z.output<typeof updateTeamInput>;
 
-export const inviteInput = z
-  .strictObject({ email: Email, role: AssignableRole })
-  .meta({ id: 'CreateInvite', example: { email: 'bob@example.com', role: 'MEMBER' } });
+export const inviteInput = described(z.strictObject({ email: Email, role: AssignableRole }), {
+  id: 'CreateInvite',
+  example: { email: 'bob@example.com', role: 'MEMBER' },
+});
 export type InviteInput = z.output<typeof inviteInput>;
 
 export const changeRoleInput = z.strictObject({ role: AssignableRole });
@@ -45,7 +44,7 @@ export const teamParams = z.strictObject({ id: z.uuid() });
 export const inviteParams = z.strictObject({ id: z.uuid(), inviteId: z.uuid() });
 export const memberParams = z.strictObject({ id: z.uuid(), memberId: z.uuid() });
 /** Any token string is looked up; an unknown one is "Invalid or expired invite". */
-export const tokenParams = z.strictObject({ token: z.string().min(1).max(512) });
+export const tokenParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 export const teamItem = z.object({
   id: z.string(),
@@ -103,41 +102,51 @@ export const inviteTokenItem = z.object({
 });
 export type InviteToken = z.output<typeof inviteTokenItem>;
 
-export const TeamBody = z
-  .strictObject({
+export const TeamBody = described(
+  z.strictObject({
     id: Id,
-    name: z.string().meta({ example: 'Site Reliability' }),
-    slug: z.string().meta({ example: 'sre' }),
+    name: described(z.string(), { example: 'Site Reliability' }),
+    slug: described(z.string(), { example: 'sre' }),
     owner_id: Id,
     created_at: Timestamp,
     updated_at: Timestamp,
-  })
-  .meta({ id: 'Team', example: teamExample });
+  }),
+  { id: 'Team', example: teamExample },
+);
 
-export const TeamListItem = TeamBody.extend({ member_count: z.int().min(1), user_role: Role }).meta({ id: 'TeamListItem', example: teamListItemExample });
+export const TeamListItem = described(z.extend(TeamBody, { member_count: z.int().check(z.minimum(1)), user_role: Role }), {
+  id: 'TeamListItem',
+  example: teamListItemExample,
+});
 
-export const MemberBody = z
-  .strictObject({ id: Id, team_id: Id, user_id: Id, role: Role, joined_at: Timestamp })
-  .meta({ id: 'TeamMember', example: memberExample });
+export const MemberBody = described(z.strictObject({ id: Id, team_id: Id, user_id: Id, role: Role, joined_at: Timestamp }), {
+  id: 'TeamMember',
+  example: memberExample,
+});
 
-export const MemberDetail = MemberBody.extend({ name: z.string(), email: z.string() }).meta({ id: 'TeamMemberDetail', example: memberDetailExample });
+export const MemberDetail = described(z.extend(MemberBody, { name: z.string(), email: z.string() }), {
+  id: 'TeamMemberDetail',
+  example: memberDetailExample,
+});
 
-export const InviteBody = z
-  .strictObject({
+export const InviteBody = described(
+  z.strictObject({
     id: Id,
     team_id: Id,
-    email: z.string().meta({ example: 'bob@example.com' }),
+    email: described(z.string(), { example: 'bob@example.com' }),
     role: AssignableRole,
-    token: z.string().meta({ description: 'The unique invite token (256 random bits, base64url)' }),
+    token: described(z.string(), { description: 'The unique invite token (256 random bits, base64url)' }),
     invited_by: Id,
     expires_at: Timestamp,
     created_at: Timestamp,
-  })
-  .meta({ id: 'TeamInvite', example: inviteExample });
+  }),
+  { id: 'TeamInvite', example: inviteExample },
+);
 
-export const TeamDetail = z
-  .strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role })
-  .meta({ id: 'TeamDetail', example: teamDetailExample });
+export const TeamDetail = described(
+  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role }),
+  { id: 'TeamDetail', example: teamDetailExample },
+);
 
 export const teamView = (team: Team): z.output<typeof TeamBody> => ({
   id: team.id,

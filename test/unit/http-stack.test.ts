@@ -1,13 +1,13 @@
 /** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
 import { describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { httpRoute, nextPageLink } from '../../functions/lib/http.js';
 import { logger } from '../../functions/lib/observability.js';
 import { BadRequestError, NotFoundError } from '../../shared/errors.js';
 import { idParams } from '../../shared/validation.js';
 import { httpEvent, lambdaContext } from '../support/events.js';
 
-const body = z.strictObject({ title: z.string().trim().min(1).max(5), count: z.int().optional() });
+const body = z.strictObject({ title: z.string().check(z.trim(), z.minLength(1), z.maxLength(5)), count: z.optional(z.int()) });
 
 function routeWith(domain: (input: unknown) => Promise<unknown>) {
   return httpRoute({ summary: 'Create a thing', body, status: 201, response: z.unknown(), failure: 'Failed to create thing' }, async ({ body: input, caller }) =>
@@ -54,7 +54,7 @@ describe('httpRoute', () => {
 
   it('reports path, query and body problems together', async () => {
     const handler = httpRoute(
-      { summary: 'x', params: idParams, query: z.object({ severity: z.enum(['HIGH']).optional() }), body, response: z.unknown(), failure: 'x' },
+      { summary: 'x', params: idParams, query: z.object({ severity: z.optional(z.enum(['HIGH'])) }), body, response: z.unknown(), failure: 'x' },
       async () => ({}),
     );
     const event = httpEvent({ pathParameters: { id: 'nope' }, queryStringParameters: { severity: 'LOW' }, body: '{}' });
