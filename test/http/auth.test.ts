@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.js';
 import { LocalIssuer } from '../../infra/local/jwt.js';
 import { LOCAL_ISSUER } from '../../infra/local/runtime.js';
@@ -63,6 +63,24 @@ describe('local JWT authorizer', () => {
       aud: 'incident-service',
       exp: expect.stringMatching(/^\d+$/),
     });
+  });
+
+  it('refuses a token it has accepted once it expires: remembering verified tokens never outlives their exp', async () => {
+    const token = await issuer.signPayload({ ...subject, iss: LOCAL_ISSUER, aud: 'incident-service', exp: now() + 60 });
+    expect((await call(`Bearer ${token}`)).status).toBe(200);
+    expect((await call(`Bearer ${token}`)).status).toBe(200);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 59_000);
+      expect((await call(`Bearer ${token}`)).status).toBe(200);
+      vi.setSystemTime(Date.now() + 2_000);
+      const response = await fetch(`${url}/api/incidents`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('error_description="the token has expired"');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(invocations).toHaveLength(3);
   });
 
   it('issues tokens valid for 24 hours', async () => {
