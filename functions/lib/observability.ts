@@ -21,11 +21,19 @@ const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
 
 /** Masks e-mail addresses (`a***@example.com`) and JWTs in every string of a log item. */
 export function mask(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(JWT, '[jwt]').replace(EMAIL, '$1***@$2');
+  if (typeof value === 'string') {
+    // Most values hold neither; a substring test is far cheaper than a replace that finds nothing.
+    let masked = value;
+    if (masked.includes('eyJ')) masked = masked.replace(JWT, '[jwt]');
+    if (masked.includes('@')) masked = masked.replace(EMAIL, '$1***@$2');
+    return masked;
+  }
   if (Array.isArray(value)) return value.map(mask);
   if (value instanceof Error) return mask(describeError(value));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mask(inner)]));
+    const masked: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) masked[key] = mask(inner);
+    return masked;
   }
   return value;
 }
