@@ -20,7 +20,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
-import { benchRequestPath, call, pathTable } from './bench-path.js';
+import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -98,6 +98,7 @@ async function main() {
     }
     if (run('lists')) await benchLists(runtime);
   } finally {
+    closeClient();
     await runtime.close();
     await database.stop();
   }
