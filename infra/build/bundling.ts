@@ -3,11 +3,12 @@
  * (`infra/cdk/service-function.ts`, `bundleFunction`) and the size and cold-start measurements (`npm run bench`, the
  * bundle-size test) use these same esbuild settings, so what is measured is what deploys.
  */
-import { build, buildSync, type BuildOptions } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { allFunctions } from '../system.js';
 import { repositoryRoot } from '../local/paths.js';
+import { markConstantsPure } from './pure-constants.js';
 
 /** Node.js 24 on Lambda; ESM bundles of CommonJS dependencies need `require`. */
 export const bundleSettings = {
@@ -41,29 +42,51 @@ export const handler = async (event) => {
 };
 `;
 
-let deployBundles: Map<string, { name: string; contents: Uint8Array }[]> | undefined;
+/** The modules of `shared/`, with their top-level constants' calls marked pure (`pure-constants.ts`). */
+const sharedConstantsPure: Plugin = {
+  name: 'shared-constants-pure',
+  setup(builder) {
+    const shared = join(repositoryRoot, 'shared');
+    builder.onLoad({ filter: /\.ts$/ }, (args) =>
+      args.path.startsWith(`${shared}/`) ? { contents: markConstantsPure(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' } : undefined,
+    );
+  },
+};
+
+type DeployFiles = Map<string, { name: string; contents: Uint8Array }[]>;
+
+let deployBundles: Promise<DeployFiles> | undefined;
+let deployed: DeployFiles | undefined;
 
 /**
- * Bundles one function as it deploys: `<outdir>/index.mjs` (ESM, minified, the AWS SDK included)
- * and its source map (without sources). The first call bundles every function of the system
- * description in one in-process esbuild run (about 3 s for all of them, sharing the parsing of the
- * SDK); later calls write what it made. Starting an esbuild process per function through `npx`,
- * as NodejsFunction does with an npm lock file, cost `cdk synth` about 0.45 s a function.
+ * Bundles every function of the system description, as it deploys, in one esbuild run (about 3 s
+ * for all of them, sharing the parsing of the SDK); later calls wait for the same run. Starting an
+ * esbuild process per function through `npx`, as NodejsFunction does with an npm lock file, cost
+ * `cdk synth` about 0.45 s a function. The CDK app awaits it before it builds the stack, since
+ * the CDK's local bundling is synchronous and esbuild runs plugins only asynchronously.
+ */
+export function prepareBundles(): Promise<void> {
+  deployBundles ??= bundleForDeployment().then((files) => (deployed = files));
+  return deployBundles.then(() => undefined);
+}
+
+/**
+ * Writes one function's bundle as it deploys: `<outdir>/index.mjs` (ESM, minified, the AWS SDK
+ * included) and its source map (without sources). `prepareBundles()` must have finished.
  */
 export function bundleFunction(handler: string, outdir: string): void {
-  const files = deploymentBundles().get(handler);
+  if (!deployed) throw new Error('The bundles are not built yet: await prepareBundles() before synthesizing the stack');
+  const files = deployed.get(handler);
   if (!files) throw new Error(`${handler} is not a handler of the system description (infra/system.ts)`);
   mkdirSync(outdir, { recursive: true });
   for (const file of files) writeFileSync(join(outdir, file.name), file.contents);
 }
 
-/** Every handler's deployed files (bundle and source map), built once per process. */
-const deploymentBundles = () => (deployBundles ??= bundleForDeployment());
-
-function bundleForDeployment() {
+async function bundleForDeployment(): Promise<DeployFiles> {
   const handlers = [...new Set(allFunctions.map((fn) => fn.handler))];
-  const result = buildSync({
+  const result = await build({
     ...esbuildOptions,
+    plugins: [sharedConstantsPure],
     entryPoints: Object.fromEntries(handlers.map((handler, index) => [`${index}/index`, join(repositoryRoot, handler)])),
     // Never written (`write: false`); inside the repository at a fixed depth, so that the source maps
     // name the sources relative to it and the bundles (whose hash is the assets') are the same from
@@ -73,7 +96,7 @@ function bundleForDeployment() {
     sourcemap: true,
     sourcesContent: false,
   });
-  const bundles = new Map<string, { name: string; contents: Uint8Array }[]>();
+  const bundles: DeployFiles = new Map();
   for (const file of result.outputFiles ?? []) {
     const index = basename(dirname(file.path));
     const name = basename(file.path);
@@ -91,10 +114,11 @@ export interface Bundle {
 /** The baseline, and every function of the system description exactly as it deploys (in memory). */
 export async function bundleAll(): Promise<{ baseline: Bundle; functions: Bundle[] }> {
   const baseline = await build({ ...esbuildOptions, stdin: { contents: BASELINE_SOURCE, resolveDir: repositoryRoot, loader: 'js' } });
-  const deployed = deploymentBundles();
+  await prepareBundles();
+  const files = deployed!;
   return {
     baseline: { name: 'baseline', code: baseline.outputFiles![0]!.contents },
-    functions: allFunctions.map((fn) => ({ name: fn.name, code: deployed.get(fn.handler)!.find((file) => file.name === 'index.mjs')!.contents })),
+    functions: allFunctions.map((fn) => ({ name: fn.name, code: files.get(fn.handler)!.find((file) => file.name === 'index.mjs')!.contents })),
   };
 }
 

@@ -5,6 +5,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { fileURLToPath } from 'node:url';
+import { prepareBundles } from '../build/bundling.js';
 import { acknowledgeFindings } from './nag.js';
 import { IncidentServiceStack } from './stack.js';
 
@@ -18,6 +19,7 @@ export function buildApp(app = new App()) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await prepareBundles();
   const { app } = buildApp();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   app.synth();

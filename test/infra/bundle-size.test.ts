@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleAll, median } from '../../infra/build/bundling.js';
 import { allFunctions } from '../../infra/system.js';
 
-/** Issue 12's goal (1.235 today, docs/performance.md). */
+/** Issue 12's goal (1.19 today, docs/performance.md). */
 const LIMIT = 1.25;
 
 describe('bundle size', () => {

@@ -1,0 +1,61 @@
+/**
+ * Lets a bundle leave out the schemas its function never uses.
+ *
+ * Every module of `shared/` builds its values when it loads: zod schemas, their documentation,
+ * the OpenAPI examples. A function uses a few of them, but esbuild keeps every top-level
+ * `const` whose initializer calls a function, since the call might have side effects. zod marks its
+ * own functions free of side effects, but esbuild honours that mark only inside the module that
+ * declares the function (evanw/esbuild#4369). So the incidents-get bundle built about 550 schemas
+ * when it loaded, and carried all of them.
+ *
+ * In `shared/`, a top-level constant's initializer only builds a value. When bundling, every call in
+ * such an initializer (outside the functions it defines) is marked `/* @__PURE__ *\/`, and esbuild
+ * drops the constants a bundle never reads. The calls allowed there are listed in `PURE_CALLEES`,
+ * and `test/unit/pure-constants.test.ts` holds every module of `shared/` to that list. A call with
+ * an effect (a client, a registration, a config) belongs in a statement of its own, which is never
+ * marked.
+ */
+import ts from 'typescript';
+
+/**
+ * What a top-level constant of `shared/` may call: zod (`z.…`), the documentation and text helpers
+ * of `shared/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
+ * generator alone, which reads the sources), local builders, and `Object.keys`.
+ */
+export const PURE_CALLEES = [/^z\./, /^described$/, /^Text$/, /^documented$/, /^at$/, /^Object\.keys$/];
+
+/** The calls in the initializers of `source`'s top-level constants, outside the functions they define. */
+export function constantInitializerCalls(source: string, fileName: string): { callee: string; start: number; end: number }[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const calls: { callee: string; start: number; end: number }[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node)) return;
+    if (ts.isCallExpression(node)) {
+      calls.push({ callee: node.expression.getText(file).replace(/\s+/g, ''), start: node.getStart(file), end: node.end });
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const statement of file.statements) {
+    if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue;
+    for (const declaration of statement.declarationList.declarations) if (declaration.initializer) visit(declaration.initializer);
+  }
+  return calls;
+}
+
+/**
+ * `source` with every call of its top-level constants' initializers marked pure. A call is
+ * parenthesized too: esbuild applies the mark to the first call after it, which in `a().b()` would
+ * be `a()`. No line changes, so the source maps' lines still hold.
+ */
+export function markConstantsPure(source: string, fileName: string): string {
+  const inserts = constantInitializerCalls(source, fileName).flatMap(({ start, end }) => [
+    { at: end, text: ')', order: 0 },
+    { at: start, text: '/* @__PURE__ */ (', order: 1 },
+  ]);
+  // From the end backwards. Where one call ends and another starts, the opening goes in first, so
+  // that the closing inserted after it at the same place lands before it.
+  inserts.sort((a, b) => b.at - a.at || b.order - a.order);
+  let marked = source;
+  for (const { at, text } of inserts) marked = marked.slice(0, at) + text + marked.slice(at);
+  return marked;
+}
