@@ -1,10 +1,5 @@
-import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
+import * as z from './zod.js';
 import type { FieldError } from './errors.js';
-
-// zod/mini (a fifth of classic zod's size in every bundle) loads no messages of its own; the
-// English ones are those a validation error's `details` carry.
-z.config(en());
 
 /** Path parameters of a resource addressed by id. */
 export const idParams = z.strictObject({ id: z.uuid() });

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { listPoliciesQuery, PolicyBody } from '../../shared/escalation/model.js';
 import { listPolicies } from '../../shared/escalation/service.js';
 import { NextCursor } from '../../shared/api/common.js';

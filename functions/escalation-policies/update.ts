@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { PolicyBody, updatePolicyInput } from '../../shared/escalation/model.js';
 import { updatePolicy } from '../../shared/escalation/service.js';
 import { idParams } from '../../shared/validation.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { acknowledgeIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { acknowledgeIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { NextCursor } from '../../shared/api/common.js';
 import { listUpdates } from '../../shared/incidents/service.js';
 import { listUpdatesQuery, TimelineEntryBody } from '../../shared/incidents/timeline.js';

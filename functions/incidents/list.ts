@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { IncidentListItem, listIncidentsQuery } from '../../shared/incidents/model.js';
 import { listIncidents } from '../../shared/incidents/service.js';
 import { NextCursor } from '../../shared/api/common.js';

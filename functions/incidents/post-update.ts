@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { postUpdate } from '../../shared/incidents/service.js';
 import { postUpdateInput, TimelineEntryBody } from '../../shared/incidents/timeline.js';
 import { idParams } from '../../shared/validation.js';

@@ -11,7 +11,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import type { Caller } from '../../shared/caller.js';
 import {
   isServiceError,

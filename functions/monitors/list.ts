@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { listMonitorsQuery, MonitorBody } from '../../shared/monitors/model.js';
 import { listMonitors } from '../../shared/monitors/service.js';
 import { NextCursor } from '../../shared/api/common.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { MonitorBody, updateMonitorInput } from '../../shared/monitors/model.js';
 import { updateMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/validation.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { SubscriberBody } from '../../shared/subscribers/model.js';
 import { listSubscribers } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/validation.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { createTeamInput, TeamBody } from '../../shared/teams/model.js';
 import { createTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { InviteBody, inviteInput, teamParams } from '../../shared/teams/model.js';
 import { inviteMember } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { TeamListItem } from '../../shared/teams/model.js';
 import { listTeams } from '../../shared/teams/service.js';
 import { NextCursor } from '../../shared/api/common.js';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { described, FieldError } from '../../shared/api/common.js';
 import { monitorCheckInput } from '../../shared/monitors/check.js';
 import type { RouteContract } from '../../functions/lib/http.js';

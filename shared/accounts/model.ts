@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { described, Text } from '../api/common.js';
 
 /**

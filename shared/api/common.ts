@@ -1,5 +1,5 @@
 /** Building blocks of the API's response schemas (documented in the generated OpenAPI document). */
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 
 /**
  * The schema with documentation for the OpenAPI document (`id` names a component): a copy, so

@@ -8,7 +8,7 @@
  * foreign cursor (another caller, endpoint or filters) a `400 Validation errors` on `cursor`.
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { ValidationError } from '../errors.js';
 import { described } from './common.js';
 

@@ -4,7 +4,7 @@
  * that marks the step sent and records the `incident.escalation_step` event.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { itemPresent, keys } from '../db/keys.js';

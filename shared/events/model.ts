@@ -3,7 +3,7 @@
  * `detail-type` names the event; `detail` is versioned (`version: 1`) and validated with these
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { AcknowledgementMethod, Severity, Status } from '../incidents/model.js';
 import { AssignableRole } from '../teams/model.js';
 

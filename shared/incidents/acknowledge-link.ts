@@ -7,7 +7,7 @@
  * resolved — so of a click and an API acknowledge at once exactly one wins.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { attributes, itemPresent, keys } from '../db/keys.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../api/examples.js';
 import { described, Id, Timestamp, Text } from '../api/common.js';
 import { pageParams } from '../api/paging.js';

@@ -3,7 +3,7 @@
  * in the incident's life. Every entry is written in the same transaction as the change it records,
  * so the timeline is never missing what happened, and never shows what did not.
  */
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { timelineEntryExample } from '../api/examples.js';
 import { described, Id, Text, Timestamp } from '../api/common.js';
 import { pageParams } from '../api/paging.js';

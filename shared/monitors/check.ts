@@ -6,7 +6,7 @@
  * the next failure replaces it with a new incident, and the resolved one is never reopened.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { Text } from '../api/common.js';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';

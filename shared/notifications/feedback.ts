@@ -5,7 +5,7 @@
  * reported to the caller for logging, never skipped silently; an invitee's bounce is counted.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { itemPresent, keys } from '../db/keys.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import * as z from '../zod.js';
 import { subscriberExample } from '../api/examples.js';
 import { described, Id, Timestamp } from '../api/common.js';
 import { Email } from '../accounts/model.js';

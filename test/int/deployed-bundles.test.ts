@@ -15,7 +15,7 @@ import { routes } from '../../infra/system.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { httpEvent, type EventOptions } from '../support/events.js';
 
-const NAMES = ['monitors-create', 'incidents-create', 'incidents-get', 'incidents-list', 'incidents-update', 'incidents-updates-list', 'teams-invite'];
+const NAMES = ['monitors-create', 'incidents-create', 'incidents-get', 'incidents-list', 'incidents-update', 'incidents-updates-list', 'teams-invite', 'escalation-step'];
 let dir: string;
 
 /**
@@ -27,7 +27,11 @@ const requests = JSON.parse(process.argv[2]);
 const answers = [];
 for (const { name, event, context } of requests) {
   const { handler } = await import('./' + name + '.mjs');
-  answers.push(await handler(event, { ...context, getRemainingTimeInMillis: () => 10000 }));
+  try {
+    answers.push(await handler(event, { ...context, getRemainingTimeInMillis: () => 10000 }));
+  } catch (error) {
+    answers.push({ thrown: error.name, message: error.message });
+  }
 }
 process.stdout.write(JSON.stringify(answers));
 `;
@@ -62,6 +66,20 @@ async function fromSources(requests: Request[]) {
 }
 
 describe('the deployed bundles', () => {
+  it('refuse a worker\'s bad event as the sources do, in English (zod/mini loads no messages of its own)', async () => {
+    const bad = { incident_id: 'nope', step_order: 0 };
+    const batch = [{ name: 'escalation-step', event: bad, context: lambdaContext('escalation-step', 'bundle-test', 10) }];
+    const output = execFileSync(process.execPath, [join(dir, 'run.mjs'), JSON.stringify(batch)], { cwd: dir, env: process.env, encoding: 'utf8' });
+    const [fromBundle] = JSON.parse(output) as { thrown: string; message: string }[];
+    const fromSource = await invoke(await loadHandler({ handler: 'functions/escalation/step.ts' }), 'escalation-step', bad).then(
+      () => undefined,
+      (error: Error) => ({ thrown: error.name, message: error.message }),
+    );
+    expect(fromBundle).toEqual(fromSource);
+    expect(fromBundle!.message).toContain('Invalid UUID');
+    expect(fromBundle!.message).toContain('Too small: expected number to be >=1');
+  });
+
   it('validate, read and write exactly as the sources do', async () => {
     const owner = await signUp({ email: `bundles-${Date.now()}@example.com`, name: 'Bundle owner' });
     const sub = owner.id;

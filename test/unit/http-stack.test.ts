@@ -1,6 +1,6 @@
 /** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
 import { describe, expect, it, vi } from 'vitest';
-import * as z from 'zod/mini';
+import * as z from '../../shared/zod.js';
 import { httpRoute, nextPageLink } from '../../functions/lib/http.js';
 import { logger } from '../../functions/lib/observability.js';
 import { BadRequestError, NotFoundError } from '../../shared/errors.js';
