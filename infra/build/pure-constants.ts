@@ -18,11 +18,21 @@
 import ts from 'typescript';
 
 /**
- * What a top-level constant of `shared/` may call: zod (`z.…`), the documentation and text helpers
- * of `shared/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
- * generator alone, which reads the sources), local builders, and `Object.keys`.
+ * What a top-level constant of `shared/` may call: zod's builders (`z.string`, `z.iso.datetime`, …;
+ * not `z.config` nor its registries) and mini's `.check`, the documentation and text helpers of
+ * `shared/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
+ * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline, and
+ * `Object.keys`. Helpers are allowed by name: adding one here is a promise that it only builds a value.
  */
-export const PURE_CALLEES = [/^z\./, /^described$/, /^Text$/, /^documented$/, /^at$/, /^Object\.keys$/];
+export const PURE_CALLEES = [
+  /^z\.(?!config$|globalRegistry\b|registry$)[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/,
+  /\.check$/,
+  /^described$/,
+  /^Text$/,
+  /^documented$/,
+  /^at$/,
+  /^Object\.keys$/,
+];
 
 /** The calls in the initializers of `source`'s top-level constants, outside the functions they define. */
 export function constantInitializerCalls(source: string, fileName: string): { callee: string; start: number; end: number }[] {
@@ -30,7 +40,7 @@ export function constantInitializerCalls(source: string, fileName: string): { ca
   const calls: { callee: string; start: number; end: number }[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isFunctionLike(node)) return;
-    if (ts.isCallExpression(node)) {
+    if (ts.isCallExpression(node) && markable(node)) {
       calls.push({ callee: node.expression.getText(file).replace(/\s+/g, ''), start: node.getStart(file), end: node.end });
     }
     ts.forEachChild(node, visit);
@@ -43,9 +53,21 @@ export function constantInitializerCalls(source: string, fileName: string): { ca
 }
 
 /**
+ * Whether a call can be parenthesized and marked without changing what the constant holds: not a link
+ * of an optional chain (`a?.b()` in parentheses would no longer short-circuit what follows it), and
+ * not the left of a comma (its value is discarded, so a mark would let esbuild drop it).
+ */
+function markable(call: ts.CallExpression): boolean {
+  if (call.flags & ts.NodeFlags.OptionalChain) return false;
+  const parent = call.parent;
+  return !(ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.CommaToken && parent.left === call);
+}
+
+/**
  * `source` with every call of its top-level constants' initializers marked pure. A call is
  * parenthesized too: esbuild applies the mark to the first call after it, which in `a().b()` would
- * be `a()`. No line changes, so the source maps' lines still hold.
+ * be `a()`. No line changes, so the source maps' lines still hold; on a marked line, the columns
+ * after a mark are off by its length.
  */
 export function markConstantsPure(source: string, fileName: string): string {
   const inserts = constantInitializerCalls(source, fileName).flatMap(({ start, end }) => [

@@ -27,6 +27,13 @@ describe('constants marked pure in bundles', () => {
         .map(({ callee }) => `${relative(repositoryRoot, file)}: ${callee}(…)`),
     );
     expect(strays).toEqual([]);
+    // Effects zod offers are not builders.
+    for (const callee of ['z.config', 'z.globalRegistry.add', 'z.string().register', 'z.registry']) {
+      expect(PURE_CALLEES.some((pattern) => pattern.test(callee)), callee).toBe(false);
+    }
+    for (const callee of ['z.string', 'z.iso.datetime', 'z.coerce.number', 'z.string().check', 'described']) {
+      expect(PURE_CALLEES.some((pattern) => pattern.test(callee)), callee).toBe(true);
+    }
     // The rule is not vacuous: the schemas are there to be marked.
     const marked = constantInitializerCalls(readFileSync(join(repositoryRoot, 'shared/incidents/model.ts'), 'utf8'), 'model.ts');
     expect(marked.length).toBeGreaterThan(50);
@@ -39,6 +46,10 @@ describe('constants marked pure in bundles', () => {
     export const nested = f(f(1), f(f(2)), [f(3),f(4)]);
     export const object = z.object({ a: f(), b: z.string().check() });
     export const later = (x) => f(x);
+    const registry = { get: (id) => (id === 'Id' ? { description: ' an id ' } : undefined) };
+    export const present = registry.get('Id')?.description.trim().length;
+    export const absent = registry.get('Nope')?.description.trim().length;
+    export const comma = (log.push('comma'), f(5));
     log.push('effect');
   `;
 
@@ -56,7 +67,13 @@ describe('constants marked pure in bundles', () => {
       return { values, later: typeof later, log };
     };
     const before = evaluate(source);
-    expect(before).toMatchObject({ values: { chained: ['string', 'min1', 'min2'], nested: ['f', ['f', 1], ['f', ['f', 2]], [['f', 3], ['f', 4]]] }, log: ['effect'] });
+    expect(before).toMatchObject({
+      values: { chained: ['string', 'min1', 'min2'], nested: ['f', ['f', 1], ['f', ['f', 2]], [['f', 3], ['f', 4]]], present: 5, absent: undefined, comma: ['f', 5] },
+      log: ['comma', 'effect'],
+    });
+    // An optional chain's links and a comma's left stay unmarked: parentheses would change the one, a mark would drop the other.
+    expect(marked).not.toContain("(log.push('comma'))");
+    expect(marked).not.toMatch(/\(registry\.get\('Nope'\)\?\.description\.trim\(\)\)/);
     expect(evaluate(marked)).toEqual(before);
   });
 
