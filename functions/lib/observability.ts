@@ -31,7 +31,8 @@ export function mask(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(mask);
   if (value instanceof Error) return mask(describeError(value));
   if (value && typeof value === 'object') {
-    const masked: Record<string, unknown> = {};
+    // Without a prototype, an own `__proto__` key (from parsed JSON) stays a key, not a prototype.
+    const masked: Record<string, unknown> = Object.create(null);
     for (const [key, inner] of Object.entries(value)) masked[key] = mask(inner);
     return masked;
   }
