@@ -89,8 +89,12 @@ export function call(runtime: Runtime, method: string, path: string, token?: str
         response.on('error', reject);
         response.on('end', () => {
           const status = response.statusCode ?? 0;
-          if (status < 200 || status > 299) reject(new Error(`${method} ${path}: ${status} ${text}`));
-          else resolve({ body: JSON.parse(text), bytes: Buffer.byteLength(text) });
+          if (status < 200 || status > 299) return reject(new Error(`${method} ${path}: ${status} ${text}`));
+          try {
+            resolve({ body: JSON.parse(text), bytes: Buffer.byteLength(text) });
+          } catch (error) {
+            reject(new Error(`${method} ${path}: ${status} answered what is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`));
+          }
         });
       },
     );
