@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll } from '../../infra/build/bundling.js';
 import { invoke, lambdaContext, loadHandler } from '../../infra/local/functions.js';
-import { routes } from '../../infra/system.js';
+import { allFunctions, routes } from '../../infra/system.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { httpEvent, type EventOptions } from '../support/events.js';
 
-const NAMES = ['monitors-create', 'incidents-create', 'incidents-get', 'incidents-list', 'incidents-update', 'incidents-updates-list', 'teams-invite', 'escalation-step'];
 let dir: string;
 
 /**
@@ -36,11 +35,22 @@ for (const { name, event, context } of requests) {
 process.stdout.write(JSON.stringify(answers));
 `;
 
+/** Loads every bundle it is given, in a fresh process, and says what each exports as `handler`. */
+const LOADER = `
+const loaded = {};
+for (const name of process.argv.slice(2)) loaded[name] = typeof (await import('./' + name + '.mjs')).handler;
+process.stdout.write(JSON.stringify(loaded));
+`;
+
+let everyFunction: string[] = [];
+
 beforeAll(async () => {
   const { functions } = await bundleAll();
   dir = mkdtempSync(join(tmpdir(), 'deployed-bundles-'));
-  for (const name of NAMES) writeFileSync(join(dir, `${name}.mjs`), functions.find((bundle) => bundle.name === name)!.code);
+  for (const bundle of functions) writeFileSync(join(dir, `${bundle.name}.mjs`), bundle.code);
+  everyFunction = functions.map((bundle) => bundle.name);
   writeFileSync(join(dir, 'run.mjs'), RUNNER);
+  writeFileSync(join(dir, 'load.mjs'), LOADER);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -66,6 +76,12 @@ async function fromSources(requests: Request[]) {
 }
 
 describe('the deployed bundles', () => {
+  it('load, every one of them, and export a handler', () => {
+    expect(everyFunction.length).toBe(allFunctions.length);
+    const output = execFileSync(process.execPath, [join(dir, 'load.mjs'), ...everyFunction], { cwd: dir, env: process.env, encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual(Object.fromEntries(everyFunction.map((name) => [name, 'function'])));
+  });
+
   it('refuse a worker\'s bad event as the sources do, in English (zod/mini loads no messages of its own)', async () => {
     const bad = { incident_id: 'nope', step_order: 0 };
     const batch = [{ name: 'escalation-step', event: bad, context: lambdaContext('escalation-step', 'bundle-test', 10) }];
