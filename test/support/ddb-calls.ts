@@ -85,6 +85,12 @@ export function dynamoCalls(): CallLog {
   return log;
 }
 
+/** Takes the observer off the client (a benchmark, once it has recorded what it needs); `dynamoCalls()` puts it back. */
+export function stopObservingCalls() {
+  db().middlewareStack.remove('testCallObserver');
+  installed = undefined;
+}
+
 /** Calls parked by `holdCalls` until released. */
 export interface Hold {
   /** How many calls are parked now. */
