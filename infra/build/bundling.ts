@@ -65,9 +65,9 @@ let deployed: DeployFiles | undefined;
  * `cdk synth` about 0.45 s a function. The CDK app awaits it before it builds the stack, since
  * the CDK's local bundling is synchronous and esbuild runs plugins only asynchronously.
  */
-export function prepareBundles(): Promise<void> {
+export function prepareBundles(): Promise<DeployFiles> {
   deployBundles ??= bundleForDeployment().then((files) => (deployed = files));
-  return deployBundles.then(() => undefined);
+  return deployBundles;
 }
 
 /**
@@ -114,8 +114,7 @@ export interface Bundle {
 /** The baseline, and every function of the system description exactly as it deploys (in memory). */
 export async function bundleAll(): Promise<{ baseline: Bundle; functions: Bundle[] }> {
   const baseline = await build({ ...esbuildOptions, stdin: { contents: BASELINE_SOURCE, resolveDir: repositoryRoot, loader: 'js' } });
-  await prepareBundles();
-  const files = deployed!;
+  const files = await prepareBundles();
   return {
     baseline: { name: 'baseline', code: baseline.outputFiles![0]!.contents },
     functions: allFunctions.map((fn) => ({ name: fn.name, code: files.get(fn.handler)!.find((file) => file.name === 'index.mjs')!.contents })),
