@@ -42,12 +42,12 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u00
 export function Text(options: { min?: number; max: number; multiline?: boolean }) {
   const control = options.multiline ? CONTROL_EXCEPT_LINES : CONTROL;
   const description = `Trimmed of white space and zero-width characters at both ends${options.min ? `; ${options.min}–${options.max} characters remain` : `; at most ${options.max} characters remain`}. No control characters${options.multiline ? ' other than tab and line breaks' : ''}.`;
-  return z.string().check(
+  const text = z.string().check(
     z.refine((value) => !LONE_SURROGATE.test(value), { message: 'Must be valid Unicode text (no lone surrogates)', abort: true }),
     z.refine((value) => !control.test(value), { message: options.multiline ? 'Must not contain control characters other than tab and line breaks' : 'Must not contain control characters' }),
     z.overwrite((value) => value.replace(INVISIBLE_EDGES, '')),
     z.maxLength(options.max),
     ...(options.min ? [z.minLength(options.min)] : []),
-    z.meta({ description }),
   );
+  return described(text, { description });
 }
