@@ -82,9 +82,11 @@ class Components {
    * would contradict it.
    */
   body(schema: Schema): JsonSchema {
-    const { default: fallback, ...json } = this.of(schema, 'input');
+    const json = this.of(schema, 'input');
     const target = typeof json.$ref === 'string' ? this.schemas[json.$ref.slice(COMPONENT.length)] : json;
-    return target?.minProperties && JSON.stringify(fallback) === '{}' ? json : { ...json, ...(fallback === undefined ? {} : { default: fallback }) };
+    if (!target?.minProperties || JSON.stringify(json.default) !== '{}') return json;
+    const { default: _, ...withoutDefault } = json;
+    return withoutDefault;
   }
 
   private add(id: string, schema: JsonSchema) {
