@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { leanClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -11,7 +12,8 @@ let documentClient: DynamoDBDocumentClient | undefined;
  * `AWS_ENDPOINT_URL_DYNAMODB` to DynamoDB Local), so handler code is identical everywhere.
  */
 export function db(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  // The document client shares the low-level client's middleware stack.
+  documentClient ??= DynamoDBDocumentClient.from(leanClient(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true },
   });
   return documentClient;

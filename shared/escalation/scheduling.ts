@@ -5,13 +5,14 @@
  */
 import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { env } from '../../infra/system.js';
+import { leanClient } from '../aws-client.js';
 import { clock } from '../clock.js';
 import { requireEnv } from '../config.js';
 import type { EventDetail } from '../events/model.js';
 import { sendEscalationStep } from './steps.js';
 
 let client: SchedulerClient | undefined;
-const scheduler = () => (client ??= new SchedulerClient({}));
+const scheduler = () => (client ??= leanClient(new SchedulerClient({})));
 
 /** Steps due within this window are sent now rather than scheduled. */
 const SEND_NOW_WINDOW_MS = 30_000;

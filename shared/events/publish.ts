@@ -5,11 +5,12 @@
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { env, eventBus } from '../../infra/system.js';
+import { leanClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
 import type { OutboxItem } from './model.js';
 
 let client: EventBridgeClient | undefined;
-const events = () => (client ??= new EventBridgeClient({}));
+const events = () => (client ??= leanClient(new EventBridgeClient({})));
 
 /** PutEvents takes at most 10 entries. */
 const BATCH = 10;

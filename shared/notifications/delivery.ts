@@ -5,6 +5,7 @@
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { env } from '../../infra/system.js';
+import { leanClient } from '../aws-client.js';
 import { clock } from '../clock.js';
 import { requireEnv } from '../config.js';
 import { db, tableName } from '../db/client.js';
@@ -14,7 +15,7 @@ import type { Email } from './emails.js';
 
 let client: SESClient | undefined;
 /** The SES client, created once per cold start. */
-export const sesClient = () => (client ??= new SESClient({}));
+export const sesClient = () => (client ??= leanClient(new SESClient({})));
 
 /** SES refusing a send for the account's sending rate (1/s in the sandbox, 14/s by default). */
 const isThrottling = (error: unknown) =>
