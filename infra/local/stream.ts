@@ -73,6 +73,9 @@ const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord =>
     },
   }) as DynamoDBRecord;
 
+/** How often a quiet stream's shards are listed again. */
+const SHARD_LISTING_MS = 5_000;
+
 export class StreamPoller {
   private readonly streams = new DynamoDBStreamsClient({});
   private streamArn: string | undefined;
@@ -82,7 +85,10 @@ export class StreamPoller {
   private checkpoints: Record<string, string> = {};
   private running = false;
   private loop: Promise<void> | undefined;
-  private polls = 0;
+  /** When the shards were last listed, and whether one has closed since (its children are then to be found). */
+  private shardsListedAt = 0;
+  private shardClosed = false;
+  private lastPollFound = 0;
   failures = 0;
   /** The most recent batches given up (at most HISTORY_LIMIT). */
   readonly deadLetters: StreamBatchFailure[] = [];
@@ -160,17 +166,23 @@ export class StreamPoller {
 
   private async readShards(): Promise<number> {
     if (!this.streamArn) return 0;
-    if (this.polls++ % 20 === 0 || this.shards.length === 0) await this.refreshShards();
+    // A shard's children appear when it closes; otherwise the shards are listed again only while
+    // the stream is quiet, so that DescribeStream (about 10 ms on DynamoDB Local) never delays a record.
+    const quietAndDue = this.lastPollFound === 0 && Date.now() - this.shardsListedAt >= SHARD_LISTING_MS;
+    if (this.shards.length === 0 || this.shardClosed || quietAndDue) await this.refreshShards();
     let handled = 0;
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
       if (this.closedShards.has(shardId)) continue;
       handled += await this.readShard(shardId);
     }
+    this.lastPollFound = handled;
     return handled;
   }
 
   private async refreshShards() {
+    this.shardClosed = false;
+    this.shardsListedAt = Date.now();
     const shards: Shard[] = [];
     let start: string | undefined;
     do {
@@ -207,6 +219,7 @@ export class StreamPoller {
     const iterator = await this.iterator(shardId);
     if (!iterator) {
       this.closedShards.add(shardId);
+      this.shardClosed = true;
       return 0;
     }
     let result;
@@ -243,6 +256,7 @@ export class StreamPoller {
     else {
       this.iterators.delete(shardId);
       this.closedShards.add(shardId);
+      this.shardClosed = true;
     }
     return records.length;
   }
