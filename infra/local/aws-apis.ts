@@ -5,7 +5,7 @@
  * --endpoint-url` and @aws-sdk/client-lambda), and SES (the local mailbox behind SES's mailbox
  * simulator, see ses.ts).
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { GatewayPorts } from './background.js';
 import type { PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
@@ -22,6 +22,30 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 const restError = (status: number, type: string, message: string) =>
   json(status, { Message: message, message }, { 'x-amzn-errortype': type });
+
+/**
+ * A server of these APIs alone: the background thread's own (background-worker.ts), so that what
+ * its functions send (every e-mail, every event) never passes through the gateway's thread.
+ */
+export function serveAwsApis(apis: AwsApis): Server {
+  return createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.once('end', () => {
+      apis(request, new URL(request.url ?? '/', 'http://localhost'), Buffer.concat(chunks)).then(
+        (answer) => {
+          const { status, headers, body } = answer ?? json(404, { message: `No local AWS API at ${request.method} ${request.url}` });
+          response.writeHead(status, headers ?? {});
+          response.end(body);
+        },
+        (error: unknown) => {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ message: error instanceof Error ? error.message : String(error) }));
+        },
+      );
+    });
+  });
+}
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 

@@ -1,8 +1,9 @@
 /**
  * The runtime's background in a worker thread of its own (`npm start`): the gateway's thread only
  * answers requests, while the stream, the bus, the scheduler and the functions they invoke (the
- * notifier above all) run beside it. The ports forward PutEvents and the schedules to it and tell it
- * when a function in the gateway's thread wrote.
+ * notifier above all) run beside it, calling the AWS APIs (SES, PutEvents, the scheduler) that
+ * thread serves itself. The ports forward the API functions' PutEvents and schedules to it and tell
+ * it when a function in the gateway's thread wrote.
  */
 import { Worker } from 'node:worker_threads';
 import type { BackgroundPorts } from './background.js';
@@ -44,6 +45,8 @@ export async function startBackgroundThread(data: WorkerData, log: (line: string
     deleteSchedule: (name) => call('deleteSchedule', name),
     wake: () => worker.postMessage({ op: 'wake' } satisfies WorkerRequest),
     idle: () => call('idle'),
+    recordCalls: () => call('recordCalls'),
+    recordedCalls: () => call('recordedCalls'),
     close: async () => {
       await call('close');
       await worker.terminate();

@@ -1,21 +1,28 @@
 /**
  * The worker thread that runs the runtime's background (see background.ts): the environment the
- * functions find, the same grant enforcement, and a small request/answer protocol over the port.
+ * functions find, the same grant enforcement, the AWS APIs its functions call (served in this
+ * thread, so that e-mails and events never pass through the gateway's), and a small
+ * request/answer protocol over the port.
  */
+import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { db } from '../../shared/db/client.js';
-import { startBackground, type BackgroundOptions } from './background.js';
+import { awsApis, serveAwsApis } from './aws-apis.js';
+import { startBackground, type Background, type BackgroundOptions } from './background.js';
+import { startRecording, stopRecording } from './call-recorder.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 import { enforceGrants } from './grants.js';
 
 export interface WorkerData extends Omit<BackgroundOptions, 'log'> {
   dynamodbEndpoint: string;
-  /** Where the functions reach the runtime's AWS APIs, and the API's public URL (for links in e-mails). */
-  runtimeUrl: string;
+  /** The local SES mailbox, behind this thread's SES API, and the API's public URL (for links in e-mails). */
+  mailboxUrl: string;
   publicUrl: string;
 }
 
-export type WorkerRequest = { id: number; op: 'putEvents' | 'createSchedule' | 'deleteSchedule' | 'idle' | 'close'; args: unknown[] } | { op: 'wake' };
+export type WorkerRequest =
+  | { id: number; op: 'putEvents' | 'createSchedule' | 'deleteSchedule' | 'idle' | 'recordCalls' | 'recordedCalls' | 'close'; args: unknown[] }
+  | { op: 'wake' };
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'log'; line: string }
@@ -24,10 +31,27 @@ export type WorkerMessage =
 const port = parentPort!;
 const data = workerData as WorkerData;
 useLocalAws(data.dynamodbEndpoint, data.tableName);
-useLocalServices(data.runtimeUrl, data.publicUrl);
 enforceGrants(db());
 const send = (message: WorkerMessage) => port.postMessage(message);
-const background = await startBackground({ ...data, log: (line) => send({ type: 'log', line }) });
+const log = (line: string) => send({ type: 'log', line });
+
+// The functions' AWS endpoints are set before the first of them runs; the APIs wait for the background.
+let started!: Promise<Background>;
+const apis = serveAwsApis(
+  awsApis({
+    background: {
+      putEvents: async (entries) => (await started).putEvents(entries),
+      createSchedule: async (name, request) => (await started).createSchedule(name, request),
+      deleteSchedule: async (name) => (await started).deleteSchedule(name),
+    },
+    mailboxUrl: data.mailboxUrl,
+    log,
+  }),
+);
+await new Promise<void>((resolve, reject) => apis.once('error', reject).listen(0, '127.0.0.1', resolve));
+useLocalServices(`http://127.0.0.1:${(apis.address() as AddressInfo).port}`, data.publicUrl);
+started = startBackground({ ...data, log });
+const background = await started;
 
 port.on('message', async (request: WorkerRequest) => {
   if (request.op === 'wake') return background.wake();
@@ -38,7 +62,13 @@ port.on('message', async (request: WorkerRequest) => {
       createSchedule: () => background.createSchedule(args[0]!, args[1]!),
       deleteSchedule: () => background.deleteSchedule(args[0]!),
       idle: () => background.idle(),
-      close: () => background.close(),
+      recordCalls: async () => startRecording(),
+      recordedCalls: async () => stopRecording(),
+      close: async () => {
+        await background.close();
+        apis.closeAllConnections();
+        await new Promise<void>((resolve) => apis.close(() => resolve()));
+      },
     }[request.op]();
     send({ type: 'answer', id: request.id, result });
   } catch (error) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { db } from '../../shared/db/client.js';
 import { workers } from '../system.js';
 import { LocalEventBus, type PutEventsEntry } from './bus.js';
+import type { RecordedCall } from './call-recorder.js';
 import { invokeFunction } from './functions.js';
 import { LocalScheduler, type ScheduleRequest } from './scheduler.js';
 import { StreamPoller } from './stream.js';
@@ -37,6 +38,12 @@ export interface BackgroundPorts extends GatewayPorts {
   wake(): void;
   /** Resolves once every event under way has been delivered. */
   idle(): Promise<void>;
+  /**
+   * Records, or stops recording and answers, the calls of the functions this background runs in a
+   * thread of its own (call-recorder.ts); in the caller's thread the runtime's own recording sees them.
+   */
+  recordCalls(): Promise<void>;
+  recordedCalls(): Promise<RecordedCall[]>;
   close(): Promise<void>;
 }
 
@@ -101,6 +108,8 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     deleteSchedule: (name) => scheduler.delete(name),
     wake: () => stream.wake(),
     idle: () => bus.idle(),
+    recordCalls: async () => undefined,
+    recordedCalls: async () => [],
     close: async () => {
       stopWaking();
       await stream.stop();

@@ -21,6 +21,7 @@ import { awsApis } from './aws-apis.js';
 import { startBackground, wakeOnWrite, type BackgroundPorts, type GatewayPorts } from './background.js';
 import { startBackgroundThread } from './background-thread.js';
 import type { LocalEventBus } from './bus.js';
+import { startRecording, stopRecording, type RecordedCall } from './call-recorder.js';
 import { docsEndpoints } from './docs.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 import { LocalStartError } from './errors.js';
@@ -78,6 +79,10 @@ export interface LocalService {
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
   /** Resolves once every event under way has been delivered. */
   idle(): Promise<void>;
+  /** Records the calls every function invocation makes to DynamoDB and SES, in whichever thread it runs (call-recorder.ts). */
+  recordCalls(): Promise<void>;
+  /** Stops recording; the calls in the order they started. */
+  recordedCalls(): Promise<RecordedCall[]>;
   close(): Promise<void>;
 }
 
@@ -201,7 +206,7 @@ function signedUp(tableName: string): (subject: string) => Promise<boolean> {
 async function startCore<B extends BackgroundPorts>(
   options: RuntimeOptions,
   mailboxWhere: 'child' | 'here',
-  background: (urls: { runtimeUrl: string; publicUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
+  background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
 ) {
   const tableName = options.tableName ?? table.name;
   const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
@@ -243,7 +248,7 @@ async function startCore<B extends BackgroundPorts>(
   url = `http://localhost:${port}`;
   const runtimeUrl = `http://127.0.0.1:${port}`;
   useLocalServices(runtimeUrl, url);
-  ports = background({ runtimeUrl, publicUrl: url, tableName, log });
+  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, tableName, log });
   const started = await ports;
 
   return {
@@ -258,6 +263,11 @@ async function startCore<B extends BackgroundPorts>(
         emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
       },
       idle: () => started.idle(),
+      recordCalls: async () => {
+        startRecording();
+        await started.recordCalls();
+      },
+      recordedCalls: async () => [...stopRecording(), ...(await started.recordedCalls())].sort((a, b) => a.startedAt - b.startedAt),
       close: async () => {
         await started.close();
         await new Promise<void>((resolve) => {
@@ -283,11 +293,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
  * invoke) in a worker thread of its own, so e-mail work never holds up a request.
  */
 export async function startService(options: RuntimeOptions): Promise<LocalService> {
-  const { service } = await startCore(options, 'child', async ({ runtimeUrl, publicUrl, tableName, log }) => {
+  const { service } = await startCore(options, 'child', async ({ publicUrl, mailboxUrl, tableName, log }) => {
     const ports = await startBackgroundThread(
       {
         dynamodbEndpoint: options.dynamodbEndpoint,
-        runtimeUrl,
+        mailboxUrl,
         publicUrl,
         tableName,
         stateDir: options.stateDir,

@@ -1,0 +1,67 @@
+/**
+ * Records the calls function invocations make through the service's DynamoDB and SES clients,
+ * with when each started and ended: what `npm run bench` replays as a floor (the same calls, sent
+ * straight). A middleware goes on the clients only while recording, so the request path carries
+ * it only then. Each thread records its own functions' calls (`LocalService.recordCalls`).
+ */
+import { db } from '../../shared/db/client.js';
+import { sesClient } from '../../shared/notifications/delivery.js';
+import { invocationScope } from './functions.js';
+
+export interface RecordedCall {
+  functionName: string;
+  /** The invocation it belonged to. */
+  requestId: string;
+  /** `DynamoDB` (the document client's command and input) or `SES`. */
+  service: 'DynamoDB' | 'SES';
+  command: string;
+  input: unknown;
+  /** Epoch milliseconds (fractional), comparable between threads. */
+  startedAt: number;
+  endedAt: number;
+}
+
+const MIDDLEWARE = 'localCallRecorder';
+const now = () => performance.timeOrigin + performance.now();
+
+type Stack = { add(middleware: unknown, options: object): void; remove(name: string): boolean };
+type Next = (args: { input: unknown }) => Promise<unknown>;
+
+let recorded: RecordedCall[] | undefined;
+
+const clients = (): { service: RecordedCall['service']; stack: Stack }[] => [
+  { service: 'DynamoDB', stack: db().middlewareStack as unknown as Stack },
+  { service: 'SES', stack: sesClient().middlewareStack as unknown as Stack },
+];
+
+/** Starts recording this thread's invocations' calls (again from nothing, if already recording). */
+export function startRecording(): void {
+  recorded = [];
+  for (const { service, stack } of clients()) {
+    stack.remove(MIDDLEWARE);
+    stack.add(
+      (next: Next, context: { commandName: string }) => async (args: { input: unknown }) => {
+        const scope = invocationScope.getStore();
+        const log = recorded;
+        if (!scope || !log) return next(args);
+        // Before any later middleware (or the document client's marshalling) touches it.
+        const call: RecordedCall = { ...scope, service, command: context.commandName, input: structuredClone(args.input), startedAt: now(), endedAt: 0 };
+        try {
+          return await next(args);
+        } finally {
+          call.endedAt = now();
+          log.push(call);
+        }
+      },
+      { step: 'initialize', name: MIDDLEWARE, priority: 'high' },
+    );
+  }
+}
+
+/** Stops recording and answers the calls, in the order they started. */
+export function stopRecording(): RecordedCall[] {
+  for (const { stack } of clients()) stack.remove(MIDDLEWARE);
+  const calls = recorded ?? [];
+  recorded = undefined;
+  return calls.sort((a, b) => a.startedAt - b.startedAt);
+}
