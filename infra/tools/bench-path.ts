@@ -1,14 +1,11 @@
 /**
- * `npm run bench -- path`: the request path and the e-mail path against their floors, interleaved
- * in one run, 3 rounds, the median of the rounds. The floor is what the service cannot do without:
- * the same DynamoDB calls sent straight to the same DynamoDB Local with `@aws-sdk/lib-dynamodb`
- * (recorded from the handler's own calls, in its round trips), or, for e-mail, TransactWriteItems → stream → SendEmail by hand.
+ * `npm run bench -- path`: the request path against its floors, interleaved in one run, 3 rounds,
+ * the median of the rounds (the e-mail path's rows: bench-email.ts). The floor is what the service
+ * cannot do without: the same DynamoDB calls sent straight to the same DynamoDB Local with
+ * `@aws-sdk/lib-dynamodb` (recorded from the handler's own calls, in its round trips).
  * A benchmark, not a test: it reports.
  */
-import { DynamoDBClient, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import * as dynamodb from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
-import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -29,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleAll, median } from '../build/bundling.js';
-import { invokeFunction, lambdaContext, type LambdaHandler } from '../local/functions.js';
+import { lambdaContext, type LambdaHandler } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { httpEvent } from '../../test/support/events.js';
 import { dynamoCalls, stopObservingCalls } from '../../test/support/ddb-calls.js';
@@ -119,6 +116,13 @@ const DOCUMENT_COMMANDS: Record<string, new (input: never) => { input: unknown }
   TransactWriteItemsCommand: TransactWriteCommand,
 };
 
+/** The DocumentClient command of a low-level command name, as the call observers report it. */
+export function documentCommand(command: string, input: unknown) {
+  const Command = DOCUMENT_COMMANDS[command];
+  if (!Command) throw new Error(`no DocumentClient command for ${command}`);
+  return new Command(structuredClone(input) as never) as never;
+}
+
 /** A conditional write refused on replay costs DynamoDB the same round trip; any other failure means the floor is wrong. */
 const refusedCondition = (error: unknown) => error instanceof Error && /ConditionalCheckFailed|TransactionCanceled/.test(error.name);
 
@@ -142,9 +146,7 @@ function recordFloor(functionName: string, calls: ReturnType<typeof dynamoCalls>
     for (const round of rounds) {
       await Promise.all(
         round.map(async ({ command, input }) => {
-          const Command = DOCUMENT_COMMANDS[command];
-          if (!Command) throw new Error(`no DocumentClient command for ${command}`);
-          await document.send(new Command(structuredClone(input) as never) as never).catch((error: unknown) => {
+          await document.send(documentCommand(command, input)).catch((error: unknown) => {
             if (!refusedCondition(error)) throw error;
           });
         }),
@@ -153,7 +155,7 @@ function recordFloor(functionName: string, calls: ReturnType<typeof dynamoCalls>
   };
 }
 
-export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Promise<Row[]> {
+export async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   const rows: Row[] = [];
   const calls = dynamoCalls();
   const raw = new DynamoDBClient({});
@@ -312,79 +314,6 @@ export async function benchRequestPath(runtime: Runtime, mailboxUrl: string): Pr
     ]),
   );
 
-  // ----- monitor-check → e-mail, and → escalation step 1 ---------------------------------------
-  const streams = new DynamoDBStreamsClient({});
-  const ses = new SESClient({ endpoint: mailboxUrl });
-  const { Table } = await raw.send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }));
-  // Only this section's mail, and only the last seconds of it, so that polling the mailbox costs the same for both sides.
-  await fetch(`${mailboxUrl}/clear-store`, { method: 'POST' });
-  const mailbox = async (to: string) => {
-    for (;;) {
-      const since = Math.floor(Date.now() / 1000) - 5;
-      const { emails } = (await (await fetch(`${mailboxUrl}/store?since=${since}`)).json()) as { emails: { destination: { to: string[] } }[] };
-      if (emails.some((email) => email.destination.to.includes(to))) return;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  };
-  /** TransactWriteItems → the stream (read without sleeping) → SendEmail → the mailbox. */
-  const floorEmail = async () => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: Table!.LatestStreamArn }));
-    const iterators = await Promise.all(
-      (StreamDescription!.Shards ?? [])
-        .filter((shard) => !shard.SequenceNumberRange?.EndingSequenceNumber)
-        .map(async (shard) => (await streams.send(new GetShardIteratorCommand({ StreamArn: Table!.LatestStreamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }))).ShardIterator!),
-    );
-    const id = randomUUID();
-    const to = `floor-${id}@bench.example`;
-    const start = performance.now();
-    await raw.send(
-      new dynamodb.TransactWriteItemsCommand({
-        TransactItems: [{ Put: { TableName: process.env.TABLE_NAME, Item: { pk: { S: `BENCH#${id}` }, sk: { S: 'BENCH' }, to: { S: to }, ttl: { N: String(Math.floor(Date.now() / 1000) + 3600) } } } }],
-      }),
-    );
-    let found = false;
-    while (!found) {
-      for (const [index, iterator] of iterators.entries()) {
-        const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        iterators[index] = result.NextShardIterator!;
-        if ((result.Records ?? []).some((record) => record.dynamodb?.NewImage?.pk?.S === `BENCH#${id}`)) found = true;
-      }
-    }
-    await ses.send(new SendEmailCommand({ Source: 'floor@bench.example', Destination: { ToAddresses: [to] }, Message: { Subject: { Data: 'floor' }, Body: { Text: { Data: 'floor' } } } }));
-    await mailbox(to);
-    return performance.now() - start;
-  };
-  const checkToEmail = async () => {
-    const tag = randomUUID().slice(0, 8);
-    const [subscriber, oncall] = [`sub-${tag}@bench.example`, `oncall-${tag}@bench.example`];
-    const policy = (await api(runtime, 'POST', '/api/escalation-policies', caller.token, { name: 'Bench', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
-    const watched = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: `Check ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
-    await api(runtime, 'POST', `/api/monitors/${watched.id}/subscribers`, caller.token, { email: subscriber });
-    await runtime.idle();
-    const start = performance.now();
-    await invokeFunction('monitor-check', { monitorId: watched.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
-    const [first, page] = await Promise.all([mailbox(subscriber).then(() => performance.now() - start), mailbox(oncall).then(() => performance.now() - start)]);
-    await runtime.idle();
-    return { first, page };
-  };
-  const emailRounds: { first: number; page: number; floor: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const firsts: number[] = [];
-    const pages: number[] = [];
-    const floors: number[] = [];
-    for (let run = 0; run < 5; run++) {
-      const { first, page } = await checkToEmail();
-      firsts.push(first);
-      pages.push(page);
-      floors.push(await floorEmail());
-    }
-    emailRounds.push({ first: median(firsts), page: median(pages), floor: median(floors) });
-  }
-  const emailFloor = median(emailRounds.map((round) => round.floor));
-  rows.push(row('monitor-check → first e-mail in the local mailbox vs TransactWrite → stream → SendEmail', median(emailRounds.map((round) => round.first)), emailFloor, 'ms', '≤ 2×'));
-  rows.push(row('monitor-check → escalation step 1 e-mail vs the same floor', median(emailRounds.map((round) => round.page)), emailFloor, 'ms', '≤ 3×'));
-  streams.destroy();
-  ses.destroy();
   raw.destroy();
   return rows;
 }
@@ -401,7 +330,7 @@ async function rounds(figure: string, unit: string, goal: string, measure: () =>
   return row(figure, median(service), median(floor), unit, goal, higherIsBetter);
 }
 
-function row(figure: string, service: number, floor: number, unit: string, goal: string, higherIsBetter = false): Row {
+export function row(figure: string, service: number, floor: number, unit: string, goal: string, higherIsBetter = false): Row {
   const ratio = service / floor;
   const limit = /[\d.]+/.exec(goal);
   if (!limit) return { figure, service, floor, unit, ratio, goal, met: undefined };

@@ -20,6 +20,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
+import { benchEmailPath } from './bench-email.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
@@ -87,7 +88,7 @@ async function main() {
   const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined });
   try {
     if (run('path')) {
-      const rows = await benchRequestPath(runtime, runtime.mailbox.url);
+      const rows = [...(await benchRequestPath(runtime)), ...(await benchEmailPath(runtime, runtime.mailbox.url))];
       const table = [
         `Measured by \`npm run bench -- path\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; each side the median of 3 rounds, service and floor interleaved.`,
         '',

@@ -1,0 +1,238 @@
+/**
+ * `npm run bench -- path`, its last rows: monitor-check → the first e-mail in the local mailbox,
+ * and → the escalation step 1 e-mail, against their floor: the same calls sent straight. The
+ * service's calls on that path are recorded (`LocalService.recordCalls`: monitor-check's reads and
+ * its transaction; then, per background invocation, the notifier's reads, delivery records and
+ * SendEmail), and the floor replays them with the low-level clients: monitor-check's rounds → the
+ * transaction's record read off the stream without sleeping → each invocation's rounds at once →
+ * the mailbox. What the service adds is its own path between them: the stream reader, the outbox
+ * publisher, the event bus, the functions' handler stacks and the gateway's SES API. A row beside
+ * them keeps the smallest such path (one Put in a TransactWriteItems → stream → one SendEmail).
+ */
+import { DynamoDBClient, DescribeTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { SendEmailCommand, SESClient, type SendEmailCommandInput } from '@aws-sdk/client-ses';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RecordedCall } from '../local/call-recorder.js';
+import { invokeFunction } from '../local/functions.js';
+import type { LocalService as Runtime } from '../local/runtime.js';
+import { workers } from '../system.js';
+import { median } from '../build/bundling.js';
+import { call, documentCommand, row, type Row } from './bench-path.js';
+
+const ROUNDS = 3;
+const RUNS = 5;
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const HEX_64 = /\b[0-9a-f]{64}\b/g;
+
+/** What one run needs of its own: an escalation policy paging `oncall` at once, a monitor using it, and a subscriber. */
+interface Setup {
+  tag: string;
+  subscriber: string;
+  oncall: string;
+  policyId: string;
+  monitorId: string;
+}
+
+/** Every string in `value` (Sets, arrays and objects walked) through `replace`. */
+function mapStrings(value: unknown, replace: (text: string) => string): unknown {
+  if (typeof value === 'string') return replace(value);
+  if (value instanceof Set) return new Set([...value].map((inner) => mapStrings(inner, replace)));
+  if (Array.isArray(value)) return value.map((inner) => mapStrings(inner, replace));
+  if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mapStrings(inner, replace)]));
+  }
+  return value;
+}
+
+/** A call's rounds within its invocation: a call joins the round under way if one of its calls is still in flight. */
+function roundsOf(calls: RecordedCall[]): RecordedCall[][] {
+  const rounds: RecordedCall[][] = [];
+  for (const entry of calls) {
+    const current = rounds.at(-1);
+    if (current?.some((earlier) => earlier.endedAt > entry.startedAt)) current.push(entry);
+    else rounds.push([entry]);
+  }
+  return rounds;
+}
+
+export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Promise<Row[]> {
+  const raw = new DynamoDBClient({});
+  const document = DynamoDBDocumentClient.from(raw);
+  const streams = new DynamoDBStreamsClient({});
+  const ses = new SESClient({ endpoint: mailboxUrl });
+  const tableName = runtime.tableName;
+  const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
+  const streamArn = Table!.LatestStreamArn!;
+
+  const caller = (await call(runtime, 'POST', '/local/users', undefined, { email: `email-bench-${randomUUID()}@bench.example`, name: 'Bench' })).body as {
+    user: { id: string };
+    token: string;
+  };
+  const api = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, caller.token, body)).body;
+  const prepare = async (): Promise<Setup> => {
+    const tag = randomUUID().slice(0, 8);
+    const [subscriber, oncall] = [`sub-${tag}@bench.example`, `oncall-${tag}@bench.example`];
+    const policy = (await api('POST', '/api/escalation-policies', { name: 'Bench', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
+    const monitor = (await api('POST', '/api/monitors', { name: `Check ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
+    await api('POST', `/api/monitors/${monitor.id}/subscribers`, { email: subscriber });
+    await runtime.idle();
+    return { tag, subscriber, oncall, policyId: policy.id, monitorId: monitor.id };
+  };
+
+  // Only this section's mail, and only the last seconds of it, so that polling the mailbox costs the same for both sides.
+  await fetch(`${mailboxUrl}/clear-store`, { method: 'POST' });
+  const mailbox = async (to: string) => {
+    for (;;) {
+      const since = Math.floor(Date.now() / 1000) - 5;
+      const { emails } = (await (await fetch(`${mailboxUrl}/store?since=${since}`)).json()) as { emails: { destination: { to: string[] } }[] };
+      if (emails.some((email) => email.destination.to.includes(to))) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+  /** Iterators at the end of every open shard: what is written after this is what a read finds. */
+  const streamEnd = async () => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    return Promise.all(
+      (StreamDescription!.Shards ?? [])
+        .filter((shard) => !shard.SequenceNumberRange?.EndingSequenceNumber)
+        .map(async (shard) => (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }))).ShardIterator!),
+    );
+  };
+  /** Reads the stream without sleeping until a record of one of `keys` (`pk sk`) is on it. */
+  const readUntil = async (iterators: string[], keys: Set<string>) => {
+    for (;;) {
+      for (const [index, iterator] of iterators.entries()) {
+        const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        iterators[index] = result.NextShardIterator!;
+        const image = (record: (typeof result.Records & {})[number]) => record.dynamodb?.Keys;
+        if ((result.Records ?? []).some((record) => keys.has(`${image(record)?.pk?.S} ${image(record)?.sk?.S}`))) return;
+      }
+    }
+  };
+
+  // ----- The service: monitor-check invoked as the monitoring system invokes it ------------------
+  const checkToEmail = async (setup: Setup) => {
+    const start = performance.now();
+    await invokeFunction('monitor-check', { monitorId: setup.monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
+    const [first, page] = await Promise.all([
+      mailbox(setup.subscriber).then(() => performance.now() - start),
+      mailbox(setup.oncall).then(() => performance.now() - start),
+    ]);
+    await runtime.idle();
+    return { first, page };
+  };
+
+  // ----- The floor: the calls of one recorded run, under the ids of a fresh setup ----------------
+  const template = await prepare();
+  await runtime.recordCalls();
+  await checkToEmail(template);
+  const recorded = await runtime.recordedCalls();
+  const check = recorded.filter((entry) => entry.functionName === 'monitor-check');
+  const invocations = new Map<string, RecordedCall[]>();
+  for (const entry of recorded) {
+    if (entry.functionName !== 'monitor-check') invocations.set(entry.requestId, [...(invocations.get(entry.requestId) ?? []), entry]);
+  }
+  if (!check.some((entry) => entry.command === 'TransactWriteItemsCommand') || !recorded.some((entry) => entry.service === 'SES')) {
+    throw new Error(`The recorded path lacks monitor-check's transaction or a SendEmail: ${recorded.map((entry) => `${entry.functionName} ${entry.command}`).join(', ')}`);
+  }
+  /** The outbox publisher's items, renamed so that the service's stream reader skips the floor's copies. */
+  const published = new Set<string>(workers.publisher.stream?.itemTypes ?? []);
+  const replay = (setup: Setup) => {
+    const fresh = new Map<string, string>([
+      [template.monitorId, setup.monitorId],
+      [template.policyId, setup.policyId],
+      [caller.user.id, caller.user.id],
+    ]);
+    const substitute = (text: string) =>
+      text === tableName
+        ? text
+        : text
+        .replace(UUID, (id) => fresh.get(id) ?? fresh.set(id, randomUUID()).get(id)!)
+        .replace(HEX_64, () => randomBytes(32).toString('hex'))
+        .replaceAll(template.tag, setup.tag);
+    const prepared = (entry: RecordedCall) => {
+      const input = mapStrings(entry.input, substitute) as Record<string, unknown>;
+      const puts = (input.TransactItems as { Put?: { Item: Record<string, unknown> } }[] | undefined) ?? [];
+      const items = [input.Item as Record<string, unknown> | undefined, ...puts.map((item) => item.Put?.Item)];
+      for (const item of items) if (item && published.has(String(item.type))) item.type = `floor-${String(item.type)}`;
+      return { ...entry, input };
+    };
+    const send = async ({ service, command, input }: { service: string; command: string; input: unknown }) => {
+      if (service === 'SES') {
+        if (command !== 'SendEmailCommand') throw new Error(`no floor for SES ${command}`);
+        return ses.send(new SendEmailCommand(input as SendEmailCommandInput));
+      }
+      return document.send(documentCommand(command, input));
+    };
+    const run = async (rounds: ReturnType<typeof prepared>[][]) => {
+      for (const round of rounds) await Promise.all(round.map(send));
+    };
+    const checkRounds = roundsOf(check).map((round) => round.map(prepared));
+    const transaction = checkRounds.flat().find((entry) => entry.command === 'TransactWriteItemsCommand')!;
+    const written = new Set(
+      (transaction.input.TransactItems as { Put?: { Item: Record<string, string> } }[]).flatMap((item) => (item.Put ? [`${item.Put.Item.pk} ${item.Put.Item.sk}`] : [])),
+    );
+    const background = [...invocations.values()].map((calls) => roundsOf(calls).map((round) => round.map(prepared)));
+    return async () => {
+      const iterators = await streamEnd();
+      const start = performance.now();
+      await run(checkRounds);
+      // As for the service: the mailbox is watched once monitor-check's calls are done.
+      const mails = Promise.all([mailbox(setup.subscriber).then(() => performance.now() - start), mailbox(setup.oncall).then(() => performance.now() - start)]);
+      await readUntil(iterators, written);
+      await Promise.all(background.map(run));
+      const [first, page] = await mails;
+      return { first, page };
+    };
+  };
+
+  /** The smallest path of the kind: one Put in a TransactWriteItems → the stream → one SendEmail → the mailbox. */
+  const smallest = async () => {
+    const iterators = await streamEnd();
+    const id = randomUUID();
+    const to = `floor-${id}@bench.example`;
+    const start = performance.now();
+    await raw.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [{ Put: { TableName: tableName, Item: { pk: { S: `BENCH#${id}` }, sk: { S: 'BENCH' }, to: { S: to }, ttl: { N: String(Math.floor(Date.now() / 1000) + 3600) } } } }],
+      }),
+    );
+    await readUntil(iterators, new Set([`BENCH#${id} BENCH`]));
+    await ses.send(new SendEmailCommand({ Source: 'floor@bench.example', Destination: { ToAddresses: [to] }, Message: { Subject: { Data: 'floor' }, Body: { Text: { Data: 'floor' } } } }));
+    await mailbox(to);
+    return performance.now() - start;
+  };
+
+  const rounds: { first: number; page: number; floorFirst: number; floorPage: number; smallest: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const sides = { first: [] as number[], page: [] as number[], floorFirst: [] as number[], floorPage: [] as number[], smallest: [] as number[] };
+    for (let run = 0; run < RUNS; run++) {
+      const service = await checkToEmail(await prepare());
+      const floor = await replay(await prepare())();
+      sides.first.push(service.first);
+      sides.page.push(service.page);
+      sides.floorFirst.push(floor.first);
+      sides.floorPage.push(floor.page);
+      sides.smallest.push(await smallest());
+    }
+    rounds.push({
+      first: median(sides.first),
+      page: median(sides.page),
+      floorFirst: median(sides.floorFirst),
+      floorPage: median(sides.floorPage),
+      smallest: median(sides.smallest),
+    });
+  }
+  const of = (side: keyof (typeof rounds)[number]) => median(rounds.map((entry) => entry[side]));
+  streams.destroy();
+  ses.destroy();
+  raw.destroy();
+  return [
+    row('monitor-check → first e-mail in the local mailbox vs the same calls straight (TransactWrite → stream → SendEmail)', of('first'), of('floorFirst'), 'ms', '≤ 2×'),
+    row('monitor-check → escalation step 1 e-mail vs the same calls straight', of('page'), of('floorPage'), 'ms', '≤ 3×'),
+    row('(for comparison) monitor-check → first e-mail vs one Put in a TransactWrite → stream → one SendEmail', of('first'), of('smallest'), 'ms', '—'),
+  ];
+}
