@@ -1,0 +1,87 @@
+/**
+ * The runtime as `npm start` runs it (`startService`): the background in a worker thread with its
+ * own AWS APIs, and the calls of every function invocation recorded in either thread on request.
+ */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startService, type LocalService } from '../../infra/local/runtime.js';
+import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { db } from '../../shared/db/client.js';
+
+let service: LocalService;
+let token: string;
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.status, `${method} ${path}`).toBeLessThan(300);
+  return response.json() as Promise<any>;
+};
+
+beforeAll(async () => {
+  service = await startService({ port: 0, dynamodbEndpoint: inject('dynamodbEndpoint'), tableName: process.env[TABLE_NAME_ENV], sesPort: 0, pollMs: 50, log: () => undefined });
+  token = (await call('POST', '/local/users', { email: `thread-${randomUUID()}@example.com`, name: 'Thread' })).token;
+});
+afterAll(() => service.close());
+
+describe('startService', () => {
+  it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", async () => {
+    const tag = randomUUID().slice(0, 8);
+    const [subscriber, oncall] = [`sub-${tag}@example.com`, `oncall-${tag}@example.com`];
+    const policy = (await call('POST', '/api/escalation-policies', { name: 'Now', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
+    const monitor = (await call('POST', '/api/monitors', { name: `Thread ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
+    await call('POST', `/api/monitors/${monitor.id}/subscribers`, { email: subscriber });
+    await service.idle();
+
+    // What reaches the gateway's thread (Node reports every request an HTTP server of this thread takes).
+    const gateway: string[] = [];
+    const served = (message: unknown) => {
+      const { request } = message as { request: IncomingMessage };
+      if (request.headers.host?.endsWith(`:${service.port}`)) gateway.push(`${request.method} ${request.url} ${request.headers['x-amz-target'] ?? request.headers['content-type'] ?? ''}`);
+    };
+    subscribe('http.server.request.start', served);
+    await service.recordCalls();
+    const lambda = new LambdaClient({ endpoint: service.url, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const payload = { monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() };
+    await lambda.send(new InvokeCommand({ FunctionName: 'monitor-check', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
+    lambda.destroy();
+    let delivered: string[] = [];
+    for (const deadline = Date.now() + 10_000; delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      delivered = (await service.mailbox.emails()).flatMap((email) => email.destination.to).filter((to) => to.includes(tag));
+    }
+    expect(delivered.sort()).toEqual([oncall, subscriber].sort());
+    await service.idle();
+    const calls = await service.recordedCalls();
+    unsubscribe('http.server.request.start', served);
+    // The invocation alone: the notifier's SendEmail and the publisher's PutEvents go to the background thread's own APIs.
+    expect(gateway).toEqual([expect.stringMatching(/^POST \/2015-03-31\/functions\/monitor-check\/invocations/)]);
+
+    const transaction = calls.find((entry) => entry.functionName === 'monitor-check' && entry.command === 'TransactWriteItemsCommand');
+    expect(transaction).toMatchObject({ service: 'DynamoDB', input: { TransactItems: expect.any(Array) } });
+    const sends = calls.filter((entry) => entry.service === 'SES');
+    expect(sends.map((entry) => entry.functionName)).toEqual(['notifier', 'notifier']);
+    expect(sends.flatMap((entry) => (entry.input as { Destination: { ToAddresses: string[] } }).Destination.ToAddresses).sort()).toEqual([oncall, subscriber].sort());
+    // One clock for both threads: the notifier's calls begin after the transaction that led to them ended.
+    const background = calls.filter((entry) => entry.functionName !== 'monitor-check');
+    expect(background.length).toBeGreaterThan(2);
+    for (const entry of background) expect(entry.startedAt).toBeGreaterThan(transaction!.endedAt);
+    expect(calls.map((entry) => entry.startedAt)).toEqual([...calls.map((entry) => entry.startedAt)].sort((a, b) => a - b));
+  });
+
+  it("records a request's calls while recording, and takes its middleware off the clients when it stops", async () => {
+    const recorder = () => db().middlewareStack.identify().filter((name) => name.startsWith('localCallRecorder'));
+    expect(recorder()).toEqual([]);
+    await service.recordCalls();
+    expect(recorder()).toHaveLength(1);
+    await call('GET', '/api/incidents?limit=5');
+    const recorded = await service.recordedCalls();
+    expect(recorded.map((entry) => `${entry.functionName} ${entry.command}`)).toContain('incidents-list QueryCommand');
+    expect(recorder()).toEqual([]);
+  });
+});
