@@ -12,6 +12,7 @@ import { startBackground, type Background, type BackgroundOptions } from './back
 import { startRecording, stopRecording } from './call-recorder.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 import { enforceGrants } from './grants.js';
+import { lowerThisThreadsPriority } from './priority.js';
 
 export interface WorkerData extends Omit<BackgroundOptions, 'log'> {
   dynamodbEndpoint: string;
@@ -30,6 +31,7 @@ export type WorkerMessage =
 
 const port = parentPort!;
 const data = workerData as WorkerData;
+lowerThisThreadsPriority();
 useLocalAws(data.dynamodbEndpoint, data.tableName);
 enforceGrants(db());
 const send = (message: WorkerMessage) => port.postMessage(message);

@@ -29,6 +29,7 @@ import { loadHandler } from './functions.js';
 import { enforceGrants } from './grants.js';
 import { createGateway, type LocalEndpoint } from './gateway.js';
 import { LocalIssuer } from './jwt.js';
+import { lowerProcessPriority } from './priority.js';
 import type { LocalScheduler } from './scheduler.js';
 import type { StreamPoller } from './stream.js';
 import { ensureTable } from './table.js';
@@ -161,6 +162,8 @@ async function startMailbox(port: number, host: string, where: 'child' | 'here')
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  // Storing mail is background work: it waits while the cores serve requests.
+  lowerProcessPriority(child.pid);
   const killChild = () => child.kill();
   process.once('exit', killChild);
   const started = await new Promise<{ port?: number; error?: string }>((resolve) => {

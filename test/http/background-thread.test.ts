@@ -5,9 +5,12 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { existsSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startService, type LocalService } from '../../infra/local/runtime.js';
+import { BACKGROUND_NICE } from '../../infra/local/priority.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { db } from '../../shared/db/client.js';
 
@@ -72,6 +75,12 @@ describe('startService', () => {
     expect(background.length).toBeGreaterThan(2);
     for (const entry of background) expect(entry.startedAt).toBeGreaterThan(transaction!.endedAt);
     expect(calls.map((entry) => entry.startedAt)).toEqual([...calls.map((entry) => entry.startedAt)].sort((a, b) => a - b));
+  });
+
+  it.runIf(existsSync('/proc/self/task') && getPriority(process.pid) < BACKGROUND_NICE)('runs the background thread at a lower priority than the gateway\'s (Linux)', () => {
+    const nice = readdirSync('/proc/self/task').map((threadId) => getPriority(Number(threadId)));
+    expect(nice).toContain(BACKGROUND_NICE);
+    expect(getPriority(process.pid)).toBeLessThan(BACKGROUND_NICE);
   });
 
   it("records a request's calls while recording, and takes its middleware off the clients when it stops", async () => {
