@@ -111,12 +111,17 @@ export interface Bundle {
   code: Uint8Array;
 }
 
+/** A module of JavaScript source (resolved from the repository's root) bundled as every function is. */
+export async function bundleSource(contents: string): Promise<Uint8Array> {
+  const result = await build({ ...esbuildOptions, stdin: { contents, resolveDir: repositoryRoot, loader: 'js' } });
+  return result.outputFiles![0]!.contents;
+}
+
 /** The baseline, and every function of the system description exactly as it deploys (in memory). */
 export async function bundleAll(): Promise<{ baseline: Bundle; functions: Bundle[] }> {
-  const baseline = await build({ ...esbuildOptions, stdin: { contents: BASELINE_SOURCE, resolveDir: repositoryRoot, loader: 'js' } });
-  const files = await prepareBundles();
+  const [baseline, files] = await Promise.all([bundleSource(BASELINE_SOURCE), prepareBundles()]);
   return {
-    baseline: { name: 'baseline', code: baseline.outputFiles![0]!.contents },
+    baseline: { name: 'baseline', code: baseline },
     functions: allFunctions.map((fn) => ({ name: fn.name, code: files.get(fn.handler)!.find((file) => file.name === 'index.mjs')!.contents })),
   };
 }

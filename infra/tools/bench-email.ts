@@ -107,8 +107,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
       for (const [index, iterator] of iterators.entries()) {
         const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
         iterators[index] = result.NextShardIterator!;
-        const image = (record: (typeof result.Records & {})[number]) => record.dynamodb?.Keys;
-        if ((result.Records ?? []).some((record) => keys.has(`${image(record)?.pk?.S} ${image(record)?.sk?.S}`))) return;
+        if ((result.Records ?? []).some(({ dynamodb }) => keys.has(`${dynamodb?.Keys?.pk?.S} ${dynamodb?.Keys?.sk?.S}`))) return;
       }
     }
   };
