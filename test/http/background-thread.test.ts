@@ -13,6 +13,7 @@ import { startService, type LocalService } from '../../infra/local/runtime.js';
 import { BACKGROUND_NICE } from '../../infra/local/priority.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { db } from '../../shared/db/client.js';
+import { pagingMonitor } from '../support/scenarios.js';
 
 let service: LocalService;
 let token: string;
@@ -35,11 +36,7 @@ afterAll(() => service.close());
 
 describe('startService', () => {
   it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", async () => {
-    const tag = randomUUID().slice(0, 8);
-    const [subscriber, oncall] = [`sub-${tag}@example.com`, `oncall-${tag}@example.com`];
-    const policy = (await call('POST', '/api/escalation-policies', { name: 'Now', steps: [{ delay_minutes: 0, emails: [oncall] }] })).escalation_policy;
-    const monitor = (await call('POST', '/api/monitors', { name: `Thread ${tag}`, failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
-    await call('POST', `/api/monitors/${monitor.id}/subscribers`, { email: subscriber });
+    const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call);
     await service.idle();
 
     // What reaches the gateway's thread (Node reports every request an HTTP server of this thread takes).
@@ -51,7 +48,7 @@ describe('startService', () => {
     subscribe('http.server.request.start', served);
     await service.recordCalls();
     const lambda = new LambdaClient({ endpoint: service.url, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    const payload = { monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() };
+    const payload = { monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() };
     await lambda.send(new InvokeCommand({ FunctionName: 'monitor-check', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
     lambda.destroy();
     let delivered: string[] = [];
