@@ -332,7 +332,7 @@ export async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
       while (writing) await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Background' });
     })();
     const latencies: number[] = [];
-    for (let run = 0; run < 150; run++) latencies.push(await elapsed(read));
+    for (let run = 0; run < 400; run++) latencies.push(await elapsed(read));
     writing = false;
     await writer;
     await runtime.idle();
