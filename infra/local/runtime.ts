@@ -78,7 +78,10 @@ export interface LocalService {
   issuer: LocalIssuer;
   tableName: string;
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
-  /** Resolves once every event under way has been delivered. */
+  /**
+   * Resolves once every event under way has been delivered; with the background in a thread of its
+   * own (`startService`), once the stream has also been read to its end.
+   */
   idle(): Promise<void>;
   /** Records the calls every function invocation makes to DynamoDB and SES, in whichever thread it runs (call-recorder.ts). */
   recordCalls(): Promise<void>;

@@ -88,7 +88,6 @@ export class StreamPoller {
   /** When the shards were last listed, and whether one has closed since (its children are then to be found). */
   private shardsListedAt = 0;
   private shardClosed = false;
-  private lastPollFound = 0;
   failures = 0;
   /** The most recent batches given up (at most HISTORY_LIMIT). */
   readonly deadLetters: StreamBatchFailure[] = [];
@@ -99,12 +98,18 @@ export class StreamPoller {
     }
   }
 
-  async start() {
+  /** Finds the table's stream; `pollOnce` reads it from then on (a test may drive it so, without the loop). */
+  async open() {
     const dynamodb = new DynamoDBClient({});
     const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: this.options.tableName }));
     dynamodb.destroy();
     if (!Table?.LatestStreamArn) throw new Error(`Table ${this.options.tableName} has no stream`);
     this.streamArn = Table.LatestStreamArn;
+  }
+
+  /** Opens the stream and reads it in a loop until `stop`. */
+  async start() {
+    await this.open();
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
@@ -112,8 +117,16 @@ export class StreamPoller {
           this.options.log?.(`stream: ${error instanceof Error ? error.message : String(error)}`);
           return 0;
         });
+        if (found > 0) continue;
         // Idle: wait for a write in this process (wake), or at most pollMs for any other writer.
-        if (found === 0) await this.idle();
+        const woken = await this.idle();
+        // A quiet stream's shards are listed again now and then, between polls, never before a read
+        // a write woke (DescribeStream takes about 10 ms on DynamoDB Local).
+        if (!woken && this.running && Date.now() - this.shardsListedAt >= SHARD_LISTING_MS) {
+          await this.serialized(() => this.refreshShards()).catch((error: unknown) => {
+            this.options.log?.(`stream: ${error instanceof Error ? error.message : String(error)}`);
+          });
+        }
       }
     })();
   }
@@ -121,20 +134,21 @@ export class StreamPoller {
   private waking: (() => void) | undefined;
   private woken = false;
 
-  private idle() {
+  /** Waits for a wake or for pollMs; answers whether a wake ended it. */
+  private idle(): Promise<boolean> {
     if (this.woken) {
       this.woken = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, this.options.pollMs ?? 250);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waking = undefined;
+        resolve(false);
+      }, this.options.pollMs ?? 250);
       this.waking = () => {
         this.waking = undefined;
-        done();
+        clearTimeout(timer);
+        resolve(true);
       };
     });
   }
@@ -159,30 +173,35 @@ export class StreamPoller {
    * (the loop and a test may both poll), so no batch is handled twice.
    */
   pollOnce(): Promise<number> {
-    const poll = this.queue.then(() => this.readShards());
-    this.queue = poll.catch(() => undefined);
-    return poll;
+    return this.serialized(() => this.readShards());
+  }
+
+  /** Runs `work` after every poll or listing already queued, and before any queued later. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async readShards(): Promise<number> {
     if (!this.streamArn) return 0;
-    // A shard's children appear when it closes; otherwise the shards are listed again only while
-    // the stream is quiet, so that DescribeStream (about 10 ms on DynamoDB Local) never delays a record.
-    const quietAndDue = this.lastPollFound === 0 && Date.now() - this.shardsListedAt >= SHARD_LISTING_MS;
-    if (this.shards.length === 0 || this.shardClosed || quietAndDue) await this.refreshShards();
+    // A shard's children appear when it closes: only then, or with none known, does a read wait for
+    // a listing (the loop lists a quiet stream's shards again between polls).
+    if (this.shards.length === 0 || this.shardClosed) await this.refreshShards();
     let handled = 0;
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
       if (this.closedShards.has(shardId)) continue;
+      // A child waits until its parent is read to the end, so records stay in order across a split.
+      const parent = shard.ParentShardId;
+      if (parent && !this.closedShards.has(parent) && this.shards.some((candidate) => candidate.ShardId === parent)) continue;
       handled += await this.readShard(shardId);
     }
-    this.lastPollFound = handled;
     return handled;
   }
 
   private async refreshShards() {
-    this.shardClosed = false;
-    this.shardsListedAt = Date.now();
+    const listedAt = Date.now();
     const shards: Shard[] = [];
     let start: string | undefined;
     do {
@@ -198,6 +217,9 @@ export class StreamPoller {
       return parent ? order(parent) + 1 : 0;
     };
     this.shards = shards.sort((a, b) => order(a) - order(b));
+    // Only a listing that succeeded answers a closed shard's question.
+    this.shardClosed = false;
+    this.shardsListedAt = listedAt;
   }
 
   private async iterator(shardId: string): Promise<string | undefined> {
