@@ -28,8 +28,19 @@ export interface LocalBusOptions {
   /** Delivery attempts before an event is dead-lettered (EventBridge's default is 185 over 24 h). */
   maxAttempts?: number;
   retryDelayMs?: (attempt: number) => number;
+  /** Invocations of one target at once (default TARGET_CONCURRENCY); the others wait their turn. */
+  concurrency?: number;
   log?: (line: string) => void;
 }
+
+/**
+ * On AWS each instance of a function takes one event at a time and a burst of asynchronous events
+ * waits in Lambda's queue, each invocation's timeout starting when it runs. Locally every function
+ * shares one thread: with no limit, a burst (an incident with 20 subscribers created every few
+ * milliseconds) ran all its deliveries at once, each slowed by all the others until they passed
+ * their timeout. So a target takes this many events at once, and the rest wait, untimed.
+ */
+export const TARGET_CONCURRENCY = 8;
 
 /** How many of each kind of record the bus keeps in memory (the most recent); a long run stays flat. */
 export const HISTORY_LIMIT = 1_000;
@@ -49,6 +60,9 @@ export class LocalEventBus {
   publishedCount = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private failuresToInject = 0;
+  /** Per target: invocations running, and deliveries waiting for one of them to end. */
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
 
   constructor(private readonly options: LocalBusOptions) {}
 
@@ -103,12 +117,34 @@ export class LocalEventBus {
     }
   }
 
+  /** Resolves when `target` may take one more event now. */
+  private turn(target: string): Promise<void> {
+    const running = this.running.get(target) ?? 0;
+    if (running < (this.options.concurrency ?? TARGET_CONCURRENCY)) {
+      this.running.set(target, running + 1);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.set(target, [...(this.waiting.get(target) ?? []), resolve]));
+  }
+
+  /** An invocation of `target` ended: its place goes to the longest waiting delivery, if any. */
+  private done(target: string) {
+    const next = this.waiting.get(target)?.shift();
+    if (next) next();
+    else this.running.set(target, (this.running.get(target) ?? 1) - 1);
+  }
+
   private async deliver(delivery: Delivery): Promise<void> {
     const maxAttempts = this.options.maxAttempts ?? 8;
     const delay = this.options.retryDelayMs ?? ((attempt: number) => Math.min(5_000, 100 * 2 ** attempt));
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.options.invoke(delivery.target, delivery.event);
+        await this.turn(delivery.target);
+        try {
+          await this.options.invoke(delivery.target, delivery.event);
+        } finally {
+          this.done(delivery.target);
+        }
         remember(this.delivered, delivery);
         return;
       } catch (error) {
