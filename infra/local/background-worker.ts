@@ -38,7 +38,8 @@ const send = (message: WorkerMessage) => port.postMessage(message);
 const log = (line: string) => send({ type: 'log', line });
 
 // The functions' AWS endpoints are set before the first of them runs; the APIs wait for the background.
-let started!: Promise<Background>;
+let begin!: (background: Promise<Background>) => void;
+const started = new Promise<Background>((resolve, reject) => (begin = (background) => background.then(resolve, reject)));
 const apis = serveAwsApis(
   awsApis({
     background: {
@@ -50,9 +51,15 @@ const apis = serveAwsApis(
     log,
   }),
 );
-await new Promise<void>((resolve, reject) => apis.once('error', reject).listen(0, '127.0.0.1', resolve));
+await new Promise<void>((resolve, reject) => {
+  apis.once('error', reject).listen(0, '127.0.0.1', () => {
+    apis.off('error', reject);
+    resolve();
+  });
+});
+apis.on('error', (error) => log(`background AWS APIs: ${error.message}`));
 useLocalServices(`http://127.0.0.1:${(apis.address() as AddressInfo).port}`, data.publicUrl);
-started = startBackground({ ...data, log });
+begin(startBackground({ ...data, log }));
 const background = await started;
 
 port.on('message', async (request: WorkerRequest) => {

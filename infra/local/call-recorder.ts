@@ -19,6 +19,8 @@ export interface RecordedCall {
   /** Epoch milliseconds (fractional), comparable between threads. */
   startedAt: number;
   endedAt: number;
+  /** The error's name, for a call that failed (a refused condition, say). */
+  failed?: string;
 }
 
 const MIDDLEWARE = 'localCallRecorder';
@@ -44,10 +46,20 @@ export function startRecording(): void {
         const scope = invocationScope.getStore();
         const log = recorded;
         if (!scope || !log) return next(args);
-        // Before any later middleware (or the document client's marshalling) touches it.
-        const call: RecordedCall = { ...scope, service, command: context.commandName, input: structuredClone(args.input), startedAt: now(), endedAt: 0 };
+        let input: unknown;
+        try {
+          // Before any later middleware (or the document client's marshalling) touches it.
+          input = structuredClone(args.input);
+        } catch {
+          // Not a value a thread can be sent (never so far): the call goes on unrecorded.
+          return next(args);
+        }
+        const call: RecordedCall = { ...scope, service, command: context.commandName, input, startedAt: now(), endedAt: 0 };
         try {
           return await next(args);
+        } catch (error) {
+          call.failed = error instanceof Error ? error.name : 'Error';
+          throw error;
         } finally {
           call.endedAt = now();
           log.push(call);
@@ -58,7 +70,7 @@ export function startRecording(): void {
   }
 }
 
-/** Stops recording and answers the calls, in the order they started. */
+/** Stops recording and answers the calls that ended meanwhile, in the order they started. */
 export function stopRecording(): RecordedCall[] {
   for (const { stack } of clients()) stack.remove(MIDDLEWARE);
   const calls = recorded ?? [];
