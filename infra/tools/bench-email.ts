@@ -6,8 +6,11 @@
  * SendEmail), and the floor replays them with the low-level clients: monitor-check's rounds → the
  * transaction's record read off the stream without sleeping → each invocation's rounds at once →
  * the mailbox. What the service adds is its own path between them: the stream reader, the outbox
- * publisher, the event bus, the functions' handler stacks and the gateway's SES API. A row beside
- * them keeps the smallest such path (one Put in a TransactWriteItems → stream → one SendEmail).
+ * publisher, the event bus, the functions' handler stacks and the background thread's SES API in
+ * front of the mailbox (the floor sends to the mailbox itself). The background invocations' calls
+ * are replayed concurrently, as the service runs them. A row beside them keeps the smallest such path
+ * (one Put in a TransactWriteItems → stream → one SendEmail). The floor's clients are configured as
+ * the service's are (`leanClient`, the document client's marshalling options).
  */
 import { DynamoDBClient, DescribeTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
@@ -20,6 +23,7 @@ import { invokeFunction } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { workers } from '../system.js';
 import { median } from '../build/bundling.js';
+import { leanClient } from '../../shared/aws-client.js';
 import { pagingMonitor, type PagingMonitor as Setup } from '../../test/support/scenarios.js';
 import { call, documentCommand, row, type Row } from './bench-path.js';
 
@@ -28,6 +32,8 @@ const RUNS = 5;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HEX_64 = /\b[0-9a-f]{64}\b/g;
+/** How long a run may wait for its record on the stream or its e-mail in the mailbox. */
+const PATIENCE_MS = 10_000;
 
 /** Every string in `value` (Sets, arrays and objects walked) through `replace`. */
 function mapStrings(value: unknown, replace: (text: string) => string): unknown {
@@ -52,10 +58,10 @@ function roundsOf(calls: RecordedCall[]): RecordedCall[][] {
 }
 
 export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Promise<Row[]> {
-  const raw = new DynamoDBClient({});
-  const document = DynamoDBDocumentClient.from(raw);
+  const raw = leanClient(new DynamoDBClient({}));
+  const document = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const streams = new DynamoDBStreamsClient({});
-  const ses = new SESClient({ endpoint: mailboxUrl });
+  const ses = leanClient(new SESClient({ endpoint: mailboxUrl }));
   const tableName = runtime.tableName;
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table!.LatestStreamArn!;
@@ -90,7 +96,8 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
     });
   const emptyMailbox = () => mailboxCall('POST', '/clear-store');
   const mailbox = async (to: string) => {
-    for (;;) {
+    for (const deadline = Date.now() + PATIENCE_MS; ; ) {
+      if (Date.now() > deadline) throw new Error(`No e-mail to ${to} in the mailbox after ${PATIENCE_MS} ms`);
       const { emails } = JSON.parse(await mailboxCall('GET', '/store')) as { emails: { destination: { to: string[] } }[] };
       if (emails.some((email) => email.destination.to.includes(to))) return;
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -106,11 +113,15 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
     );
   };
   /** Reads the stream without sleeping until a record of one of `keys` (`pk sk`) is on it. */
-  const readUntil = async (iterators: string[], keys: Set<string>) => {
-    for (;;) {
+  const readUntil = async (iterators: (string | undefined)[], keys: Set<string>) => {
+    for (const deadline = Date.now() + PATIENCE_MS; ; ) {
+      const open = iterators.filter((iterator) => iterator !== undefined);
+      if (open.length === 0 || Date.now() > deadline) throw new Error(`The stream did not carry ${[...keys][0]} within ${PATIENCE_MS} ms`);
       for (const [index, iterator] of iterators.entries()) {
+        if (iterator === undefined) continue;
         const result = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        iterators[index] = result.NextShardIterator!;
+        // A shard that closed meanwhile has no next iterator (its child opened after this run began).
+        iterators[index] = result.NextShardIterator;
         if ((result.Records ?? []).some(({ dynamodb }) => keys.has(`${dynamodb?.Keys?.pk?.S} ${dynamodb?.Keys?.sk?.S}`))) return;
       }
     }
@@ -155,7 +166,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
         ? text
         : text
         .replace(UUID, (id) => fresh.get(id) ?? fresh.set(id, randomUUID()).get(id)!)
-        .replace(HEX_64, () => randomBytes(32).toString('hex'))
+        .replace(HEX_64, (hash) => fresh.get(hash) ?? fresh.set(hash, randomBytes(32).toString('hex')).get(hash)!)
         .replaceAll(template.tag, setup.tag);
     const prepared = (entry: RecordedCall) => {
       const input = mapStrings(entry.input, substitute) as Record<string, unknown>;
@@ -164,12 +175,17 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
       for (const item of items) if (item && published.has(String(item.type))) item.type = `floor-${String(item.type)}`;
       return { ...entry, input };
     };
-    const send = async ({ service, command, input }: { service: string; command: string; input: unknown }) => {
-      if (service === 'SES') {
-        if (command !== 'SendEmailCommand') throw new Error(`no floor for SES ${command}`);
-        return ses.send(new SendEmailCommand(input as SendEmailCommandInput));
-      }
-      return document.send(documentCommand(command, input));
+    const send = async ({ service, command, input, failed }: ReturnType<typeof prepared>) => {
+      const sent =
+        service === 'SES'
+          ? command === 'SendEmailCommand'
+            ? ses.send(new SendEmailCommand(input as unknown as SendEmailCommandInput))
+            : Promise.reject(new Error(`no floor for SES ${command}`))
+          : document.send(documentCommand(command, input));
+      // A call that failed in the recorded run (a refused condition) costs its round trip here too.
+      await (sent as Promise<unknown>).catch((error: unknown) => {
+        if (!failed || !(error instanceof Error) || error.name !== failed) throw error;
+      });
     };
     const run = async (rounds: ReturnType<typeof prepared>[][]) => {
       for (const round of rounds) await Promise.all(round.map(send));
@@ -187,8 +203,13 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
       await run(checkRounds);
       // As for the service: the mailbox is watched once monitor-check's calls are done.
       const mails = Promise.all([mailbox(setup.subscriber).then(() => performance.now() - start), mailbox(setup.oncall).then(() => performance.now() - start)]);
-      await readUntil(iterators, written);
-      await Promise.all(background.map(run));
+      try {
+        await readUntil(iterators, written);
+        await Promise.all(background.map(run));
+      } catch (error) {
+        mails.catch(() => undefined);
+        throw error;
+      }
       const [first, page] = await mails;
       return { first, page };
     };
