@@ -124,7 +124,11 @@ export class LocalEventBus {
       this.running.set(target, running + 1);
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.set(target, [...(this.waiting.get(target) ?? []), resolve]));
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(target) ?? [];
+      queue.push(resolve);
+      this.waiting.set(target, queue);
+    });
   }
 
   /** An invocation of `target` ended: its place goes to the longest waiting delivery, if any. */
