@@ -12,11 +12,14 @@ let documentClient: DynamoDBDocumentClient | undefined;
  * `AWS_ENDPOINT_URL_DYNAMODB` to DynamoDB Local), so handler code is identical everywhere.
  */
 export function db(): DynamoDBDocumentClient {
-  // The document client shares the low-level client's middleware stack.
-  documentClient ??= DynamoDBDocumentClient.from(leanClient(new DynamoDBClient({})), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  documentClient ??= newDocumentClient();
   return documentClient;
+}
+
+/** A document client as the service's is configured (the bench's floors make their calls with one too). */
+export function newDocumentClient(): DynamoDBDocumentClient {
+  // The document client shares the low-level client's middleware stack.
+  return DynamoDBDocumentClient.from(leanClient(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } });
 }
 
 let name: string | undefined;
