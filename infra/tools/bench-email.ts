@@ -10,22 +10,22 @@
  * front of the mailbox (the floor sends to the mailbox itself). The background invocations' calls
  * are replayed concurrently, as the service runs them. A row beside them keeps the smallest such path
  * (one Put in a TransactWriteItems → stream → one SendEmail). The floor's clients are configured as
- * the service's are (`leanClient`, the document client's marshalling options).
+ * the service's are (`newDocumentClient`, `leanClient`).
  */
 import { DynamoDBClient, DescribeTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { SendEmailCommand, SESClient, type SendEmailCommandInput } from '@aws-sdk/client-ses';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import type { RecordedCall } from '../local/call-recorder.js';
 import { invokeFunction } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { workers } from '../system.js';
 import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/aws-client.js';
+import { newDocumentClient } from '../../shared/db/client.js';
 import { pagingMonitor, type PagingMonitor as Setup } from '../../test/support/scenarios.js';
-import { call, documentCommand, row, type Row } from './bench-path.js';
+import { call, documentCommand, requestText, row, type Row } from './bench-path.js';
 
 const ROUNDS = 3;
 const RUNS = 5;
@@ -59,7 +59,7 @@ function roundsOf(calls: RecordedCall[]): RecordedCall[][] {
 
 export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Promise<Row[]> {
   const raw = leanClient(new DynamoDBClient({}));
-  const document = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const document = newDocumentClient();
   const streams = new DynamoDBStreamsClient({});
   const ses = leanClient(new SESClient({ endpoint: mailboxUrl }));
   const tableName = runtime.tableName;
@@ -82,18 +82,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
   // e-mails, not every rendered page since the section began), over a kept-alive connection: the
   // polls run on the thread that serves requests, and cost both sides the same.
   const mailboxAgent = new Agent({ keepAlive: true });
-  const mailboxCall = (method: string, path: string) =>
-    new Promise<string>((resolve, reject) => {
-      const sent = request(`${mailboxUrl}${path}`, { method, agent: mailboxAgent }, (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve(text));
-        response.on('error', reject);
-      });
-      sent.on('error', reject);
-      sent.end();
-    });
+  const mailboxCall = async (method: string, path: string) => (await requestText(`${mailboxUrl}${path}`, { method, agent: mailboxAgent })).text;
   const emptyMailbox = () => mailboxCall('POST', '/clear-store');
   const mailbox = async (to: string) => {
     for (const deadline = Date.now() + PATIENCE_MS; ; ) {
@@ -257,6 +246,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
   streams.destroy();
   ses.destroy();
   raw.destroy();
+  document.destroy();
   mailboxAgent.destroy();
   return [
     row('monitor-check → first e-mail in the local mailbox vs the same calls straight (TransactWrite → stream → SendEmail)', of('first'), of('floorFirst'), 'ms', '≤ 2×'),

@@ -5,7 +5,6 @@
  * `@aws-sdk/lib-dynamodb` (recorded from the handler's own calls, in its round trips).
  * A benchmark, not a test: it reports.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -30,6 +29,7 @@ import { lambdaContext, type LambdaHandler } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { httpEvent } from '../../test/support/events.js';
 import { dynamoCalls, stopObservingCalls } from '../../test/support/ddb-calls.js';
+import { newDocumentClient } from '../../shared/db/client.js';
 
 const ROUNDS = 3;
 
@@ -68,36 +68,32 @@ const client = new Agent({ keepAlive: true });
 /** Closes the client's kept-alive connections. */
 export const closeClient = () => client.destroy();
 
-/** One request to the runtime; a non-2xx answer fails the bench. */
-export function call(runtime: Runtime, method: string, path: string, token?: string, body?: unknown): Promise<{ body: any; bytes: number }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+/** One HTTP request over `agent`'s kept-alive connections: its status and its body as text. */
+export function requestText(url: string, options: { method: string; agent: Agent; headers?: Record<string, string>; payload?: string }): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const sent = request(
-      `${runtime.url}${path}`,
-      {
-        method,
-        agent: client,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status > 299) return reject(new Error(`${method} ${path}: ${status} ${text}`));
-          try {
-            resolve({ body: JSON.parse(text), bytes: Buffer.byteLength(text) });
-          } catch (error) {
-            reject(new Error(`${method} ${path}: ${status} answered what is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`));
-          }
-        });
-      },
-    );
+    const sent = request(url, { method: options.method, agent: options.agent, headers: options.headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('error', reject);
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
     sent.on('error', reject);
-    sent.end(payload);
+    sent.end(options.payload);
   });
+}
+
+/** One request to the runtime; a non-2xx answer fails the bench. */
+export async function call(runtime: Runtime, method: string, path: string, token?: string, body?: unknown): Promise<{ body: any; bytes: number }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) };
+  const { status, text } = await requestText(`${runtime.url}${path}`, { method, agent: client, headers, payload });
+  if (status < 200 || status > 299) throw new Error(`${method} ${path}: ${status} ${text}`);
+  try {
+    return { body: JSON.parse(text), bytes: Buffer.byteLength(text) };
+  } catch (error) {
+    throw new Error(`${method} ${path}: ${status} answered what is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`);
+  }
 }
 
 const api = async (runtime: Runtime, method: string, path: string, token: string | undefined, body?: unknown) =>
@@ -167,22 +163,11 @@ function replayWith(document: DynamoDBDocumentClient, rounds: Rounds) {
  * (`shared/db/client.ts`: the lean client, the same marshalling), so that both sides run the SDK as
  * it deploys and differ only by what the handler adds.
  */
-const REPLAY_SOURCE = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import * as lib from '@aws-sdk/lib-dynamodb';
-import { leanClient } from './shared/aws-client.ts';
-const client = lib.DynamoDBDocumentClient.from(leanClient(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } });
-const commands = { ${Object.entries({
-  GetItemCommand: 'GetCommand',
-  PutItemCommand: 'PutCommand',
-  UpdateItemCommand: 'UpdateCommand',
-  DeleteItemCommand: 'DeleteCommand',
-  QueryCommand: 'QueryCommand',
-  BatchGetItemCommand: 'BatchGetCommand',
-  BatchWriteItemCommand: 'BatchWriteCommand',
-  TransactGetItemsCommand: 'TransactGetCommand',
-  TransactWriteItemsCommand: 'TransactWriteCommand',
-})
-  .map(([low, document]) => `${low}: lib.${document}`)
+const REPLAY_SOURCE = `import * as lib from '@aws-sdk/lib-dynamodb';
+import { newDocumentClient } from './shared/db/client.ts';
+const client = newDocumentClient();
+const commands = { ${Object.entries(DOCUMENT_COMMANDS)
+  .map(([low, Command]) => `${low}: lib.${Command.name}`)
   .join(', ')} };
 export const handler = async (rounds) => {
   for (const round of rounds) await Promise.all(round.map(({ command, input }) => client.send(new commands[command](input))));
@@ -192,8 +177,8 @@ export const handler = async (rounds) => {
 export async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   const rows: Row[] = [];
   const calls = dynamoCalls();
-  const raw = new DynamoDBClient({});
-  const document = DynamoDBDocumentClient.from(raw);
+  // The floors' client is configured as the service's.
+  const document = newDocumentClient();
 
   // ----- Bundle size and module load ---------------------------------------------------------
   const { baseline, functions } = await bundleAll();
@@ -364,7 +349,7 @@ export async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   rows.push(row('GET incident p99 while incidents are created vs reads alone (DynamoDB Local slowing down included)', underWrites, alone, 'ms', '≤ 1.3×'));
   rows.push(row('(for comparison) the same calls straight to DynamoDB Local, p99 under the same writes vs alone', straightUnderWrites, straightAlone, 'ms', '—'));
 
-  raw.destroy();
+  document.destroy();
   return rows;
 }
 
