@@ -15,6 +15,19 @@ type Input = Record<string, unknown>;
 const keyValue = (value: unknown) => (value && typeof value === 'object' && 'S' in value ? String((value as { S: unknown }).S) : String(value));
 const pkOf = (item: unknown) => keyValue((item as Input | undefined)?.[table.partitionKey.name]);
 
+/** A key condition's `name = :value` pairs, parsed once per expression (a function sends the same few again and again). */
+const parsedConditions = new Map<string, [string, string][]>();
+function equalities(expression: string): [string, string][] {
+  let pairs = parsedConditions.get(expression);
+  if (!pairs) {
+    pairs = [...expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)].map(([, name, value]) => [name!, value!]);
+    // Bounded, should anything ever build its expressions from data.
+    if (parsedConditions.size >= 1_000) parsedConditions.clear();
+    parsedConditions.set(expression, pairs);
+  }
+  return pairs;
+}
+
 /** The actions and partition keys of one request (transactions and batches item by item). */
 function requested(command: string, input: Input): { action: string; pk?: string; index?: string }[] {
   const action = `dynamodb:${command.replace(/Command$/, '')}`;
@@ -29,8 +42,8 @@ function requested(command: string, input: Input): { action: string; pk?: string
       const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
       const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
       const keyName = typeof input.IndexName === 'string' ? undefined : table.partitionKey.name;
-      const equality = [...String(input.KeyConditionExpression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)].find(([, name]) => (names[name!] ?? name) === keyName);
-      return [{ action, pk: equality ? keyValue(values[equality[2]!]) : undefined, index: input.IndexName as string | undefined }];
+      const equality = equalities(String(input.KeyConditionExpression ?? '')).find(([name]) => (names[name] ?? name) === keyName);
+      return [{ action, pk: equality ? keyValue(values[equality[1]]) : undefined, index: input.IndexName as string | undefined }];
     }
     case 'BatchGetItemCommand':
       return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: unknown[] }>).flatMap((request) => request.Keys.map((key) => ({ action, pk: pkOf(key) })));
@@ -52,11 +65,24 @@ function requested(command: string, input: Input): { action: string; pk?: string
 }
 
 /** Why `fn` may not make this request, or undefined when its grant allows it. */
-export function denial(fn: Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys'>, command: string, input: Input): string | undefined {
-  const actions = grantedTableActions(fn);
+type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys'>;
+
+/** Each function's granted actions, computed once. */
+const granted = new WeakMap<Grantee, Set<string>>();
+const actionsOf = (fn: Grantee) => {
+  let actions = granted.get(fn);
+  if (!actions) {
+    actions = new Set(grantedTableActions(fn));
+    granted.set(fn, actions);
+  }
+  return actions;
+};
+
+export function denial(fn: Grantee, command: string, input: Input): string | undefined {
+  const actions = actionsOf(fn);
   for (const request of requested(command, input)) {
     const resource = request.index ? `index/${request.index}` : 'table';
-    if (!actions.includes(request.action)) return `${fn.name} is not authorized to perform ${request.action} on the ${resource}`;
+    if (!actions.has(request.action)) return `${fn.name} is not authorized to perform ${request.action} on the ${resource}`;
     if (!fn.leadingKeys) continue;
     if (request.index) return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table only)`;
     if (request.pk === undefined || !fn.leadingKeys.some((prefix) => request.pk!.startsWith(prefix))) {
@@ -67,6 +93,7 @@ export function denial(fn: Pick<FunctionDescription, 'name' | 'table' | 'batchWr
 }
 
 const enforced = new WeakSet<object>();
+const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));
 
 /** Checks every call made inside a function's invocation (calls outside one, e.g. tests' own, pass). */
 export function enforceGrants(client: DynamoDBDocumentClient) {
@@ -75,7 +102,7 @@ export function enforceGrants(client: DynamoDBDocumentClient) {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = invocationScope.getStore()?.functionName;
-      const fn = name ? allFunctions.find((candidate) => candidate.name === name) : undefined;
+      const fn = name ? functionsByName.get(name) : undefined;
       const reason = fn && denial(fn, String(context.commandName), args.input as Input);
       if (reason) throw Object.assign(new Error(`AccessDeniedException: ${reason}`), { name: 'AccessDeniedException', $fault: 'client' });
       return next(args);
