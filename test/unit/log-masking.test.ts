@@ -1,18 +1,18 @@
 /** Every value a log line carries is masked: e-mail addresses keep their first letter and domain, JWTs go. */
 import { describe, expect, it } from 'vitest';
-import { mask } from '../../functions/lib/observability.js';
+import { maskedJson } from '../../functions/lib/observability.js';
 
 const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
 
 describe('log masking', () => {
   it('masks e-mail addresses and drops JWTs at any depth, and leaves other values as they were', () => {
-    const masked = mask({
+    const masked = maskedJson({
       message: `invited alice@example.com with ${jwt}`,
       nested: { list: ['bob.smith@mail.example.org', 42, null, true], header: `Bearer ${jwt}` },
       plain: 'nothing to hide',
       count: 3,
     });
-    expect(JSON.parse(JSON.stringify(masked))).toEqual({
+    expect(JSON.parse(masked)).toEqual({
       message: 'invited a***@example.com with [jwt]',
       nested: { list: ['b***@mail.example.org', 42, null, true], header: 'Bearer [jwt]' },
       plain: 'nothing to hide',
@@ -21,13 +21,18 @@ describe('log masking', () => {
   });
 
   it('keeps an own __proto__ key (parsed JSON) as a masked key, not as a prototype', () => {
-    const masked = mask(JSON.parse('{"__proto__":{"email":"alice@example.com"},"a":1}'));
-    expect(JSON.stringify(masked)).toBe('{"__proto__":{"email":"a***@example.com"},"a":1}');
+    const masked = maskedJson(JSON.parse('{"__proto__":{"email":"alice@example.com"},"a":1}'));
+    expect(masked).toBe('{"__proto__":{"email":"a***@example.com"},"a":1}');
   });
 
-  it('masks an error as its name, message and stack', () => {
-    const masked = mask(new Error('no account for carol@example.com')) as Record<string, unknown>;
-    expect(masked).toMatchObject({ name: 'Error', message: 'no account for c***@example.com' });
-    expect(String(masked.stack)).not.toContain('carol@example.com');
+  it('masks an error, at any depth, as its name, message and stack, and its cause', () => {
+    const failure = new Error('no account for carol@example.com', { cause: new TypeError(`bad token ${jwt}`) });
+    const masked = JSON.parse(maskedJson({ attempt: { error: failure } })) as { attempt: { error: Record<string, unknown> } };
+    expect(masked.attempt.error).toMatchObject({ name: 'Error', message: 'no account for c***@example.com', cause: { name: 'TypeError', message: 'bad token [jwt]' } });
+    expect(String(masked.attempt.error.stack)).not.toContain('carol@example.com');
+  });
+
+  it('masks what an e-mail address or a JWT looks like inside a longer string, escapes included', () => {
+    expect(JSON.parse(maskedJson({ text: 'to:\t"dave@example.com", cc: erin+ops@example.co.uk' }))).toEqual({ text: 'to:\t"d***@example.com", cc: e***@example.co.uk' });
   });
 });
