@@ -12,7 +12,8 @@ import { findFunction, invokeFunction } from './functions.js';
 import type { ScheduleRequest } from './scheduler.js';
 import { localSes, type AwsApiResponse } from './ses.js';
 
-export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined>;
+/** The answer of the local AWS API a request is for; nothing (at once, not a promise) for any other request. */
+export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined> | undefined;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): AwsApiResponse => ({
   status,
@@ -32,7 +33,7 @@ export function serveAwsApis(apis: AwsApis): Server {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.once('end', () => {
-      apis(request, new URL(request.url ?? '/', 'http://localhost'), Buffer.concat(chunks)).then(
+      Promise.resolve(apis(request, new URL(request.url ?? '/', 'http://localhost'), Buffer.concat(chunks))).then(
         (answer) => {
           const { status, headers, body } = answer ?? json(404, { message: `No local AWS API at ${request.method} ${request.url}` });
           response.writeHead(status, headers ?? {});
@@ -49,8 +50,23 @@ export function serveAwsApis(apis: AwsApis): Server {
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 
-export function awsApis(services: { background: GatewayPorts; mailboxUrl: string; log?: (line: string) => void }): AwsApis {
-  return async (request, url, body) => {
+type Services = { background: GatewayPorts; mailboxUrl: string; log?: (line: string) => void };
+
+export function awsApis(services: Services): AwsApis {
+  const answer = forAws(services);
+  // The API's requests (most of the gateway's) are told apart without a promise: none of them is
+  // a form POST to `/`, carries an `x-amz-target`, or has a path of the scheduler's or Lambda's.
+  return (request, url, body) =>
+    (request.method === 'POST' && url.pathname === '/') ||
+    request.headers['x-amz-target'] !== undefined ||
+    url.pathname.startsWith('/schedules/') ||
+    url.pathname.startsWith('/2015-03-31/')
+      ? answer(request, url, body)
+      : undefined;
+}
+
+function forAws(services: Services) {
+  return async (request: IncomingMessage, url: URL, body: Buffer): Promise<AwsApiResponse | undefined> => {
     if (request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
       const answer = await localSes(request, body, services.mailboxUrl, services.background);
       if (answer) return answer;

@@ -32,8 +32,10 @@ export interface GatewayOptions {
    * Whether the verified token's subject may call the API (locally: has signed up). A refused
    * subject gets 401 as if the token were invalid. Omitted: every verified token passes.
    */
-  admits?(subject: string): Promise<boolean>;
+  admits?(subject: string): boolean | Promise<boolean>;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** API Gateway's own payload limit. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -51,7 +53,12 @@ class GatewayError extends Error {
  * The whole body, or a 413 once it passes the limit. Past the limit the rest is read and dropped
  * (not cut off), so the client gets to read the 413 before the connection closes.
  */
-function readBody(request: IncomingMessage): Promise<Buffer> {
+function readBody(request: IncomingMessage): Promise<Buffer> | Buffer {
+  // Neither a length nor chunks: the request has no body (a GET, mostly), and nothing to wait for.
+  if (request.headers['transfer-encoding'] === undefined && (request.headers['content-length'] ?? '0') === '0') {
+    request.resume();
+    return EMPTY;
+  }
   return new Promise((resolve, reject) => {
     const tooLarge = () => {
       request.removeAllListeners('data');
@@ -75,7 +82,7 @@ const isTextual = (contentType: string | undefined) =>
   !contentType || /^(text\/|application\/([\w.+-]+\+)?(json|xml|x-www-form-urlencoded|javascript))/i.test(contentType);
 
 /** JWT claims as the HTTP API authorizer passes them: every value a string. */
-const claimStrings = (payload: JWTPayload) =>
+const claimStrings = (payload: JWTPayload): Record<string, string> =>
   Object.fromEntries(
     Object.entries(payload).map(([name, value]) => [
       name,
@@ -138,8 +145,17 @@ function buildEvent(
 
 /** The gateway's own answers carry the request id twice, as API Gateway's (`apigw-requestid`) and as the service's (`x-request-id`). */
 function send(response: ServerResponse, requestId: string, status: number, body: string | Buffer, headers: Record<string, string> = {}) {
-  response.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId, ...headers });
+  response.writeHead(status, lengthOf(status, body, { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId, ...headers }));
   response.end(body);
+}
+
+/**
+ * As API Gateway answers: with the body's length, not chunked (and so in one write with the head).
+ * A status that has no body (1xx, 204, 304) carries none.
+ */
+function lengthOf<H extends Record<string, string | string[]>>(status: number, body: string | Buffer, headers: H): H {
+  if (status < 200 || status === 204 || status === 304) return headers;
+  return { ...headers, 'content-length': String(Buffer.byteLength(body)) };
 }
 
 /** The token of an Authorization header: `Bearer <token>`, or a bare token, as API Gateway takes it. */
@@ -165,20 +181,39 @@ function writeResult(response: ServerResponse, result: unknown, requestId: strin
   const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId, 'x-request-id': requestId };
   for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
-  const body = structured.body ?? '';
-  response.writeHead(structured.statusCode ?? 200, headers);
-  response.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+  const text = structured.body ?? '';
+  const body = structured.isBase64Encoded ? Buffer.from(text, 'base64') : text;
+  const status = structured.statusCode ?? 200;
+  response.writeHead(status, lengthOf(status, body, headers));
+  response.end(body);
 }
 
 export function createGateway(options: GatewayOptions): Server {
   const handlers = new Map<string, Promise<LambdaHandler>>();
+  /** The handlers loaded so far, at hand without an await. */
+  const loadedHandlers = new Map<string, LambdaHandler>();
   const handlerFor = (route: RouteDescription) => {
     let handler = handlers.get(route.name);
     if (!handler) {
-      handler = options.loadHandler(route);
+      handler = options.loadHandler(route).then((loaded) => {
+        loadedHandlers.set(route.name, loaded);
+        return loaded;
+      });
       handlers.set(route.name, handler);
     }
     return handler;
+  };
+
+  // The claims as strings, once per verified token (the issuer hands the same claims object back).
+  const claimsAsStrings = new WeakMap<JWTPayload, Record<string, string>>();
+  const stringClaims = (claims: JWTPayload) => {
+    let strings = claimsAsStrings.get(claims);
+    if (!strings) {
+      // Shared by this token's requests: frozen, so no handler can change another's event.
+      strings = Object.freeze(claimStrings(claims));
+      claimsAsStrings.set(claims, strings);
+    }
+    return strings;
   };
 
   return createServer((request, response) => {
@@ -187,8 +222,11 @@ export function createGateway(options: GatewayOptions): Server {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const method = request.method ?? 'GET';
       try {
-        const raw = await readBody(request);
-        const aws = await options.awsApis?.(request, url, raw);
+        // What is at hand already is not awaited: every await is a turn of the microtask queue.
+        const body = readBody(request);
+        const raw = body instanceof Promise ? await body : body;
+        const apiAnswer = options.awsApis?.(request, url, raw);
+        const aws = apiAnswer && (await apiAnswer);
         if (aws) {
           response.writeHead(aws.status, aws.headers ?? {});
           return response.end(aws.body);
@@ -216,16 +254,18 @@ export function createGateway(options: GatewayOptions): Server {
           const refuse = (description?: string) => send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), challenge(description));
           const token = bearerToken(request.headers.authorization);
           if (!token) return refuse();
-          const verified = await options.issuer.verify(token);
+          const verifying = options.issuer.verify(token);
+          const verified = verifying instanceof Promise ? await verifying : verifying;
           if ('refused' in verified) return refuse(verified.refused);
           // A token without a subject goes on to the handler, which answers it (as on AWS).
           const subject = verified.claims.sub;
-          if (subject && options.admits && !(await options.admits(subject))) return refuse("the token's user has not signed up");
+          const admitting = subject && options.admits ? options.admits(subject) : true;
+          if (!(admitting instanceof Promise ? await admitting : admitting)) return refuse("the token's user has not signed up");
           claims = verified.claims;
         }
 
-        const event = buildEvent(request, url, raw, match.route, match.params, claimStrings(claims), requestId);
-        const handler = await handlerFor(match.route);
+        const event = buildEvent(request, url, raw, match.route, match.params, stringClaims(claims), requestId);
+        const handler = loadedHandlers.get(match.route.name) ?? (await handlerFor(match.route));
         let result: unknown;
         try {
           result = await invoke(handler, match.route.name, event, requestId);

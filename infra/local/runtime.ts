@@ -191,17 +191,18 @@ async function startMailbox(port: number, host: string, where: 'child' | 'here')
  * refused at the gateway (401) rather than reaching the functions. Who has signed up is read
  * once per user (accounts are never deleted) with a client of the runtime's own.
  */
-function signedUp(tableName: string): (subject: string) => Promise<boolean> {
+function signedUp(tableName: string): (subject: string) => boolean | Promise<boolean> {
   const client = new DynamoDBClient({});
   const known = new Set<string>();
-  return async (subject) => {
-    if (known.has(subject)) return true;
+  const read = async (subject: string) => {
     const { Item } = await client.send(
       new GetItemCommand({ TableName: tableName, Key: marshall(keys.account(subject)), ConsistentRead: true, ProjectionExpression: table.partitionKey.name }),
     );
     if (Item) known.add(subject);
     return Item !== undefined;
   };
+  // A known subject is answered at once, not through a promise.
+  return (subject) => known.has(subject) || read(subject);
 }
 
 /**

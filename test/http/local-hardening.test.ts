@@ -108,6 +108,36 @@ describe('the local authorizer', () => {
   });
 });
 
+describe('answers', () => {
+  /** The raw answer: its status, headers as sent, and body bytes. */
+  const raw = (method: string, path: string, token?: string) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+      const sent = httpRequest(`${api.runtime.url}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+
+  it("carry the body's length, as API Gateway's do, never chunked: the gateway's own, a handler's JSON and HTML, non-ASCII text included", async () => {
+    const incident = (await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId, title: 'Panne réseau — 東京' } })).body.incident;
+    const answers = [
+      await raw('GET', `/api/incidents/${incident.id}`, alice.token),
+      await raw('GET', '/api/incidents'),
+      await raw('GET', '/api/nothing-here'),
+      await raw('GET', '/unsubscribe/not-a-token'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, 404]);
+    expect(answers[0]!.body.toString('utf8')).toContain('Panne réseau — 東京');
+    expect(answers[3]!.headers['content-type']).toMatch(/^text\/html/);
+    for (const answer of answers) {
+      expect({ length: answer.headers['content-length'], chunked: answer.headers['transfer-encoding'] }).toEqual({ length: String(answer.body.length), chunked: undefined });
+    }
+  });
+});
+
 describe('text a person typed', () => {
   const unusable: [string, string][] = [
     ['only a zero-width space', '\u200b'],
