@@ -22,21 +22,34 @@ export function invoke(handler: LambdaHandler, functionName: string, event: unkn
 }
 
 export function lambdaContext(functionName: string, requestId: string, timeoutSeconds: number): Context {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(functionDefaults.memoryMb),
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return new InvocationContext(functionName, requestId, Date.now() + timeoutSeconds * 1000);
+}
+
+/** Lambda's context object (its methods on the prototype, not new closures for every invocation). */
+class InvocationContext implements Context {
+  callbackWaitsForEmptyEventLoop = true;
+  readonly functionVersion = '$LATEST';
+  readonly invokedFunctionArn: string;
+  readonly memoryLimitInMB = String(functionDefaults.memoryMb);
+  readonly logGroupName: string;
+  readonly logStreamName = 'local';
+
+  constructor(
+    readonly functionName: string,
+    readonly awsRequestId: string,
+    private readonly deadline: number,
+  ) {
+    this.invokedFunctionArn = functionArn(functionName);
+    this.logGroupName = `/aws/lambda/${functionName}`;
+  }
+
+  getRemainingTimeInMillis() {
+    return Math.max(0, this.deadline - Date.now());
+  }
+
+  done() {}
+  fail() {}
+  succeed() {}
 }
 
 const loaded = new Map<string, Promise<LambdaHandler>>();

@@ -172,6 +172,10 @@ const challenge = (description?: string) => ({
   'www-authenticate': description ? `Bearer scope="" error="invalid_token" error_description="${description}"` : 'Bearer',
 });
 
+/** The authorizer's 401. */
+const refuse = (response: ServerResponse, requestId: string, description?: string) =>
+  send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), challenge(description));
+
 /** Payload format 2.0: a structured result is used as is; anything else is a 200 JSON body. */
 function writeResult(response: ServerResponse, result: unknown, requestId: string) {
   const structured =
@@ -251,16 +255,15 @@ export function createGateway(options: GatewayOptions): Server {
 
         let claims: JWTPayload = {};
         if (match.route.auth !== 'none') {
-          const refuse = (description?: string) => send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), challenge(description));
           const token = bearerToken(request.headers.authorization);
-          if (!token) return refuse();
+          if (!token) return refuse(response, requestId);
           const verifying = options.issuer.verify(token);
           const verified = verifying instanceof Promise ? await verifying : verifying;
-          if ('refused' in verified) return refuse(verified.refused);
+          if ('refused' in verified) return refuse(response, requestId, verified.refused);
           // A token without a subject goes on to the handler, which answers it (as on AWS).
           const subject = verified.claims.sub;
           const admitting = subject && options.admits ? options.admits(subject) : true;
-          if (!(admitting instanceof Promise ? await admitting : admitting)) return refuse("the token's user has not signed up");
+          if (!(admitting instanceof Promise ? await admitting : admitting)) return refuse(response, requestId, "the token's user has not signed up");
           claims = verified.claims;
         }
 
