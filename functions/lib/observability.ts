@@ -25,11 +25,21 @@ const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
  * pattern can reach across a JSON quote), which spares building a masked copy of every item.
  */
 export function maskedJson(value: unknown): string {
-  let text = JSON.stringify(value, (_key, inner: unknown) => (inner instanceof Error ? describeError(inner) : inner));
+  // A replacer takes JSON.stringify off its fast path: only for an item that holds an error.
+  let text = holdsError(value) ? JSON.stringify(value, (_key, inner: unknown) => (inner instanceof Error ? describeError(inner) : inner)) : JSON.stringify(value);
   // Most lines hold neither; a substring test is far cheaper than a replace that finds nothing.
   if (text.includes('eyJ')) text = text.replace(JWT, '[jwt]');
   if (text.includes('@')) text = text.replace(EMAIL, '$1***@$2');
   return text;
+}
+
+function holdsError(value: unknown): boolean {
+  if (value instanceof Error) return true;
+  if (Array.isArray(value)) return value.some(holdsError);
+  if (value && typeof value === 'object') {
+    for (const key in value) if (Object.hasOwn(value, key) && holdsError((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
 
 /** An error as a log attribute; for an AggregateError (several e-mails failed) the first few of its causes too. */
