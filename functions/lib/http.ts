@@ -187,16 +187,18 @@ async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run
   return response;
 }
 
+/** A non-empty string claim. */
+function claimOf(claims: Record<string, string | number | boolean | string[]>, name: string): string | undefined {
+  const value = claims[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /** The caller from the JWT claims the API Gateway authorizer verified. */
 export function callerFrom(event: HttpEvent): Caller {
   const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
-  const claim = (name: string) => {
-    const value = claims[name];
-    return typeof value === 'string' && value !== '' ? value : undefined;
-  };
-  const userId = claim('sub');
+  const userId = claimOf(claims, 'sub');
   if (!userId) throw new UnauthorizedError();
-  return { userId, email: claim('email'), name: claim('name') };
+  return { userId, email: claimOf(claims, 'email'), name: claimOf(claims, 'name') };
 }
 
 export interface RouteInput<P, Q, B> {
@@ -256,6 +258,20 @@ export function nextPageLink(event: HttpEvent, nextCursor: unknown): Record<stri
   return { link: `<${base}${event.rawPath}?${query.toString()}>; rel="next"` };
 }
 
+/** The route's domain call and its response: JSON with the route's status, a list page linking the next. */
+async function respond<P, Q, B, R>(
+  options: { status?: number; paged?: boolean },
+  handle: (input: RouteInput<P, Q, B>) => Promise<R>,
+  input: { params: P; query: Q; body: B },
+  caller: Caller,
+  event: HttpEvent,
+): Promise<HttpResult> {
+  const result = await handle({ ...input, caller });
+  const response = jsonResponse(options.status ?? 200, result);
+  if (!options.paged) return response;
+  return { ...response, headers: { ...response.headers, ...nextPageLink(event, (result as { next_cursor?: unknown }).next_cursor) } };
+}
+
 /**
  * Builds a Lambda handler for one API route: the handler receives validated input and the
  * caller, makes one domain call and returns the response body.
@@ -282,13 +298,9 @@ export function httpRoute<
     .handler(async (event) => {
       const input = validatedInput.get(event) as { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
       const caller = callerFrom(event);
-      const run = async () => {
-        const result = await handle({ ...input, caller });
-        const response = jsonResponse(options.status ?? 200, result);
-        if (!options.paged) return response;
-        return { ...response, headers: { ...response.headers, ...nextPageLink(event, (result as { next_cursor?: unknown }).next_cursor) } };
-      };
-      return options.idempotent ? idempotently(event, caller, input.body, run) : run();
+      return options.idempotent
+        ? idempotently(event, caller, input.body, () => respond(options, handle, input, caller, event))
+        : respond(options, handle, input, caller, event);
     });
   const contract: RouteContract = {
     summary: options.summary,
