@@ -55,7 +55,8 @@ type Services = { background: GatewayPorts; mailboxUrl: string; log?: (line: str
 export function awsApis(services: Services): AwsApis {
   const answer = forAws(services);
   // The API's requests (most of the gateway's) are told apart without a promise: none of them is
-  // a form POST to `/`, carries an `x-amz-target`, or has a path of the scheduler's or Lambda's.
+  // a form POST to `/`, carries an `x-amz-target`, or has a path of the scheduler's or Lambda's
+  // (forAws answers nothing else; an API added there is added here).
   return (request, url, body) =>
     (request.method === 'POST' && url.pathname === '/') ||
     request.headers['x-amz-target'] !== undefined ||

@@ -12,6 +12,7 @@ import { invoke, type LambdaHandler } from './functions.js';
 import type { LocalIssuer } from './jwt.js';
 import type { AwsApis } from './aws-apis.js';
 import { matchRoute } from './routing.js';
+import { computedOnce } from './memo.js';
 
 /** A local-only endpoint (never deployed): plain JSON in and out, no authorizer. */
 export interface LocalEndpoint {
@@ -36,6 +37,8 @@ export interface GatewayOptions {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** The claims of a public route's request (no authorizer). */
+const NO_CLAIMS: JWTPayload = Object.freeze({});
 
 /** API Gateway's own payload limit. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -196,29 +199,18 @@ export function createGateway(options: GatewayOptions): Server {
   const handlers = new Map<string, Promise<LambdaHandler>>();
   /** The handlers loaded so far, at hand without an await. */
   const loadedHandlers = new Map<string, LambdaHandler>();
-  const handlerFor = (route: RouteDescription) => {
-    let handler = handlers.get(route.name);
-    if (!handler) {
-      handler = options.loadHandler(route).then((loaded) => {
+  const handlerFor = (route: RouteDescription) =>
+    computedOnce(handlers, route.name, () =>
+      options.loadHandler(route).then((loaded) => {
         loadedHandlers.set(route.name, loaded);
         return loaded;
-      });
-      handlers.set(route.name, handler);
-    }
-    return handler;
-  };
+      }),
+    );
 
   // The claims as strings, once per verified token (the issuer hands the same claims object back).
+  // Shared by this token's requests: frozen, so no handler can change another's event.
   const claimsAsStrings = new WeakMap<JWTPayload, Record<string, string>>();
-  const stringClaims = (claims: JWTPayload) => {
-    let strings = claimsAsStrings.get(claims);
-    if (!strings) {
-      // Shared by this token's requests: frozen, so no handler can change another's event.
-      strings = Object.freeze(claimStrings(claims));
-      claimsAsStrings.set(claims, strings);
-    }
-    return strings;
-  };
+  const stringClaims = (claims: JWTPayload) => computedOnce(claimsAsStrings, claims, () => Object.freeze(claimStrings(claims)));
 
   return createServer((request, response) => {
     const requestId = randomUUID();
@@ -253,7 +245,7 @@ export function createGateway(options: GatewayOptions): Server {
         const match = matchRoute(options.routes, method, url.pathname);
         if (!match) return send(response, requestId, 404, JSON.stringify({ message: 'Not Found' }));
 
-        let claims: JWTPayload = {};
+        let claims: JWTPayload = NO_CLAIMS;
         if (match.route.auth !== 'none') {
           const token = bearerToken(request.headers.authorization);
           if (!token) return refuse(response, requestId);

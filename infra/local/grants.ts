@@ -8,6 +8,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { allFunctions, grantedTableActions, table, type FunctionDescription } from '../system.js';
 import { invocationScope } from './functions.js';
+import { computedOnce } from './memo.js';
 
 type Input = Record<string, unknown>;
 
@@ -18,14 +19,9 @@ const pkOf = (item: unknown) => keyValue((item as Input | undefined)?.[table.par
 /** A key condition's `name = :value` pairs, parsed once per expression (a function sends the same few again and again). */
 const parsedConditions = new Map<string, [string, string][]>();
 function equalities(expression: string): [string, string][] {
-  let pairs = parsedConditions.get(expression);
-  if (!pairs) {
-    pairs = [...expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)].map(([, name, value]) => [name!, value!]);
-    // Bounded, should anything ever build its expressions from data.
-    if (parsedConditions.size >= 1_000) parsedConditions.clear();
-    parsedConditions.set(expression, pairs);
-  }
-  return pairs;
+  // Bounded, should anything ever build its expressions from data.
+  if (parsedConditions.size >= 1_000) parsedConditions.clear();
+  return computedOnce(parsedConditions, expression, () => [...expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)].map(([, name, value]) => [name!, value!]));
 }
 
 /** The actions and partition keys of one request (transactions and batches item by item). */
@@ -69,14 +65,7 @@ type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'lead
 
 /** Each function's granted actions, computed once. */
 const granted = new WeakMap<Grantee, Set<string>>();
-const actionsOf = (fn: Grantee) => {
-  let actions = granted.get(fn);
-  if (!actions) {
-    actions = new Set(grantedTableActions(fn));
-    granted.set(fn, actions);
-  }
-  return actions;
-};
+const actionsOf = (fn: Grantee) => computedOnce(granted, fn, () => new Set(grantedTableActions(fn)));
 
 export function denial(fn: Grantee, command: string, input: Input): string | undefined {
   const actions = actionsOf(fn);

@@ -1,4 +1,5 @@
 /** API Gateway HTTP API route matching: exact segments, `{param}` placeholders, most specific wins. */
+import { computedOnce } from './memo.js';
 export interface Routable {
   method: string;
   path: string;
@@ -48,11 +49,7 @@ function compile<R extends Routable>(routes: readonly R[]): Compiled<R> {
  * first use of that array), not on every request.
  */
 export function matchRoute<R extends Routable>(routes: readonly R[], method: string, path: string): RouteMatch<R> | undefined {
-  let table = compiled.get(routes) as Compiled<R> | undefined;
-  if (!table) {
-    table = compile(routes);
-    compiled.set(routes, table);
-  }
+  const table = computedOnce(compiled, routes, compile) as Compiled<R>;
   const requested = segments(path);
   candidates: for (const { route, parts } of table.get(`${method} ${requested.length}`) ?? []) {
     const params: Record<string, string> = {};
