@@ -19,7 +19,8 @@ import ts from 'typescript';
 
 /**
  * What a top-level constant of `shared/` may call: zod's builders (`z.string`, `z.iso.datetime`, …;
- * not `z.config` nor its registries) and mini's `.check`, the documentation and text helpers of
+ * not `z.config` nor its registries) and mini's `.check`, zod core's `$constructor` (a schema class, for
+ * `shared/zod.ts`), the documentation and text helpers of
  * `shared/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
  * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline, and
  * `Object.keys`. Helpers are allowed by name: adding one here is a promise that it only builds a value.
@@ -27,6 +28,7 @@ import ts from 'typescript';
 export const PURE_CALLEES = [
   /^z\.(?!config$|globalRegistry\b|registry$)[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/,
   /\.check$/,
+  /^core\.\$constructor$/,
   /^described$/,
   /^Text$/,
   /^documented$/,
