@@ -28,7 +28,7 @@ import ts from 'typescript';
 export const PURE_CALLEES = [
   /^z\.(?!config$|globalRegistry\b|registry$)[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/,
   /\.check$/,
-  /^core\.\$constructor$/,
+  /^\$constructor$/,
   /^described$/,
   /^Text$/,
   /^documented$/,
