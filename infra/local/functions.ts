@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { allFunctions, functionDefaults, type FunctionDescription } from '../system.js';
+import { functionArn, lambdaContext } from './lambda-context.js';
 import { repositoryRoot } from './paths.js';
+
+export { functionArn, lambdaContext };
 
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
 
@@ -19,37 +22,6 @@ export const invocationScope = new AsyncLocalStorage<{ functionName: string; req
 export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
   const context = lambdaContext(functionName, requestId, functionDefaults.timeoutSeconds);
   return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
-}
-
-export function lambdaContext(functionName: string, requestId: string, timeoutSeconds: number): Context {
-  return new InvocationContext(functionName, requestId, Date.now() + timeoutSeconds * 1000);
-}
-
-/** Lambda's context object (its methods on the prototype, not new closures for every invocation). */
-class InvocationContext implements Context {
-  callbackWaitsForEmptyEventLoop = true;
-  readonly functionVersion = '$LATEST';
-  readonly invokedFunctionArn: string;
-  readonly memoryLimitInMB = String(functionDefaults.memoryMb);
-  readonly logGroupName: string;
-  readonly logStreamName = 'local';
-
-  constructor(
-    readonly functionName: string,
-    readonly awsRequestId: string,
-    private readonly deadline: number,
-  ) {
-    this.invokedFunctionArn = functionArn(functionName);
-    this.logGroupName = `/aws/lambda/${functionName}`;
-  }
-
-  getRemainingTimeInMillis() {
-    return Math.max(0, this.deadline - Date.now());
-  }
-
-  done() {}
-  fail() {}
-  succeed() {}
 }
 
 const loaded = new Map<string, Promise<LambdaHandler>>();
@@ -66,7 +38,6 @@ export async function loadHandler(fn: Pick<FunctionDescription, 'handler'>): Pro
   return handler;
 }
 
-export const functionArn = (name: string) => `arn:aws:lambda:local:000000000000:function:${name}`;
 
 /** The function named by a name or an ARN. */
 export function findFunction(nameOrArn: string): FunctionDescription | undefined {

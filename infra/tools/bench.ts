@@ -21,6 +21,7 @@ import { repositoryRoot, startService, type LocalService as Runtime } from '../l
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
+import { quietFunctionLogs } from './quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
@@ -63,16 +64,6 @@ function writeSection(name: string, heading: string, table: string) {
     : `${current.trimEnd()}\n\n## ${heading}\n\n${section}\n`;
   writeFileSync(file, next);
   console.log(`\nwrote the ${name} section of docs/performance.md`);
-}
-
-/**
- * The functions still build every log line (that cost is part of what is measured); the terminal
- * shows only the bench's own output, as CloudWatch would take the lines off the function's hands.
- */
-function quietFunctionLogs() {
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
-    typeof chunk === 'string' && chunk.startsWith('{"level"') ? true : write(chunk, ...rest)) as typeof process.stdout.write;
 }
 
 async function main() {
