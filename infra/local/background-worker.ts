@@ -4,6 +4,8 @@
  * thread, so that e-mails and events never pass through the gateway's), and a small
  * request/answer protocol over the port.
  */
+// First: this thread prints its own lines, not through the gateway's thread.
+import './worker-stdio.js';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { db } from '../../shared/db/client.js';
@@ -13,12 +15,15 @@ import { startRecording, stopRecording } from './call-recorder.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 import { enforceGrants } from './grants.js';
 import { lowerThisThreadsPriority } from './priority.js';
+import { quietFunctionLogs } from './quiet-logs.js';
 
 export interface WorkerData extends Omit<BackgroundOptions, 'log'> {
   dynamodbEndpoint: string;
   /** The local SES mailbox, behind this thread's SES API, and the API's public URL (for links in e-mails). */
   mailboxUrl: string;
   publicUrl: string;
+  /** The functions' log lines are built but not printed (the bench). */
+  quietFunctionLogs?: boolean;
 }
 
 export type WorkerRequest =
@@ -32,6 +37,7 @@ export type WorkerMessage =
 const port = parentPort!;
 const data = workerData as WorkerData;
 lowerThisThreadsPriority();
+if (data.quietFunctionLogs) quietFunctionLogs();
 useLocalAws(data.dynamodbEndpoint, data.tableName);
 enforceGrants(db());
 const send = (message: WorkerMessage) => port.postMessage(message);

@@ -60,6 +60,8 @@ export interface RuntimeOptions {
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
   log?: (line: string) => void;
+  /** The functions' log lines are built but not printed, in both threads (the bench; the caller quiets its own thread). */
+  quietFunctionLogs?: boolean;
 }
 
 export interface MailboxEmail {
@@ -310,6 +312,7 @@ export async function startService(options: RuntimeOptions): Promise<LocalServic
         stateDir: options.stateDir,
         pollMs: options.pollMs,
         streamMaxAttempts: options.streamMaxAttempts,
+        quietFunctionLogs: options.quietFunctionLogs,
       },
       log,
     );

@@ -21,7 +21,7 @@ import { repositoryRoot, startService, type LocalService as Runtime } from '../l
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
-import { quietFunctionLogs } from './quiet-logs.js';
+import { quietFunctionLogs } from '../local/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];
@@ -76,7 +76,7 @@ async function main() {
   }
   const run = (section: string) => sections.length === 0 || sections.includes(section);
   const database = await startDynamoDbLocal({ port: await freePort() });
-  const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined });
+  const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined, quietFunctionLogs: true });
   try {
     if (run('path')) {
       const rows = [...(await benchRequestPath(runtime)), ...(await benchEmailPath(runtime, runtime.mailbox.url))];

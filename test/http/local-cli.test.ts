@@ -45,6 +45,8 @@ beforeAll(async () => {
       LOCAL_SES_PORT: String((mailboxPort = await freePort())),
       LOCAL_DATA_DIR: dataDir,
       HOST: '',
+      // The functions log as they do under npm start (the test run silences its own).
+      POWERTOOLS_LOG_LEVEL: 'INFO',
     },
   });
   start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -103,6 +105,9 @@ describe('npm start on another port', () => {
       subjects = emails.map((email) => `${email.destination.to.join(',')}: ${email.subject}`).sort();
     }
     expect(subjects).toEqual(['cli-oncall@example.com: [Escalation step 1] CLI checkout is down', 'cli-subscriber@example.com: New incident: CLI checkout is down']);
+    // The background thread prints its functions' log lines itself (infra/local/worker-stdio.ts).
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && !/"function_name":"notifier"/.test(output); ) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(output).toMatch(/"function_name":"notifier","cold_start":true/);
     expect(output).not.toMatch(/background thread failed/);
   });
 
