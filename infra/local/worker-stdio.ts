@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** Writes all of `data` to `fd`, waiting a millisecond whenever a non-blocking descriptor is full. */
-export function writeFully(fd: number, data: Uint8Array): void {
+function writeFully(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) {
     try {
