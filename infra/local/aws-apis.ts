@@ -52,28 +52,41 @@ const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString
 
 type Services = { background: GatewayPorts; mailboxUrl: string; log?: (line: string) => void };
 
-export function awsApis(services: Services): AwsApis {
-  const answer = forAws(services);
-  // The API's requests (most of the gateway's) are told apart without a promise: none of them is
-  // a form POST to `/`, carries an `x-amz-target`, or has a path of the scheduler's or Lambda's
-  // (forAws answers nothing else; an API added there is added here).
-  return (request, url, body) =>
-    (request.method === 'POST' && url.pathname === '/') ||
-    request.headers['x-amz-target'] !== undefined ||
-    url.pathname.startsWith('/schedules/') ||
-    url.pathname.startsWith('/2015-03-31/')
-      ? answer(request, url, body)
-      : undefined;
+/**
+ * One local AWS API: which requests may be its own, told apart at once (a method, a header, a path
+ * prefix), and its answer, which may still be nothing (a request it does not serve after all).
+ */
+interface LocalApi {
+  claims(request: IncomingMessage, url: URL): boolean;
+  answer(request: IncomingMessage, url: URL, body: Buffer): Promise<AwsApiResponse | undefined>;
 }
 
-function forAws(services: Services) {
-  return async (request: IncomingMessage, url: URL, body: Buffer): Promise<AwsApiResponse | undefined> => {
-    if (request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
-      const answer = await localSes(request, body, services.mailboxUrl, services.background);
-      if (answer) return answer;
-    }
-    const target = request.headers['x-amz-target'];
-    if (typeof target === 'string' && target.startsWith('AWSEvents.')) {
+export function awsApis(services: Services): AwsApis {
+  const apis = localApis(services);
+  // The service's own requests (most of the gateway's) are claimed by none and pass without a promise.
+  return (request, url, body) => (apis.some((api) => api.claims(request, url)) ? firstAnswer(apis, request, url, body) : undefined);
+}
+
+/** The answer of the first API that claims the request and answers it. */
+async function firstAnswer(apis: readonly LocalApi[], request: IncomingMessage, url: URL, body: Buffer): Promise<AwsApiResponse | undefined> {
+  for (const api of apis) {
+    if (!api.claims(request, url)) continue;
+    const answer = await api.answer(request, url, body);
+    if (answer) return answer;
+  }
+  return undefined;
+}
+
+function localApis(services: Services): LocalApi[] {
+  const ses: LocalApi = {
+    claims: (request, url) => request.method === 'POST' && url.pathname === '/' && String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded'),
+    answer: (request, _url, body) => localSes(request, body, services.mailboxUrl, services.background),
+  };
+
+  const events: LocalApi = {
+    claims: (request) => String(request.headers['x-amz-target']).startsWith('AWSEvents.'),
+    answer: async (request, _url, body) => {
+      const target = String(request.headers['x-amz-target']);
       if (target !== 'AWSEvents.PutEvents') return json(400, { __type: 'UnknownOperationException', message: target });
       try {
         const { Entries } = parse(body) as { Entries?: PutEventsEntry[] };
@@ -82,10 +95,14 @@ function forAws(services: Services) {
         if (error instanceof SyntaxError) return json(400, { __type: 'SerializationException', message: error.message });
         return json(500, { __type: 'InternalException', message: (error as Error).message });
       }
-    }
+    },
+  };
 
-    const schedule = /^\/schedules\/([^/]+)$/.exec(url.pathname);
-    if (schedule && (request.method === 'POST' || request.method === 'DELETE')) {
+  const scheduler: LocalApi = {
+    claims: (request, url) => (request.method === 'POST' || request.method === 'DELETE') && url.pathname.startsWith('/schedules/'),
+    answer: async (request, url, body) => {
+      const schedule = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+      if (!schedule) return undefined;
       const name = decodeURIComponent(schedule[1]!);
       try {
         if (request.method === 'DELETE') {
@@ -98,10 +115,14 @@ function forAws(services: Services) {
         const status = type === 'ConflictException' ? 409 : type === 'ResourceNotFoundException' ? 404 : 400;
         return restError(status, type, (error as Error).message);
       }
-    }
+    },
+  };
 
-    const invocation = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
-    if (invocation && request.method === 'POST') {
+  const lambda: LocalApi = {
+    claims: (request, url) => request.method === 'POST' && url.pathname.startsWith('/2015-03-31/functions/'),
+    answer: async (request, url, body) => {
+      const invocation = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
+      if (!invocation) return undefined;
       const name = decodeURIComponent(invocation[1]!);
       if (!findFunction(name)) return restError(404, 'ResourceNotFoundException', `Function not found: ${name}`);
       let payload: unknown;
@@ -122,7 +143,8 @@ function forAws(services: Services) {
         const failure = error instanceof Error ? error : new Error(String(error));
         return json(200, { errorType: failure.name, errorMessage: failure.message }, { 'x-amz-function-error': 'Unhandled' });
       }
-    }
-    return undefined;
+    },
   };
+
+  return [ses, events, scheduler, lambda];
 }
