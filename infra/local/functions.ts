@@ -38,7 +38,6 @@ export async function loadHandler(fn: Pick<FunctionDescription, 'handler'>): Pro
   return handler;
 }
 
-
 /** The function named by a name or an ARN. */
 export function findFunction(nameOrArn: string): FunctionDescription | undefined {
   const name = nameOrArn.split(':').pop();

@@ -21,10 +21,10 @@ import {
 } from 'jose';
 
 export const LOCAL_AUDIENCE = 'incident-service';
+export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 
 /** A token's verified claims, or why it is refused. */
 export type Verification = { claims: JWTPayload } | { refused: string };
-export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 
 export interface TokenSubject {
   sub: string;
