@@ -20,31 +20,18 @@ import { Agent } from 'node:http';
 import type { RecordedCall } from '../local/call-recorder.js';
 import { invokeFunction } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
-import { workers } from '../system.js';
 import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/aws-client.js';
 import { newDocumentClient } from '../../shared/db/client.js';
 import { pagingMonitor, type PagingMonitor as Setup } from '../../test/support/scenarios.js';
-import { call, documentCommand, requestText, row, type Row } from './bench-path.js';
+import { call, documentCommand, mapStrings, requestText, row, unconsumed, UUID, type Row } from './bench-path.js';
 
 const ROUNDS = 3;
 const RUNS = 5;
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HEX_64 = /\b[0-9a-f]{64}\b/g;
 /** How long a run may wait for its record on the stream or its e-mail in the mailbox. */
 const PATIENCE_MS = 10_000;
-
-/** Every string in `value` (Sets, arrays and objects walked) through `replace`. */
-function mapStrings(value: unknown, replace: (text: string) => string): unknown {
-  if (typeof value === 'string') return replace(value);
-  if (value instanceof Set) return new Set([...value].map((inner) => mapStrings(inner, replace)));
-  if (Array.isArray(value)) return value.map((inner) => mapStrings(inner, replace));
-  if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mapStrings(inner, replace)]));
-  }
-  return value;
-}
 
 /** A call's rounds within its invocation: a call joins the round under way if one of its calls is still in flight. */
 function roundsOf(calls: RecordedCall[]): RecordedCall[][] {
@@ -142,8 +129,6 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
   if (!check.some((entry) => entry.command === 'TransactWriteItemsCommand') || !recorded.some((entry) => entry.service === 'SES')) {
     throw new Error(`The recorded path lacks monitor-check's transaction or a SendEmail: ${recorded.map((entry) => `${entry.functionName} ${entry.command}`).join(', ')}`);
   }
-  /** The outbox publisher's items, renamed so that the service's stream reader skips the floor's copies. */
-  const published = new Set<string>(workers.publisher.stream?.itemTypes ?? []);
   const replay = (setup: Setup) => {
     const fresh = new Map<string, string>([
       [template.monitorId, setup.monitorId],
@@ -158,11 +143,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
         .replace(HEX_64, (hash) => fresh.get(hash) ?? fresh.set(hash, randomBytes(32).toString('hex')).get(hash)!)
         .replaceAll(template.tag, setup.tag);
     const prepared = (entry: RecordedCall) => {
-      const input = mapStrings(entry.input, substitute) as Record<string, unknown>;
-      const puts = (input.TransactItems as { Put?: { Item: Record<string, unknown> } }[] | undefined) ?? [];
-      const items = [input.Item as Record<string, unknown> | undefined, ...puts.map((item) => item.Put?.Item)];
-      for (const item of items) if (item && published.has(String(item.type))) item.type = `floor-${String(item.type)}`;
-      return { ...entry, input };
+      return { ...entry, input: unconsumed(mapStrings(entry.input, substitute) as Record<string, unknown>) };
     };
     const send = async ({ service, command, input, failed }: ReturnType<typeof prepared>) => {
       const sent =
