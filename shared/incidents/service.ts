@@ -234,15 +234,18 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
   throw new Error(`Monitor ${input.monitorId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** The incident after `changes`: RESOLVED sets `resolved_at` (keeping an earlier one), other statuses clear it. */
-export function applyChanges(current: Incident, changes: UpdateIncidentInput, now: string): Incident {
+/**
+ * The incident after `changes`: RESOLVED sets `resolved_at` (keeping an earlier one, unless
+ * `resolvedAt` is `now`: DELETE's "set to now"), other statuses clear it.
+ */
+export function applyChanges(current: Incident, changes: UpdateIncidentInput, now: string, resolvedAt: 'kept' | 'now' = 'kept'): Incident {
   const status = changes.status ?? current.status;
   return {
     ...current,
     title: changes.title ?? current.title,
     severity: changes.severity ?? current.severity,
     status,
-    resolved_at: status === 'RESOLVED' ? (current.resolved_at ?? now) : null,
+    resolved_at: status === 'RESOLVED' ? (resolvedAt === 'now' ? now : (current.resolved_at ?? now)) : null,
     updated_at: now,
   };
 }
@@ -284,14 +287,15 @@ async function changeIncident(
   caller: Caller,
   incidentId: string,
   changes: UpdateIncidentInput,
-  note?: string,
+  options: { note?: string; resolvedAt?: 'kept' | 'now' } = {},
 ): Promise<{ incident: Incident; note?: TimelineEntry }> {
+  const { note, resolvedAt } = options;
   for (let attempt = 1; attempt <= CHANGE_ATTEMPTS; attempt++) {
     if (attempt > 1) await backoff(attempt);
     const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
     const now = repository.writeInstant(current);
-    const next = applyChanges(current, changes, now);
+    const next = applyChanges(current, changes, now, resolvedAt);
     const actor = actorOf(caller, account);
     // A note first; then what the service records of the change itself (a note's status change too).
     const noteEntry = note === undefined ? undefined : timelineEntry({ kind: 'note', incident: next, at: now, actor, message: note });
@@ -322,9 +326,12 @@ export async function updateIncident(
   return incidentView((await changeIncident(caller, incidentId, changes)).incident);
 }
 
-/** DELETE resolves: status RESOLVED, `resolved_at` now (an earlier resolution time is kept). */
+/**
+ * DELETE resolves: status RESOLVED, `resolved_at` set to now, an already resolved incident's too (a
+ * PUT to RESOLVED keeps an earlier time). Only a change of status is notified and entered in the timeline.
+ */
 export async function resolveIncident(caller: Caller, incidentId: string): Promise<void> {
-  await changeIncident(caller, incidentId, { status: 'RESOLVED' });
+  await changeIncident(caller, incidentId, { status: 'RESOLVED' }, { resolvedAt: 'now' });
 }
 
 /**
@@ -380,7 +387,7 @@ async function tryAcknowledge(
  * in the same transaction; subscribers get the note either way.
  */
 export async function postUpdate(caller: Caller, incidentId: string, input: PostUpdateInput): Promise<TimelineEntry> {
-  const changed = await changeIncident(caller, incidentId, { status: input.status }, input.message);
+  const changed = await changeIncident(caller, incidentId, { status: input.status }, { note: input.message });
   return changed.note!;
 }
 

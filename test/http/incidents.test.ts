@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { advanceClock } from '../../shared/clock.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
 import { logger } from '../../functions/lib/observability.js';
@@ -447,6 +447,28 @@ describe('DELETE /api/incidents/:id', () => {
     const fetched = await api.request('GET', `/api/incidents/${incident.id}`, { token: owner.token });
     expect(fetched.body.incident.status).toBe('RESOLVED');
     expect(fetched.body.incident.resolved_at).toMatch(ISO_UTC);
+  });
+
+  it('sets resolved_at to the current time, an already resolved incident\'s too, notifying and entering a resolution once', async () => {
+    const incident = await createIncident(owner, { monitorId, title: 'Resolve twice' });
+    const resolvedAt = async () => (await api.request('GET', `/api/incidents/${incident.id}`, { token: owner.token })).body.incident.resolved_at;
+    const timeline = async () =>
+      (await api.request('GET', `/api/incidents/${incident.id}/updates`, { token: owner.token })).body.updates.map((entry: { kind: string }) => entry.kind);
+    try {
+      const first = new Date(clock.now().getTime() + 60_000);
+      freezeClock(first);
+      expect((await api.request('DELETE', `/api/incidents/${incident.id}`, { token: owner.token })).status).toBe(200);
+      expect(await resolvedAt()).toBe(first.toISOString());
+      const second = new Date(first.getTime() + 5 * 60_000);
+      freezeClock(second);
+      const again = await api.request('DELETE', `/api/incidents/${incident.id}`, { token: owner.token });
+      expect(again).toMatchObject({ status: 200, body: { message: 'Incident resolved' } });
+      expect(await resolvedAt()).toBe(second.toISOString());
+    } finally {
+      resetClock();
+    }
+    // The status changed once: one resolution in the timeline.
+    expect((await timeline()).filter((kind: string) => kind === 'resolved')).toHaveLength(1);
   });
 
   it('answers 404 Incident not found for a missing incident and another user\'s incident', async () => {
