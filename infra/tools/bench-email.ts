@@ -24,7 +24,7 @@ import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/aws-client.js';
 import { newDocumentClient } from '../../shared/db/client.js';
 import { pagingMonitor, type PagingMonitor as Setup } from '../../test/support/scenarios.js';
-import { call, documentCommand, mapStrings, requestText, row, unconsumed, UUID, type Row } from './bench-path.js';
+import { call, documentCommand, freshIds, mapStrings, requestText, row, unconsumed, type Row } from './bench-path.js';
 
 const ROUNDS = 3;
 const RUNS = 5;
@@ -138,8 +138,7 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
     const substitute = (text: string) =>
       text === tableName
         ? text
-        : text
-        .replace(UUID, (id) => fresh.get(id) ?? fresh.set(id, randomUUID()).get(id)!)
+        : freshIds(fresh, text)
         .replace(HEX_64, (hash) => fresh.get(hash) ?? fresh.set(hash, randomBytes(32).toString('hex')).get(hash)!)
         .replaceAll(template.tag, setup.tag);
     const prepared = (entry: RecordedCall) => {
