@@ -16,8 +16,10 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { setMetricSink } from '../../shared/observability/metrics.js';
 
-const EMAIL = /([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
-const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
+// Neither mask may start inside one of JSON's escapes (`\n`, `\u001e`): the masks apply to the
+// serialized text, and one that swallowed half an escape would leave a line that is not JSON.
+const EMAIL = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
+const JWT = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
 
 /**
  * A log item as its JSON line, masked: errors at any depth as their name, message and stack, e-mail

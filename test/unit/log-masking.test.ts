@@ -32,6 +32,25 @@ describe('log masking', () => {
     expect(String(masked.attempt.error.stack)).not.toContain('carol@example.com');
   });
 
+  it('never starts a mask inside a JSON escape, so the line stays JSON', () => {
+    const values = {
+      bell: 'x\u0007bob@example.com',
+      surrogate: '\ud83dbob@example.com',
+      newline: 'to:\nbob@example.com',
+      // \u001e serializes as an escape ending in "e": what follows is no JWT, and is kept.
+      notJwt: `a\u001e${jwt.slice(1)}`,
+      jwtAfterControl: `a\u0007${jwt}`,
+    };
+    const masked = maskedJson(values);
+    expect(JSON.parse(masked)).toEqual({
+      bell: 'x\u0007b***@example.com',
+      surrogate: '\ud83db***@example.com',
+      newline: 'to:\nb***@example.com',
+      notJwt: `a\u001e${jwt.slice(1)}`,
+      jwtAfterControl: 'a\u0007[jwt]',
+    });
+  });
+
   it('masks what an e-mail address or a JWT looks like inside a longer string, escapes included', () => {
     expect(JSON.parse(maskedJson({ text: 'to:\t"dave@example.com", cc: erin+ops@example.co.uk' }))).toEqual({ text: 'to:\t"d***@example.com", cc: e***@example.co.uk' });
   });
