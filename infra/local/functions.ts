@@ -38,10 +38,11 @@ export async function loadHandler(fn: Pick<FunctionDescription, 'handler'>): Pro
   return handler;
 }
 
-/** The function named by a name or an ARN. */
+const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));
+
+/** The function named by a name or an ARN (its last part). */
 export function findFunction(nameOrArn: string): FunctionDescription | undefined {
-  const name = nameOrArn.split(':').pop();
-  return allFunctions.find((fn) => fn.name === name);
+  return functionsByName.get(nameOrArn.slice(nameOrArn.lastIndexOf(':') + 1));
 }
 
 /** Invokes a function by name (or ARN) with `event`, as Lambda would. */

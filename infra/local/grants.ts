@@ -6,8 +6,8 @@
  * every test that runs a function through the local runtime also proves its least-privilege grant.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { allFunctions, grantedTableActions, table, type FunctionDescription } from '../system.js';
-import { invocationScope } from './functions.js';
+import { grantedTableActions, table, type FunctionDescription } from '../system.js';
+import { findFunction, invocationScope } from './functions.js';
 import { computedOnce } from './memo.js';
 
 type Input = Record<string, unknown>;
@@ -82,7 +82,6 @@ export function denial(fn: Grantee, command: string, input: Input): string | und
 }
 
 const enforced = new WeakSet<object>();
-const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));
 
 /** Checks every call made inside a function's invocation (calls outside one, e.g. tests' own, pass). */
 export function enforceGrants(client: DynamoDBDocumentClient) {
@@ -91,7 +90,7 @@ export function enforceGrants(client: DynamoDBDocumentClient) {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = invocationScope.getStore()?.functionName;
-      const fn = name ? functionsByName.get(name) : undefined;
+      const fn = name ? findFunction(name) : undefined;
       const reason = fn && denial(fn, String(context.commandName), args.input as Input);
       if (reason) throw Object.assign(new Error(`AccessDeniedException: ${reason}`), { name: 'AccessDeniedException', $fault: 'client' });
       return next(args);
