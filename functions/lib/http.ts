@@ -78,24 +78,28 @@ interface Schemas<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.
   body: B;
 }
 
-/** A route without a body, given none: known without running zod. */
-const NO_BODY = { success: true, data: undefined } as const;
-
 /**
- * Path parameters or a query string (`{}` when the request has none). A route that takes none,
- * given none, passes without running zod: most GETs have no query string.
+ * What a route that takes no path parameters, query string or body makes of one it is not given:
+ * known without running zod (most GETs have no query string and no body).
  */
-const parsePart = (schema: z.ZodMiniType, value: Record<string, string | undefined> | undefined) =>
-  value === undefined && (schema === noQuery || schema === noParams) ? { success: true as const, data: {} } : schema.safeParse(value ?? {});
+const NOT_TAKEN_NOT_GIVEN = new Map<z.ZodMiniType, { success: true; data: unknown }>([
+  [noParams, { success: true, data: {} }],
+  [noQuery, { success: true, data: {} }],
+  [noBody, { success: true, data: undefined }],
+]);
+
+/** One part of a request, validated; `absent` is what zod checks when the request has none (`{}` for parameters). */
+const parsePart = (schema: z.ZodMiniType, value: unknown, absent: unknown) =>
+  value === undefined ? (NOT_TAKEN_NOT_GIVEN.get(schema) ?? schema.safeParse(absent)) : schema.safeParse(value);
 
 /** Validates path parameters, query string and body together; all problems are reported at once. */
 const validator = <P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType>(
   schemas: Schemas<P, Q, B>,
 ): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
   before: (request: Request) => {
-    const params = parsePart(schemas.params, request.event.pathParameters);
-    const query = parsePart(schemas.query, request.event.queryStringParameters);
-    const body = (schemas.body as z.ZodMiniType) === noBody && request.internal.json === undefined ? NO_BODY : schemas.body.safeParse(request.internal.json);
+    const params = parsePart(schemas.params, request.event.pathParameters, {});
+    const query = parsePart(schemas.query, request.event.queryStringParameters, {});
+    const body = parsePart(schemas.body, request.internal.json, undefined);
     const details = [
       ...(params.success ? [] : fieldErrors(params.error, 'path')),
       ...(query.success ? [] : fieldErrors(query.error, 'query')),
