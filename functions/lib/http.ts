@@ -83,8 +83,9 @@ interface Schemas<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.
  * known without running zod (most GETs have no query string and no body).
  */
 const NOT_TAKEN_NOT_GIVEN = new Map<z.ZodMiniType, { success: true; data: unknown }>([
-  [noParams, { success: true, data: {} }],
-  [noQuery, { success: true, data: {} }],
+  // Shared by every request, so frozen.
+  [noParams, { success: true, data: Object.freeze({}) }],
+  [noQuery, { success: true, data: Object.freeze({}) }],
   [noBody, { success: true, data: undefined }],
 ]);
 
