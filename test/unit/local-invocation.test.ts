@@ -1,0 +1,22 @@
+/** The local Lambda service gives each invocation the timeout its function is deployed with. */
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { invoke } from '../../infra/local/functions.js';
+import { functionDefaults, workers } from '../../infra/system.js';
+
+const remaining = async (functionName: string) =>
+  (await invoke((async (_event: never, context: Context) => context.getRemainingTimeInMillis()) as never, functionName, {})) as number;
+
+describe('local invocations', () => {
+  it("count down from the function's own timeout, not the default", async () => {
+    // The notifier sends at SES's pace and is deployed with 5 minutes; with the default 10 s, a slow
+    // machine timed out a 500-subscriber fan-out and the bus redelivered the event.
+    expect(workers.notifier.timeoutSeconds).toBeGreaterThan(functionDefaults.timeoutSeconds);
+    const notifier = await remaining(workers.notifier.name);
+    expect(notifier).toBeGreaterThan((workers.notifier.timeoutSeconds! - 5) * 1000);
+    expect(notifier).toBeLessThanOrEqual(workers.notifier.timeoutSeconds! * 1000);
+    const route = await remaining('incidents-get');
+    expect(route).toBeGreaterThan(0);
+    expect(route).toBeLessThanOrEqual(functionDefaults.timeoutSeconds * 1000);
+  });
+});
