@@ -8,12 +8,13 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, readdirSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type LocalService } from '../../infra/local/runtime.js';
 import { BACKGROUND_NICE } from '../../infra/local/priority.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { db } from '../../shared/db/client.js';
 import { pagingMonitor } from '../support/scenarios.js';
+import { dynamodbEndpoint } from '../support/api.js';
 
 let service: LocalService;
 let token: string;
@@ -29,7 +30,7 @@ const call = async (method: string, path: string, body?: unknown) => {
 };
 
 beforeAll(async () => {
-  service = await startService({ port: 0, dynamodbEndpoint: inject('dynamodbEndpoint'), tableName: process.env[TABLE_NAME_ENV], sesPort: 0, pollMs: 50, log: () => undefined });
+  service = await startService({ port: 0, dynamodbEndpoint: dynamodbEndpoint(), tableName: process.env[TABLE_NAME_ENV], sesPort: 0, pollMs: 50, log: () => undefined });
   token = (await call('POST', '/local/users', { email: `thread-${randomUUID()}@example.com`, name: 'Thread' })).token;
 });
 afterAll(() => service.close());

@@ -8,8 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { Api, uniqueEmail, type User } from '../support/api.js';
+import { Api, dynamodbEndpoint, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;
 let alice: User;
@@ -43,7 +42,7 @@ describe('listening', () => {
     const ports = {
       api: api.runtime.port,
       mailbox: Number(new URL(api.runtime.mailbox.url).port),
-      dynamodb: Number(new URL(inject('dynamodbEndpoint')).port),
+      dynamodb: Number(new URL(dynamodbEndpoint()).port),
     };
     for (const [name, port] of Object.entries(ports)) {
       expect({ name, loopback: await reachable('127.0.0.1', port) }).toEqual({ name, loopback: true });

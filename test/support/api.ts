@@ -1,5 +1,4 @@
 /** HTTP tests drive the local runtime (local API Gateway + JWT authorizer + real handlers) over real HTTP. */
-import { inject } from 'vitest';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { checkContract } from './contract.js';
@@ -25,13 +24,20 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The DynamoDB Local this test file leased (test/support/table-per-file.ts). */
+export function dynamodbEndpoint(): string {
+  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  if (!endpoint) throw new Error('No DynamoDB Local: this test file is not in a project with test/support/table-per-file.ts');
+  return endpoint;
+}
+
 export class Api {
   private constructor(readonly runtime: Runtime) {}
 
   static async start(overrides: Partial<RuntimeOptions> = {}): Promise<Api> {
     const runtime = await startRuntime({
       port: 0,
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      dynamodbEndpoint: dynamodbEndpoint(),
       tableName: process.env[TABLE_NAME_ENV],
       sesPort: 0,
       pollMs: 50,

@@ -1,16 +1,15 @@
-/** Starts one DynamoDB Local (in memory) for the whole test run. */
+/** Starts the run's DynamoDB Local pool (test/support/dynamodb-pool.ts): each test file leases an instance. */
 import type { TestProject } from 'vitest/node';
-import { freePort } from '../../infra/local/ports.js';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.js';
+import { DynamoDbPool, servePool } from './dynamodb-pool.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamodbEndpoint: string;
+    dynamodbPool: string;
   }
 }
 
 export default async function setup(project: TestProject) {
-  const database = await startDynamoDbLocal({ port: await freePort() });
-  project.provide('dynamodbEndpoint', database.endpoint);
-  return () => database.stop();
+  const served = await servePool(new DynamoDbPool());
+  project.provide('dynamodbPool', served.url);
+  return () => served.close();
 }
