@@ -1,21 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
-const withDynamoDb = {
-  globalSetup: ['test/support/global-setup.ts'],
-  setupFiles: ['test/support/table-per-file.ts'],
-};
+// Each file of these projects leases a DynamoDB Local from the run's one pool (started by the root's globalSetup).
+const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'] };
 
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     // Functions log and emit metrics through Powertools; tests that check them turn them on.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Deadlines, not expectations: generous enough for a machine half as fast and fully loaded
+    // (`npm run test:stress`); a passing test never waits for them.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two files at once on any machine: the suite is bound by DynamoDB Local's CPU (about 1.2 cores
+    // with one file at a time), and a second file overlaps its start-up and HTTP work with it.
+    maxWorkers: 2,
     projects: [
       // `extends: true`: each project takes the root's options (env, timeouts) and adds its own.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000 } },
       { extends: true, test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
       { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
     ],

@@ -55,7 +55,7 @@ describe('startService', () => {
       await lambda.send(new InvokeCommand({ FunctionName: 'monitor-check', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
       lambda.destroy();
       let delivered: string[] = [];
-      for (const deadline = Date.now() + 10_000; delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      for (const deadline = Date.now() + 60_000; delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
         delivered = (await service.mailbox.emails()).flatMap((email) => email.destination.to).filter((to) => to.includes(tag));
       }
       expect(delivered.sort()).toEqual([oncall, subscriber].sort());

@@ -52,7 +52,7 @@ beforeAll(async () => {
   start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   start.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   exited = new Promise((resolve) => start.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + 90_000;
   while (!existsSync(runtimeFile)) {
     if (Date.now() > deadline || start.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -100,13 +100,13 @@ describe('npm start on another port', () => {
     expect(JSON.parse(invoked.stdout)).toMatchObject({ ok: true, outcome: 'incident_opened' });
     const mailbox = `http://127.0.0.1:${mailboxPort}`;
     let subjects: string[] = [];
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && subjects.length < 2; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && subjects.length < 2; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const { emails } = (await (await fetch(`${mailbox}/store`)).json()) as { emails: { destination: { to: string[] }; subject: string }[] };
       subjects = emails.map((email) => `${email.destination.to.join(',')}: ${email.subject}`).sort();
     }
     expect(subjects).toEqual(['cli-oncall@example.com: [Escalation step 1] CLI checkout is down', 'cli-subscriber@example.com: New incident: CLI checkout is down']);
     // The background thread prints its functions' log lines itself (infra/local/worker-stdio.ts).
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline && !/"function_name":"notifier"/.test(output); ) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !/"function_name":"notifier"/.test(output); ) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(output).toMatch(/"function_name":"notifier","cold_start":true/);
     expect(output).not.toMatch(/background thread failed/);
   });
@@ -129,7 +129,7 @@ describe('npm start on another port', () => {
 
   it('stops with exit code 1 and one line when DynamoDB Local dies', async () => {
     process.kill(running.dynamodb.pid, 'SIGKILL');
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000))]);
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
     expect(code).toBe(1);
     const lines = output.split('\n').filter((line) => line.includes('DynamoDB Local'));
     expect(lines.filter((line) => /exited/.test(line))).toEqual([expect.stringMatching(/^DynamoDB Local \(port \d+\) exited on SIGKILL\. Stopping the runtime/)]);

@@ -73,5 +73,5 @@ describe('notifier under SES throttling', () => {
     } finally {
       sesClient().middlewareStack.remove(name);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -208,7 +208,7 @@ describe('what a page costs', () => {
         cursor = middle.body.next_cursor;
       }
     }
-  }, 60_000);
+  }, 180_000);
 
   it('reads the same units for a page whether incidents carry a 2 KB message or none', async () => {
     const [wordy, terse] = [await api.signUp(uniqueEmail('wordy')), await api.signUp(uniqueEmail('terse'))];

@@ -51,7 +51,7 @@ beforeAll(async () => {
   everyFunction = functions.map((bundle) => bundle.name);
   writeFileSync(join(dir, 'run.mjs'), RUNNER);
   writeFileSync(join(dir, 'load.mjs'), LOADER);
-}, 60_000);
+}, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Answer = { statusCode: number; body: string };

@@ -40,7 +40,6 @@ export class Api {
       dynamodbEndpoint: dynamodbEndpoint(),
       tableName: process.env[TABLE_NAME_ENV],
       sesPort: 0,
-      pollMs: 50,
       log: () => undefined,
       ...overrides,
     });
@@ -88,7 +87,7 @@ let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${process.pid}-${Date.now()}-${counter++}@example.com`;
 
 /** Polls `read` until `done` holds, or fails after `timeoutMs` (deliveries are asynchronous). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 8_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

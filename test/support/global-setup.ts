@@ -9,7 +9,11 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const served = await servePool(new DynamoDbPool());
+  const pool = new DynamoDbPool();
+  const served = await servePool(pool);
   project.provide('dynamodbPool', served.url);
-  return () => served.close();
+  return async () => {
+    await served.close();
+    if (process.env.TEST_POOL_REPORT) console.log(`DynamoDB Local instances started: ${pool.started}`);
+  };
 }

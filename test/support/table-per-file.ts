@@ -1,7 +1,7 @@
 /**
  * Every test file gets its own table, created from the system description, in a DynamoDB Local
- * leased from the run's pool (dynamodb-pool.ts); the table is deleted and the lease given back
- * when the file is done.
+ * leased from the run's pool (dynamodb-pool.ts). When the file is done, the table is deleted and
+ * the lease given back with the number of items the file wrote through the service's client.
  */
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,7 @@ import { afterAll, inject } from 'vitest';
 import { useLocalAws } from '../../infra/local/environment.js';
 import { ensureTable } from '../../infra/local/table.js';
 import { table } from '../../infra/system.js';
+import { db } from '../../shared/db/client.js';
 import { leaseDynamoDb } from './dynamodb-pool.js';
 
 const tableName = `test-${randomUUID()}`;
@@ -17,8 +18,23 @@ useLocalAws(lease.endpoint, tableName);
 const admin = new DynamoDBClient({});
 await ensureTable(admin, tableName, table);
 
+/** Items a write command puts, updates or deletes. */
+const itemsOf = (command: string, input: Record<string, any>): number => {
+  if (command === 'TransactWriteItemsCommand') return input.TransactItems?.length ?? 0;
+  if (command === 'BatchWriteItemCommand') return Object.values(input.RequestItems ?? {}).reduce((sum: number, requests) => sum + (requests as unknown[]).length, 0);
+  return command === 'PutItemCommand' || command === 'UpdateItemCommand' || command === 'DeleteItemCommand' ? 1 : 0;
+};
+let written = 0;
+db().middlewareStack.add(
+  (next, context) => async (args) => {
+    written += itemsOf(String(context.commandName), args.input as Record<string, any>);
+    return next(args);
+  },
+  { step: 'initialize', name: 'countWrittenItems' },
+);
+
 afterAll(async () => {
   await admin.send(new DeleteTableCommand({ TableName: tableName }));
   admin.destroy();
-  await lease.release();
+  await lease.release(written);
 });
