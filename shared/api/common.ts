@@ -31,6 +31,11 @@ const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\
 /** A high surrogate without its low half, or a low one without its high half. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+/**
+ * Bidirectional embedding, override and isolate controls (LRE, RLE, PDF, LRO, RLO; LRI, RLI, FSI,
+ * PDI): in an e-mail subject or a page they can make a title display other text than it holds.
+ */
+export const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /**
@@ -41,10 +46,11 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u00
  */
 export function Text(options: { min?: number; max: number; multiline?: boolean }) {
   const control = options.multiline ? CONTROL_EXCEPT_LINES : CONTROL;
-  const description = `Trimmed of white space and zero-width characters at both ends${options.min ? `; ${options.min}–${options.max} characters remain` : `; at most ${options.max} characters remain`}. No control characters${options.multiline ? ' other than tab and line breaks' : ''}.`;
+  const description = `Trimmed of white space and zero-width characters at both ends${options.min ? `; ${options.min}–${options.max} characters remain` : `; at most ${options.max} characters remain`}. No control characters${options.multiline ? ' other than tab and line breaks' : ''}, no bidirectional controls (U+202A–U+202E, U+2066–U+2069).`;
   const text = z.string().check(
     z.refine((value) => !LONE_SURROGATE.test(value), { message: 'Must be valid Unicode text (no lone surrogates)', abort: true }),
     z.refine((value) => !control.test(value), { message: options.multiline ? 'Must not contain control characters other than tab and line breaks' : 'Must not contain control characters' }),
+    z.refine((value) => !BIDI_CONTROL.test(value), { message: 'Must not contain bidirectional control characters' }),
     z.overwrite((value) => value.replace(INVISIBLE_EDGES, '')),
     z.maxLength(options.max),
     ...(options.min ? [z.minLength(options.min)] : []),

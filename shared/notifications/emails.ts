@@ -25,10 +25,12 @@ const SEVERITY_MEANING = {
 
 /**
  * A value that goes into a mail header: control characters (CR/LF above all, which would start a
- * new header) and Unicode line separators become a space. Titles and names are validated on the
- * way in; this also covers what was stored before, and names taken from a token's claims.
+ * new header) and Unicode line separators become a space, and bidirectional controls (which can
+ * make a subject display other text than it holds) go. Titles and names are validated on the way
+ * in; this also covers what was stored before, and names taken from a token's claims.
  */
-export const headerValue = (value: string) => value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
+export const headerValue = (value: string) =>
+  value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').replace(/[\u202A-\u202E\u2066-\u2069]+/g, '').trim();
 
 /** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
 function compose(

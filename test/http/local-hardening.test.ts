@@ -144,6 +144,8 @@ describe('text a person typed', () => {
     ['a NUL character', '\u0000'],
     ['a CR/LF (a header injection)', 'Subj\r\nBcc: x@evil.example'],
     ['a lone surrogate', 'x\ud800y'],
+    ['a right-to-left override (a spoofed subject)', 'Invoice \u202Egnp.exe'],
+    ['a bidirectional isolate', 'Checkout \u2067down\u2069'],
   ];
 
   it.each(unusable)('refuses %s in every title and name with 400 Validation errors, creating nothing', async (_, value) => {
@@ -178,6 +180,9 @@ describe('text a person typed', () => {
     const bell = await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId, title: 'Bell', message: 'ding\u0007' } });
     expect(bell.status).toBe(400);
     expect(bell.body.details).toEqual([{ field: 'message', message: 'Must not contain control characters other than tab and line breaks' }]);
+    const override = await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId, title: 'All \u202Efine' } });
+    expect(override.status).toBe(400);
+    expect(override.body.details).toEqual([{ field: 'title', message: 'Must not contain bidirectional control characters' }]);
   });
 });
 

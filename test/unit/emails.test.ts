@@ -20,6 +20,13 @@ const incident: IncidentSnapshot = {
 const envelope = { version: 1 as const, event_id: 'e', occurred_at: '2026-01-01T01:00:00.000Z' };
 
 describe('e-mails', () => {
+  it('drop bidirectional controls that a title stored before they were refused could carry into a subject', () => {
+    const spoofed = { ...incident, title: 'Invoice \u202Egnp.exe', monitor_name: 'API \u2067prod\u2069' };
+    const email = subscriberEmail('incident.resolved', { ...envelope, incident: spoofed, previous_status: 'MONITORING' }, { email: 's@example.com', id: 's-1' }, 'http://x/unsubscribe/t');
+    expect(email.subject).toBe('Incident resolved: Invoice gnp.exe');
+    expect(email.subject).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+  });
+
   it('escape HTML and carry both formats', () => {
     const email = subscriberEmail('incident.resolved', { ...envelope, incident, previous_status: 'MONITORING' }, { email: 's@example.com', id: 's-1' }, 'http://x/unsubscribe/t');
     expect(email.to).toBe('s@example.com');
