@@ -166,8 +166,10 @@ const serviceErrorResponse = (error: ServiceError) =>
 
 /**
  * Runs a creating route once per `Idempotency-Key` (when the request has one): a repeat with the
- * same key and request gets the first answer again, marked `Idempotent-Replayed: true`. A service
- * error is an answer too (replayed the same); an unexpected failure gives the key up so a retry runs.
+ * same key and request gets the first success again, marked `Idempotent-Replayed: true`. Only a
+ * success is kept, the one answer a retry could never change (what it created exists); a refusal
+ * (404, 403, 400, 409, 429: each depends on what exists, who belongs where or what is left of a
+ * quota) and an unexpected failure give the key up, so a retry runs again.
  */
 async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run: () => Promise<HttpResult>): Promise<HttpResult> {
   const key = parseIdempotencyKey(event.headers?.['idempotency-key']);
@@ -180,15 +182,12 @@ async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run
   try {
     response = await run();
   } catch (error) {
-    if (isServiceError(error)) {
-      const answer = serviceErrorResponse(error);
-      await complete(outcome.held, { status: answer.statusCode!, body: String(answer.body) });
-    } else {
-      await release(outcome.held);
-    }
+    await release(outcome.held);
     throw error;
   }
-  await complete(outcome.held, { status: response.statusCode ?? 200, body: String(response.body ?? '') });
+  const status = response.statusCode ?? 200;
+  if (status >= 200 && status < 300) await complete(outcome.held, { status, body: String(response.body ?? '') });
+  else await release(outcome.held);
   return response;
 }
 

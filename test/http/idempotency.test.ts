@@ -42,22 +42,40 @@ describe('Idempotency-Key', () => {
     expect((await incidentsOf(alice)).filter((incident) => incident.title === 'Checkout down (once)')).toHaveLength(1);
   });
 
-  it('refuses the key with a different body or on another route (422), and replays an error answer as it was', async () => {
+  it('refuses the key with a different body or on another route (422), and keeps no refusal: a retry runs again', async () => {
     const key = randomUUID();
     expect((await create(key, 'One')).status).toBe(201);
     const other = await create(key, 'Another');
     expect(other).toMatchObject({ status: 422, body: { error: 'Idempotency key reused with a different request' } });
     const elsewhere = await api.request('POST', '/api/monitors', { token: alice.token, body: { name: 'X' }, headers: { 'idempotency-key': key } });
     expect(elsewhere).toMatchObject({ status: 422, body: { error: 'Idempotency key reused with a different request' } });
-    // An answered 4xx is an answer: the same request gets it again.
+    // A refusal is not kept: the same request runs again, and answers what is true now.
     const slugKey = randomUUID();
     const slug = `idem-${randomUUID().slice(0, 8)}`;
-    await api.request('POST', '/api/teams', { token: bob.token, body: { name: 'Taken', slug } });
+    const taken = await api.request('POST', '/api/teams', { token: bob.token, body: { name: 'Taken', slug } });
     const refused = await api.request('POST', '/api/teams', { token: alice.token, body: { name: 'Mine', slug }, headers: { 'idempotency-key': slugKey } });
     expect(refused).toMatchObject({ status: 400, body: { error: 'Team slug already taken' } });
+    expect((await api.request('DELETE', `/api/teams/${taken.body.team.id}`, { token: bob.token })).status).toBe(200);
+    const retried = await api.request('POST', '/api/teams', { token: alice.token, body: { name: 'Mine', slug }, headers: { 'idempotency-key': slugKey } });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
     const replayed = await api.request('POST', '/api/teams', { token: alice.token, body: { name: 'Mine', slug }, headers: { 'idempotency-key': slugKey } });
-    expect(replayed).toMatchObject({ status: 400, body: { error: 'Team slug already taken' } });
+    expect(replayed).toMatchObject({ status: 201, body: retried.body });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it("lets a new team member's create that raced the membership's arrival succeed on retry (a 404 is not replayed)", async () => {
+    const carol = await api.signUp(uniqueEmail('idem-carol'), 'Carol');
+    const team = (await api.request('POST', '/api/teams', { token: bob.token, body: { name: 'Racing', slug: `race-${randomUUID().slice(0, 8)}` } })).body.team;
+    const shared = (await api.request('POST', '/api/monitors', { token: bob.token, body: { name: 'Shared', team_id: team.id } })).body.monitor;
+    const key = randomUUID();
+    const early = () => api.request('POST', '/api/incidents', { token: carol.token, body: { monitorId: shared.id, title: 'Seen first' }, headers: { 'idempotency-key': key } });
+    expect(await early()).toMatchObject({ status: 404, body: { error: 'Monitor not found' } });
+    const invite = (await api.request('POST', `/api/teams/${team.id}/invite`, { token: bob.token, body: { email: carol.email, role: 'MEMBER' } })).body.invite;
+    expect((await api.request('POST', `/api/teams/invites/${invite.token}/accept`, { token: carol.token })).status).toBe(200);
+    const retried = await early();
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('gives 20 concurrent POSTs with one key one incident; every other answer is its replay (or 409)', async () => {
