@@ -3,6 +3,7 @@ import { acknowledgeIncidentInput, IncidentBody } from '../../shared/incidents/m
 import { acknowledgeIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
+import { incidentExample } from '../../shared/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -10,6 +11,7 @@ export const handler = httpRoute(
     params: idParams,
     body: acknowledgeIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
+    example: { incident: incidentExample },
     errors: { 400: ['Incident already acknowledged'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },

@@ -2,6 +2,7 @@ import * as z from '../../shared/zod.js';
 import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { createIncident } from '../../shared/incidents/service.js';
 import { httpRoute } from '../lib/http.js';
+import { createdIncidentExample } from '../../shared/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -9,6 +10,7 @@ export const handler = httpRoute(
     body: createIncidentInput,
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
+    example: { incident: createdIncidentExample },
     errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
     idempotent: true,
     failure: 'Failed to create incident',

@@ -3,6 +3,7 @@ import { IncidentBody, updateIncidentInput } from '../../shared/incidents/model.
 import { updateIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/validation.js';
 import { httpRoute } from '../lib/http.js';
+import { updatedIncidentExample } from '../../shared/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -10,6 +11,7 @@ export const handler = httpRoute(
     params: idParams,
     body: updateIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
+    example: { incident: updatedIncidentExample },
     errors: { 400: ['No updates provided'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },

@@ -232,6 +232,12 @@ export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, 
   paged?: boolean;
   /** A creating POST that honours `Idempotency-Key`. */
   idempotent?: boolean;
+  /**
+   * The success body as this route answers it, for the OpenAPI document, where the response
+   * schema's own example is not a state this route can answer (a created incident is never
+   * acknowledged; an acknowledged one always is).
+   */
+  example?: z.output<R>;
 }
 
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
@@ -247,6 +253,7 @@ export interface RouteContract {
   failure: string;
   paged: boolean;
   idempotent: boolean;
+  example?: unknown;
 }
 
 /**
@@ -318,6 +325,7 @@ export function httpRoute<
     failure: options.failure,
     paged: options.paged ?? false,
     idempotent: options.idempotent ?? false,
+    ...(options.example === undefined ? {} : { example: options.example }),
   };
   return Object.assign(handler, { contract });
 }

@@ -176,14 +176,19 @@ async function contractOf(route: RouteDescription): Promise<RouteContract> {
   return module.handler.contract;
 }
 
-type Response = { description: string; content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, object> };
+type Response = { description: string; content?: Record<string, { schema: JsonSchema; example?: unknown }>; headers?: Record<string, object> };
 
 function responsesOf(components: Components, route: RouteDescription, contract: RouteContract): Record<string, Response> {
   const json = (schema: Schema) => ({ 'application/json': { schema: components.of(schema, 'output') } });
   const responses: Record<string, Response> = {
     [contract.status]: {
       description: contract.contentType === 'text/html' ? 'An HTML page' : 'Success',
-      content: { [contract.contentType]: { schema: components.of(contract.response, 'output') } },
+      content: {
+        [contract.contentType]: {
+          schema: components.of(contract.response, 'output'),
+          ...(contract.example === undefined ? {} : { example: contract.example }),
+        },
+      },
       ...(contract.paged
         ? {
             headers: {
@@ -201,7 +206,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[400] = page('An HTML page: the link is malformed');
     for (const [status, texts] of Object.entries(contract.errors)) responses[status] = page(`An HTML page: ${texts.join('; ')}`);
     responses[500] = page('An HTML page: try again in a moment');
-    return responses;
+    return withResponseHeaders(responses);
   }
   const { 400: bad = [], 403: forbidden, 404: missing } = contract.errors;
   responses[400] = {
@@ -234,6 +239,25 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[415] = { description: 'A body that is not JSON', content: json(z.strictObject({ error: z.literal('Content-Type must be application/json') })) };
   }
   responses[500] = { description: contract.failure, content: json(ServerError(contract.failure)) };
+  return withResponseHeaders(responses);
+}
+
+/** Every answer carries `x-request-id` (the gateway's own 401, 404 and 413 too); a 401 says why in `WWW-Authenticate`. */
+function withResponseHeaders(responses: Record<string, Response>): Record<string, Response> {
+  for (const [status, response] of Object.entries(responses)) {
+    response.headers = {
+      'x-request-id': { description: 'The request id, also in the log line and in a 500 body as `request_id`', schema: { type: 'string' } },
+      ...(status === '401'
+        ? {
+            'WWW-Authenticate': {
+              description: 'Why the token was refused, as API Gateway says it (`Bearer error="invalid_token", error_description="the token has expired"`)',
+              schema: { type: 'string' },
+            },
+          }
+        : {}),
+      ...response.headers,
+    };
+  }
   return responses;
 }
 

@@ -36,13 +36,19 @@ export const incidentExample = {
   id: ids.incident,
   monitor_id: ids.monitor,
   title: 'Checkout API is down',
-  status: 'INVESTIGATING',
-  severity: 'HIGH',
+  status: 'INVESTIGATING' as const,
+  severity: 'HIGH' as const,
   acknowledged: true,
   started_at: at('10:05'),
   resolved_at: null,
   created_at: at('10:05'),
 };
+
+/** The same incident as `POST /api/incidents` answers it at 10:05: nobody has acknowledged it yet. */
+export const createdIncidentExample = { ...incidentExample, acknowledged: false };
+
+/** As `PUT /api/incidents/:id` answers the update's example (`IDENTIFIED`, `CRITICAL`). */
+export const updatedIncidentExample = { ...incidentExample, status: 'IDENTIFIED' as const, severity: 'CRITICAL' as const };
 
 export const incidentListItemExample = { ...incidentExample, monitor_name: monitorExample.name, escalation_policy_id: ids.policy };
 

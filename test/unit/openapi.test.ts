@@ -93,6 +93,52 @@ describe('OpenAPI document', () => {
       }
     });
 
+    /** The success example an operation shows: its own, or its schema's. */
+    const successExample = (path: string, method: string) => {
+      const operation = document.paths[path][method];
+      const [status, response] = Object.entries(operation.responses as Record<string, any>).find(([code]) => code.startsWith('2'))!;
+      const content = response.content['application/json'];
+      const resolve = (schema: any): any => (schema.$ref ? schemas[schema.$ref.split('/').pop()] : schema);
+      return { status, example: content.example ?? resolve(content.schema).example, content, operation };
+    };
+
+    it("every operation's own success example matches its response schema", () => {
+      for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          const content = Object.entries(operation.responses as Record<string, any>).find(([code]) => code.startsWith('2'))![1].content?.['application/json'];
+          if (content?.example === undefined) continue;
+          const check = ajv.compile({ $ref: `openapi#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/responses/${Object.keys(operation.responses).find((code) => code.startsWith('2'))}/content/application~1json/schema` });
+          expect(check(content.example) ? [] : check.errors, `${method} ${path}`).toEqual([]);
+        }
+      }
+    });
+
+    it('shows for each incident operation an answer the state machine can give', () => {
+      // A created incident is INVESTIGATING, unacknowledged and unresolved (contract: state transitions).
+      const created = successExample('/api/incidents', 'post');
+      expect(created.status).toBe('201');
+      expect(created.example.incident).toMatchObject({ status: 'INVESTIGATING', acknowledged: false, resolved_at: null });
+      // An acknowledged incident is acknowledged.
+      expect(successExample('/api/incidents/{id}/acknowledge', 'post').example.incident.acknowledged).toBe(true);
+      // An update answers the incident with what the request's example set, resolved_at only when RESOLVED.
+      const updated = successExample('/api/incidents/{id}', 'put');
+      const request = updated.operation.requestBody.content['application/json'].schema;
+      const requestExample = (request.$ref ? schemas[request.$ref.split('/').pop()] : request).example;
+      expect(updated.example.incident).toMatchObject(requestExample);
+      expect(updated.example.incident.resolved_at !== null).toBe(updated.example.incident.status === 'RESOLVED');
+    });
+
+    it('declares x-request-id on every answer and WWW-Authenticate on every 401', () => {
+      for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+            expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toContain('x-request-id');
+            if (status === '401') expect(Object.keys(response.headers), `${method} ${path} 401`).toContain('WWW-Authenticate');
+          }
+        }
+      }
+    });
+
     it('the pattern it gives for e-mail addresses is the one the service applies (0@com is refused by both)', () => {
       const pattern = new RegExp(schemas.CreateInvite.properties.email.pattern);
       expect(pattern.test('bob@example.com')).toBe(true);
