@@ -31,6 +31,8 @@ export interface DynamoDbLocalOptions {
 }
 
 const LAUNCHER = fileURLToPath(new URL('./DynamoDbLocalOnHost.java', import.meta.url));
+/** What the launcher prints once DynamoDB Local has bound its port. */
+const LISTENING = 'DynamoDB Local listening on ';
 const LAUNCHER_CLASS = 'DynamoDbLocalOnHost';
 
 /**
@@ -101,13 +103,16 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
       reject(new LocalStartError(`DynamoDB Local exited with code ${code}: ${output.trim().split('\n').pop() ?? ''}`)),
     );
   });
+  // Ready when this very process says it listens (the launcher prints it once Jetty has bound the
+  // port): an open port alone may be another program's that took the port between the check above
+  // and Java's bind, and this Java process would then have failed to bind.
   const ready = (async () => {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (await portOpen(options.port)) return;
+      if (launcher ? output.includes(LISTENING) : await portOpen(options.port)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new LocalStartError(`DynamoDB Local did not start within 30 s: ${output.trim()}`);
+    throw new LocalStartError(`DynamoDB Local did not start within 60 s: ${output.trim()}`);
   })();
   try {
     await Promise.race([ready, failed]);

@@ -144,17 +144,22 @@ const listen = (server: NetServer, port: number, host: string, what: string, var
  * would cost each file a Node.js start).
  */
 async function startMailbox(port: number, host: string, where: 'child' | 'here'): Promise<{ url: string; stop(): Promise<void> }> {
-  const probe = createNetServer();
-  await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
-  const free = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  if (port !== 0) {
+    // A port asked for: say so plainly when it is taken (the mailbox itself would only crash).
+    const probe = createNetServer();
+    await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
+    await new Promise((resolve) => probe.close(resolve));
+  }
+  // Port 0 goes to the mailbox as it is and the system picks: a port found free and released first
+  // could be taken by another program (a DynamoDB Local starting beside) before the mailbox bound it.
   if (where === 'here') {
     type Start = (config: object) => Promise<Server>;
     // A CommonJS module: its default export is the function or wraps it, depending on the loader.
     const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
-    const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port: free });
+    const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
+    const bound = (server.address() as AddressInfo).port;
     return {
-      url: `http://127.0.0.1:${free}`,
+      url: `http://127.0.0.1:${bound}`,
       stop: () =>
         new Promise<void>((resolve) => {
           server.closeAllConnections();
@@ -163,7 +168,7 @@ async function startMailbox(port: number, host: string, where: 'child' | 'here')
     };
   }
   const child = fork(fileURLToPath(new URL('./mailbox-process.mjs', import.meta.url)), {
-    env: { ...process.env, MAILBOX_HOST: host, MAILBOX_PORT: String(free) },
+    env: { ...process.env, MAILBOX_HOST: host, MAILBOX_PORT: String(port) },
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -41,7 +41,9 @@ export class DynamoDbPool {
   }
 
   private start(): Instance {
-    const instance: Instance = { id: this.next++, started: freePort().then((port) => startDynamoDbLocal({ port })), written: 0, open: 0 };
+    // A port found free may be taken before Java binds it (the start then fails): one more try elsewhere.
+    const launch = () => freePort().then((port) => startDynamoDbLocal({ port }));
+    const instance: Instance = { id: this.next++, started: launch().catch(launch), written: 0, open: 0 };
     // A failed start is reported to the file that leases the instance, not as an unhandled rejection here.
     instance.started.catch(() => undefined);
     this.instances.set(instance.id, instance);
