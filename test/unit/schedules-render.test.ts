@@ -342,7 +342,8 @@ describe('cost', () => {
     const first = steps('2026-01-05T08:00:00.000Z', '2026-04-05T07:00:00.000Z');
     const later = steps('2036-01-07T08:00:00.000Z', '2036-04-06T07:00:00.000Z'); // 7 January 2036 is a Monday
     expect(first).toBeGreaterThan(300);
-    expect(Math.abs(later - first)).toBeLessThanOrEqual(6);
+    // Walking ten years of turns would take thousands more (3,652 daily handoffs alone).
+    expect(later).toBe(first);
   });
 });
 
