@@ -1,5 +1,11 @@
-/** The schedule and override bodies (shared/schedules/model.ts): every error text, as `400 Validation errors` details. */
+/**
+ * The schedule and override bodies (shared/schedules/model.ts): every error text, as `400 Validation errors`
+ * details; and where the time-zone library may be imported.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../infra/local/paths.js';
 import { createOverrideInput, createScheduleInput, updateScheduleInput } from '../../shared/schedules/model.js';
 import { fieldErrors } from '../../shared/validation.js';
 import type * as z from '../../shared/zod.js';
@@ -115,5 +121,14 @@ describe('override body', () => {
       'user_id',
       'layer',
     ]);
+  });
+});
+
+describe('the time-zone library', () => {
+  it('is imported by shared/schedules/zone.ts alone, so only the functions that use schedules carry it', () => {
+    const importers = ['shared', 'functions', 'infra']
+      .flatMap((directory) => readdirSync(join(repositoryRoot, directory), { recursive: true, encoding: 'utf8' }).map((file) => join(directory, file)))
+      .filter((file) => file.endsWith('.ts') && /from 'temporal-polyfill/.test(readFileSync(join(repositoryRoot, file), 'utf8')));
+    expect(importers).toEqual(['shared/schedules/zone.ts']);
   });
 });
