@@ -13,7 +13,7 @@ export interface ReceivedRequest {
   headers: IncomingMessage['headers'];
   body: string;
   /** The TLS server name the client asked for (https only). */
-  servername?: string | false;
+  servername?: string | false | null;
 }
 
 export type ReceiverHandler = (request: ReceivedRequest, response: ServerResponse) => void;
