@@ -35,7 +35,7 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 /** Each delay is lengthened by a random share of itself below this. */
 export const JITTER_RATIO = 0.1;
 /** The longest wait a `Retry-After` can ask for. */
-export const MAX_RETRY_AFTER_MS = RETRY_SCHEDULE_MS[RETRY_SCHEDULE_MS.length - 1];
+export const MAX_RETRY_AFTER_MS = 14 * 60 * 60_000;
 /** A webhook whose every attempt has failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60_000;
 
