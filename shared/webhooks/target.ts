@@ -99,39 +99,37 @@ export interface CheckedTarget {
 // ---------------------------------------------------------------------------------------------
 // Address classes
 
-const v4 = (a: number, b: number, c: number, d: number) => ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-
-/** IPv4 special-purpose ranges (IANA registry) as [network, prefix length, class], the narrowest first where they nest. */
-const IPV4_RANGES: Array<[number, number, AddressClass]> = [
-  [v4(255, 255, 255, 255), 32, 'broadcast'],
-  [v4(0, 0, 0, 0), 8, 'unspecified'],
-  [v4(10, 0, 0, 0), 8, 'private'],
-  [v4(100, 64, 0, 0), 10, 'shared'],
-  [v4(127, 0, 0, 0), 8, 'loopback'],
-  [v4(169, 254, 0, 0), 16, 'link-local'],
-  [v4(172, 16, 0, 0), 12, 'private'],
-  [v4(192, 0, 0, 0), 24, 'reserved'],
-  [v4(192, 0, 2, 0), 24, 'documentation'],
-  [v4(192, 88, 99, 0), 24, 'reserved'],
-  [v4(192, 168, 0, 0), 16, 'private'],
-  [v4(198, 18, 0, 0), 15, 'reserved'],
-  [v4(198, 51, 100, 0), 24, 'documentation'],
-  [v4(203, 0, 113, 0), 24, 'documentation'],
-  [v4(224, 0, 0, 0), 4, 'multicast'],
-  [v4(240, 0, 0, 0), 4, 'reserved'],
+/** IPv4 special-purpose ranges (IANA registry) as [network, prefix length, class], the narrowest first where they nest (kept as text: a module constant builds no values by calls). */
+const IPV4_RANGES: Array<[string, number, AddressClass]> = [
+  ['255.255.255.255', 32, 'broadcast'],
+  ['0.0.0.0', 8, 'unspecified'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'shared'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'reserved'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['192.88.99.0', 24, 'reserved'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'reserved'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
 ];
 
 function classifyV4Number(address: number): AddressClass | undefined {
   for (const [network, length, kind] of IPV4_RANGES) {
     const mask = length === 0 ? 0 : (0xffffffff << (32 - length)) >>> 0;
-    if ((address & mask) >>> 0 === network) return kind;
+    if ((address & mask) >>> 0 === parseV4(network)) return kind;
   }
   return undefined;
 }
 
 function parseV4(address: string): number {
   const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
-  return v4(a, b, c, d);
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
 /** The eight 16-bit groups of an IPv6 address (any textual form, a dotted IPv4 tail included). */
