@@ -76,11 +76,12 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
   return `v1,${mac}`;
 }
 
-export interface SignatureHeaders {
+/** A type, not an interface, so it passes where a header record is asked for (`deliver`). */
+export type SignatureHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * The three Standard Webhooks headers of one attempt. `body` must be the exact text sent (the

@@ -26,7 +26,6 @@ import type { LookupFunction } from 'node:net';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIPv4, isIPv6 } from 'node:net';
-import { StringDecoder } from 'node:string_decoder';
 
 /** A webhook request must be answered within this time (headers and the body read). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -341,7 +340,7 @@ function send(
     const secure = url.protocol === 'https:';
     let status: number | undefined;
     let retryAfter: string | undefined;
-    const excerpt = { decoder: new StringDecoder('utf8'), text: '', bytes: 0 };
+    const excerpt = { decoder: new TextDecoder('utf-8'), text: '', bytes: 0 };
     let settled = false;
     const finish = (error?: string) => {
       if (settled) return;
@@ -364,11 +363,11 @@ function send(
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         excerpt.bytes += part.length;
         // A character cut at the 1 KB mark is left out (the decoder holds its bytes back).
-        excerpt.text += excerpt.decoder.write(part);
+        excerpt.text += excerpt.decoder.decode(part, { stream: true });
         if (excerpt.bytes >= RESPONSE_EXCERPT_BYTES) finish(redirect);
       });
       response.on('end', () => {
-        excerpt.text += excerpt.decoder.end();
+        excerpt.text += excerpt.decoder.decode();
         finish(redirect);
       });
       response.on('error', (error) => finish(signal.aborted ? undefined : networkErrorText(error)));

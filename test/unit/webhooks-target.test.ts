@@ -281,7 +281,7 @@ describe('delivering', () => {
     receiver = await startReceiver();
     const secret = generateSecret();
     const headers = signatureHeaders({ id: 'msg_1', body, secrets: [secret] });
-    const result = await deliver(`${receiver.origin}/hooks/in?team=ops`, { ...headers }, body, local);
+    const result = await deliver(`${receiver.origin}/hooks/in?team=ops`, headers, body, local);
     expect(result).toEqual({ status: 204, duration_ms: expect.any(Number), response_excerpt: '' });
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     const [received] = receiver.requests;
