@@ -68,18 +68,19 @@ export interface WebhookNotification {
 export type WebhookParse = { ok: true; notification: WebhookNotification } | { ok: false; error: ServiceError };
 
 /** Label values that name a severity, matched without regard to case or surrounding space; any other (or none) is HIGH. */
-const SEVERITY_FROM_LABEL: Readonly<Record<string, Severity>> = {
-  critical: 'CRITICAL',
-  error: 'HIGH',
-  high: 'HIGH',
-  warning: 'MEDIUM',
-  info: 'LOW',
-  low: 'LOW',
-};
+const SEVERITY_FROM_LABEL: ReadonlyMap<string, Severity> = new Map([
+  ['critical', 'CRITICAL'],
+  ['error', 'HIGH'],
+  ['high', 'HIGH'],
+  ['warning', 'MEDIUM'],
+  ['info', 'LOW'],
+  ['low', 'LOW'],
+]);
 export const DEFAULT_ALERT_SEVERITY: Severity = 'HIGH';
 
 export function severityFromLabel(value: string | undefined): Severity {
-  return (value !== undefined && SEVERITY_FROM_LABEL[value.trim().toLowerCase()]) || DEFAULT_ALERT_SEVERITY;
+  // A Map, not an object: a label value such as "constructor" must not find an inherited property.
+  return (value !== undefined && SEVERITY_FROM_LABEL.get(value.trim().toLowerCase())) || DEFAULT_ALERT_SEVERITY;
 }
 
 /** Labels left out of a title made from labels: the name leads it, the severity is the incident's own field. */
