@@ -3,6 +3,7 @@
  * count on) the incident of a dedup key, acknowledge it, or resolve it. The Events API v2 parser
  * (`events-v2.ts`) and the Alertmanager/Grafana webhook parser (`alertmanager.ts`) both produce these.
  */
+import { CONTROL as CONTROL_CHARACTER, INVISIBLE_EDGES, LONE_SURROGATE as LONE_SURROGATE_CHARACTER } from '../api/common.js';
 import type { Severity } from '../incidents/model.js';
 
 export type AlertAction = 'trigger' | 'acknowledge' | 'resolve';
@@ -30,12 +31,9 @@ export type AlertEvent = TriggerEvent | FollowUpEvent;
 /** The contract's limit of an incident title. */
 export const TITLE_MAX_LENGTH = 200;
 
-/** White space and the zero-width characters that show nothing, at either end (as `Text` in shared/api/common.ts trims). */
-const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
-/** Control characters (C0, DEL, C1): a title has none. */
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
-/** A high surrogate without its low half, or a low one without its high half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** The title's own rules (`Text` in shared/api/common.ts), as patterns that replace every match. */
+const CONTROL = new RegExp(CONTROL_CHARACTER.source, 'g');
+const LONE_SURROGATE = new RegExp(LONE_SURROGATE_CHARACTER.source, 'g');
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
