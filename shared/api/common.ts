@@ -26,11 +26,11 @@ export const NextCursor = described(z.nullable(z.string()), {
 });
 
 /** White space, and the zero-width characters that show nothing (ZWSP, ZWNJ, ZWJ, word joiner, BOM). */
-const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
+export const INVISIBLE_EDGES = /^[\s\u200B-\u200D\u2060\uFEFF]+|[\s\u200B-\u200D\u2060\uFEFF]+$/g;
 /** Control characters (C0, DEL, C1); `multiline` text keeps tab, line feed and carriage return. */
 /** A high surrogate without its low half, or a low one without its high half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 /**
  * Bidirectional embedding, override and isolate controls (LRE, RLE, PDF, LRO, RLO; LRI, RLI, FSI,
  * PDI): in an e-mail subject or a page they can make a title display other text than it holds.
