@@ -18,9 +18,11 @@ export type LambdaHandler = (event: never, context: Context) => Promise<unknown>
 /** Which function invocation the current async work belongs to (for per-invocation measurements). */
 export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
 
+const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));
+
 /** Runs `handler` as one invocation of `functionName`. */
 export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
-  const context = lambdaContext(functionName, requestId, functionDefaults.timeoutSeconds);
+  const context = lambdaContext(functionName, requestId, functionsByName.get(functionName)?.timeoutSeconds ?? functionDefaults.timeoutSeconds);
   return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
 }
 
@@ -37,8 +39,6 @@ export async function loadHandler(fn: Pick<FunctionDescription, 'handler'>): Pro
   }
   return handler;
 }
-
-const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));
 
 /** The function named by a name or an ARN (its last part). */
 export function findFunction(nameOrArn: string): FunctionDescription | undefined {

@@ -100,7 +100,7 @@ describe('subscriber notifications', () => {
     );
     expect(delivered).toHaveLength(1);
     const result = await invokeFunction('notifier', delivered[0]!.event);
-    expect(result).toEqual({ sent: 0, duplicates: 1 });
+    expect(result).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
     await invokeFunction('notifier', delivered[0]!.event);
     expect(await mailTo(api, email)).toHaveLength(1);
   });

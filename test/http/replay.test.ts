@@ -94,7 +94,7 @@ describe('npm run replay', () => {
     expect(outcome).toEqual({
       message: 1,
       kind: 'failed-invocation',
-      detail: { function: 'arn:aws:lambda:local:000000000000:function:notifier', result: { sent: 0, duplicates: 1 } },
+      detail: { function: 'arn:aws:lambda:local:000000000000:function:notifier', result: { sent: 0, duplicates: 1, possible_duplicates: 0 } },
     });
     expect(await mailTo(api, reader)).toHaveLength(1);
 
