@@ -1,6 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { createIncident } from '../../shared/incidents/service.js';
+import { quotaMessage } from '../../shared/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
@@ -9,7 +10,7 @@ export const handler = httpRoute(
     body: createIncidentInput,
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
-    errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Monitor not found'], 429: [quotaMessage('incidents')] },
     idempotent: true,
     failure: 'Failed to create incident',
   },
