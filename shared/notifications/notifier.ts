@@ -6,7 +6,8 @@ import { subscribersOf } from '../subscribers/service.js';
 import { countMetric } from '../observability/metrics.js';
 import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../concurrency.js';
-import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../db/ops.js';
 
@@ -18,6 +19,7 @@ const KIND: Record<EventType, string> = {
   'incident.acknowledged': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
+  'subscriber.confirmation_requested': 'confirmation',
   'monitor.team_changed': 'none',
 };
 
@@ -42,6 +44,11 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
           email: subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
         })),
       };
+    }
+    case 'subscriber.confirmation_requested': {
+      const detail = eventDetails[type].parse(rawDetail);
+      const link = newConfirmationLink(detail);
+      return { eventId: detail.event_id, emails: [{ email: confirmationEmail(detail, `${apiUrl}/confirm/${link.token}`), records: [link.record] }] };
     }
     case 'team.invite_created': {
       const detail = eventDetails[type].parse(rawDetail);

@@ -13,7 +13,7 @@ import { startService, type LocalService } from '../../infra/local/runtime.js';
 import { BACKGROUND_NICE } from '../../infra/local/priority.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { db } from '../../shared/db/client.js';
-import { pagingMonitor } from '../support/scenarios.js';
+import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
 
 let service: LocalService;
 let token: string;
@@ -36,7 +36,8 @@ afterAll(() => service.close());
 
 describe('startService', () => {
   it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", async () => {
-    const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call);
+    const confirm = confirmFromMailbox(() => service.mailbox.emails(), (path) => fetch(`${service.url}${path}`, { method: 'POST' }));
+    const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call, confirm);
     await service.idle();
 
     // What reaches the gateway's thread (Node reports every request an HTTP server of this thread takes).

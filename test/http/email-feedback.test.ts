@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { invokeFunction } from '../../infra/local/functions.js';
 import { sesEvents } from '../../infra/system.js';
 import { advanceClock, resetClock } from '../../shared/clock.js';
-import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { captureLogs } from '../support/logs.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
@@ -40,9 +40,7 @@ afterEach(() => resetClock());
 const simulator = (kind: 'bounce' | 'complaint') => `${kind}+${randomUUID().slice(0, 8)}@simulator.amazonses.com`;
 
 async function subscribe(monitorId: string, email: string) {
-  const response = await api.request('POST', `/api/monitors/${monitorId}/subscribers`, { token: owner.token, body: { email } });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.subscriber as { id: string; email: string };
+  return subscribeConfirmed(api, owner.token, monitorId, email);
 }
 
 const subscribersOf = async (monitorId: string) =>

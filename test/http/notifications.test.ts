@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeFunction } from '../../infra/local/functions.js';
-import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite } from '../support/teams.js';
 
 let api: Api;
@@ -19,8 +19,7 @@ afterAll(() => api.close());
 async function monitorWithSubscriber(name = 'Payments API') {
   const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name } })).body.monitor;
   const email = uniqueEmail('subscriber');
-  const subscribed = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email } });
-  expect(subscribed.status).toBe(201);
+  await subscribeConfirmed(api, owner.token, monitor.id, email);
   return { monitor, email };
 }
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { replayMessages } from '../../infra/tools/replay.js';
-import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { eventRules, workers } from '../../infra/system.js';
 import { advanceClock, resetClock } from '../../shared/clock.js';
@@ -31,7 +31,7 @@ describe('npm run replay', () => {
   it('re-publishes a given-up stream batch from the outbox, and e-mails nobody twice', async () => {
     const monitor = await createMonitor(api, owner, { name: 'Storefront' });
     const reader = uniqueEmail('reader');
-    expect((await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email: reader } })).status).toBe(201);
+    await subscribeConfirmed(api, owner.token, monitor.id, reader);
 
     // EventBridge is down for both attempts (the SDK tries each PutEvents 3 times): the batch is
     // given up, its e-mail never sent.
@@ -78,7 +78,7 @@ describe('npm run replay', () => {
   it('invokes a failed function again with its event (on-failure message), idempotently', async () => {
     const monitor = await createMonitor(api, owner, { name: 'Search' });
     const reader = uniqueEmail('searcher');
-    expect((await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email: reader } })).status).toBe(201);
+    await subscribeConfirmed(api, owner.token, monitor.id, reader);
     const created = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Search is down' } });
     await settle(api);
     await awaitMail(api, reader, 1);
