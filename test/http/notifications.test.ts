@@ -146,7 +146,7 @@ describe('subscribers API', () => {
     });
     expect(duplicate).toMatchObject({ status: 400, body: { error: 'Already subscribed' } });
     const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
-    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String), suppression: null }]);
+    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String), suppression: null, status: 'confirmed' }]);
     const stranger = await api.signUp(uniqueEmail('stranger'));
     for (const [method, path, body] of [
       ['GET', `/api/monitors/${monitor.id}/subscribers`, undefined],

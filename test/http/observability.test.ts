@@ -94,7 +94,7 @@ describe('observability', () => {
     expect(find('IncidentResolved')).toHaveLength(1);
     expect(find('InviteCreated')).toHaveLength(1);
     expect(find('InviteAccepted')).toHaveLength(1);
-    expect(find('NotificationSent').map((metric) => metric.dimensions.kind).sort()).toEqual(['invite', 'subscriber', 'subscriber']);
+    expect(find('NotificationSent').map((metric) => metric.dimensions.kind).sort()).toEqual(['confirmation', 'invite', 'subscriber', 'subscriber']);
     expect(find('ColdStart').length).toBeGreaterThan(0);
   });
 
