@@ -157,6 +157,7 @@ const TAGS: Record<string, string> = {
   policies: 'Escalation policies',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
+  subscription: 'Subscribers',
   acknowledge: 'Incidents',
 };
 
@@ -165,7 +166,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
-  Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents.',
+  Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
