@@ -219,6 +219,10 @@ export const routes: readonly RouteDescription[] = [
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),
   route('unsubscribe-confirm', 'POST', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe-confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['UNSUB#', 'MONITOR#'] }),
+  // Public: the confirmation link of a new subscription (double opt-in). Opening it reads the link only;
+  // its page's button may touch only confirmation links and the subscriptions in monitors' collections.
+  route('subscription-confirm-open', 'GET', '/confirm/{token}', 'functions/subscribers/confirm-open.ts', 'read', { auth: 'none', leadingKeys: ['SUBCONFIRM#'] }),
+  route('subscription-confirm', 'POST', '/confirm/{token}', 'functions/subscribers/confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['SUBCONFIRM#', 'MONITOR#'] }),
 ];
 
 /** Functions that are not behind the HTTP API. */
@@ -248,7 +252,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -323,6 +327,7 @@ export const eventRules: readonly EventRule[] = [
       'incident.note_added',
       'incident.escalation_step',
       'team.invite_created',
+      'subscriber.confirmation_requested',
     ],
     target: workers.notifier.name,
   },
@@ -338,7 +343,7 @@ export const env = {
   senderEmail: 'SENDER_EMAIL',
   /** The SES configuration set every e-mail is sent with (its bounce and complaint events come back). */
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
-  /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, accepting an invite). */
+  /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, confirming a subscription, accepting an invite). */
   publicApiUrl: 'PUBLIC_API_URL',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',

@@ -62,6 +62,16 @@ export class UnsupportedMediaTypeError extends ServiceError {
   }
 }
 
+/** A daily quota reached: `429` with `Retry-After` (seconds), its body `{"message"}` as API Gateway's own 429. */
+export class TooManyRequestsError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, message);
+  }
+}
+
 export function isServiceError(error: unknown): error is ServiceError {
   return error instanceof ServiceError;
 }

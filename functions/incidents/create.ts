@@ -1,6 +1,7 @@
 import * as z from '../../shared/zod.js';
 import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { createIncident } from '../../shared/incidents/service.js';
+import { quotaMessage } from '../../shared/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 import { createdIncidentExample } from '../../shared/api/examples.js';
 
@@ -11,7 +12,7 @@ export const handler = httpRoute(
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
     example: { incident: createdIncidentExample },
-    errors: { 403: ['Not authorized'], 404: ['Monitor not found'] },
+    errors: { 403: ['Not authorized'], 404: ['Monitor not found'], 429: [quotaMessage('incidents')] },
     idempotent: true,
     failure: 'Failed to create incident',
   },

@@ -15,6 +15,7 @@ import * as z from '../../shared/zod.js';
 import type { Caller } from '../../shared/caller.js';
 import {
   isServiceError,
+  TooManyRequestsError,
   PayloadTooLargeError,
   type ServiceError,
   UnauthorizedError,
@@ -161,8 +162,14 @@ const errorHandler = (
 });
 
 /** A typed service error as its response: `{error, details?}` with its status. */
-const serviceErrorResponse = (error: ServiceError) =>
-  jsonResponse(error.statusCode, { error: error.message, ...(error.details ? { details: error.details } : {}) });
+const serviceErrorResponse = (error: ServiceError): HttpResult => {
+  if (error instanceof TooManyRequestsError) {
+    // As API Gateway's own 429 (`{"message"}`), so a client reads every 429 alike.
+    const response = jsonResponse(429, { message: error.message });
+    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
+  }
+  return jsonResponse(error.statusCode, { error: error.message, ...(error.details ? { details: error.details } : {}) });
+};
 
 /**
  * Runs a creating route once per `Idempotency-Key` (when the request has one): a repeat with the
@@ -213,7 +220,7 @@ export interface RouteInput<P, Q, B> {
 }
 
 /** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
-export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410, string[]>>;
+export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410 | 429, string[]>>;
 
 export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** One line for the API reference. */

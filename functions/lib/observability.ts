@@ -165,7 +165,7 @@ export function observability<E, R>(describe: (event: E, response: R | undefined
  * A worker (not behind the HTTP API) with the same observability: one log line per invocation
  * with its outcome; an error is logged and rethrown so the invoker's retry applies.
  */
-export function workerHandler<E, R>(name: string, handle: (event: E) => Promise<R>, outcome: (result: R) => string = () => 'ok') {
+export function workerHandler<E, R>(name: string, handle: (event: E, context: Context) => Promise<R>, outcome: (result: R) => string = () => 'ok') {
   return middy<E, R>()
     .use(
       observability<E, R>((_, response, context) => ({

@@ -1,10 +1,12 @@
 /** `notifier`: turns bus events into e-mails through SES (subscribers, invitees, escalation targets). */
+import type { Context } from 'aws-lambda';
 import { notify } from '../../shared/notifications/notifier.js';
 import { eventTypeOf, type BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler(
   'notifier',
-  async (event: BusEvent) => notify(eventTypeOf(event), event.detail),
-  (result) => `sent ${result.sent}, duplicates ${result.duplicates}`,
+  // The invocation's remaining time bounds how long a retry waits for a page another invocation holds.
+  async (event: BusEvent, context: Context) => notify(eventTypeOf(event), event.detail, { remainingMs: () => context.getRemainingTimeInMillis() }),
+  (result) => `sent ${result.sent}, duplicates ${result.duplicates}${result.possible_duplicates ? `, possible duplicates ${result.possible_duplicates}` : ''}`,
 );

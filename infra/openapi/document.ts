@@ -157,6 +157,7 @@ const TAGS: Record<string, string> = {
   policies: 'Escalation policies',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
+  subscription: 'Subscribers',
   acknowledge: 'Incidents',
 };
 
@@ -165,7 +166,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
-  Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents.',
+  Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
@@ -208,7 +209,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[500] = page('An HTML page: try again in a moment');
     return withResponseHeaders(responses);
   }
-  const { 400: bad = [], 403: forbidden, 404: missing } = contract.errors;
+  const { 400: bad = [], 403: forbidden, 404: missing, 429: quota } = contract.errors;
   responses[400] = {
     description: ['Validation errors', ...bad].join('; '),
     content: json(bad.length ? z.union([ValidationError, errorBody(bad)]) : ValidationError),
@@ -216,6 +217,13 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
   if (route.auth === 'jwt') responses[401] = { description: 'Unauthorized', content: json(Unauthorized) };
   if (forbidden?.length) responses[403] = { description: forbidden.join('; '), content: json(errorBody(forbidden)) };
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
+  if (quota?.length) {
+    responses[429] = {
+      description: `The account's daily quota is reached: ${quota.join('; ')}`,
+      headers: { 'Retry-After': { description: 'Seconds until the quota resets (the next 00:00 UTC)', schema: { type: 'integer', minimum: 1 } } },
+      content: json(z.strictObject({ message: z.enum(quota as [string, ...string[]]) })),
+    };
+  }
   if (contract.idempotent) {
     responses[409] = {
       description: 'Request with this idempotency key is in progress (the first request with the key has not answered within 5 s)',

@@ -23,7 +23,7 @@ import type { LocalService as Runtime } from '../local/runtime.js';
 import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/aws-client.js';
 import { newDocumentClient } from '../../shared/db/client.js';
-import { pagingMonitor, type PagingMonitor as Setup } from '../../test/support/scenarios.js';
+import { confirmFromMailbox, pagingMonitor, type PagingMonitor as Setup, type ReadMail } from '../../test/support/scenarios.js';
 import { call, documentCommand, freshIds, mapStrings, requestText, row, unconsumed, type Row } from './bench-path.js';
 
 const ROUNDS = 3;
@@ -60,7 +60,8 @@ export async function benchEmailPath(runtime: Runtime, mailboxUrl: string): Prom
   const api = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, caller.token, body)).body;
   /** What one run needs of its own: a monitor paging `oncall` at once, with a subscriber. */
   const prepare = async (): Promise<Setup> => {
-    const setup = await pagingMonitor(api, 'bench.example');
+    const confirm = confirmFromMailbox(async () => (JSON.parse(await mailboxCall('GET', '/store')) as { emails: Awaited<ReturnType<ReadMail>> }).emails, (path) => requestText(`${runtime.url}${path}`, { method: 'POST', agent: mailboxAgent }));
+    const setup = await pagingMonitor(api, confirm, 'bench.example');
     await runtime.idle();
     return setup;
   };

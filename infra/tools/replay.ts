@@ -11,7 +11,10 @@
  * - a failed asynchronous invocation from a function's on-failure queue (`requestPayload`): the same
  *   function is invoked again with the same event;
  * - an event from a rule's dead-letter queue: its target (`TARGET_ARN`) is invoked with it, or, without
- *   that attribute, an event of the service is put on its bus again.
+ *   that attribute, an event of the service is put on its bus again;
+ * - a schedule's input from the escalation dead-letter queue (EventBridge Scheduler gave up on its
+ *   target: `X-Amz-Scheduler-*` attributes, the body is the schedule's input): the escalation step is
+ *   invoked with it (`TARGET_ARN`, else ESCALATION_STEP_FUNCTION_ARN, else `escalation-step` locally).
  * Every consumer is idempotent per event (and recipient), so replaying twice, or an event that was
  * delivered after all, sends nothing twice.
  *
@@ -22,7 +25,8 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { env, eventBus, table } from '../system.js';
+import { env, eventBus, table, workers } from '../system.js';
+import { escalationStepInput } from '../../shared/escalation/steps.js';
 import { EVENT_TYPES, OUTBOX_ITEM_TYPE, type EventType } from '../../shared/events/model.js';
 import { publish } from '../../shared/events/publish.js';
 import { replayWindow } from '../../shared/events/replay.js';
@@ -35,7 +39,7 @@ type Json = Record<string, unknown>;
 
 export interface ReplayOutcome {
   message: number;
-  kind: 'stream-batch' | 'failed-invocation' | 'rule-dead-letter' | 'unknown';
+  kind: 'stream-batch' | 'failed-invocation' | 'rule-dead-letter' | 'schedule-dead-letter' | 'unknown';
   detail: unknown;
 }
 
@@ -67,7 +71,12 @@ async function invokeAgain(functionArn: string, payload: unknown) {
 }
 
 /** Replays every message of `input`; `dryRun` only says what would be replayed. */
-export async function replayMessages(input: unknown, options: { dryRun?: boolean } = {}): Promise<ReplayOutcome[]> {
+/** The attribute EventBridge Scheduler puts on every message it dead-letters. */
+const SCHEDULE_ARN_ATTRIBUTE = 'X-Amz-Scheduler-Schedule-Arn';
+
+/** Replays every message of `input`; `dryRun` only says what would be replayed; `local`: against `npm start`. */
+export async function replayMessages(input: unknown, options: { dryRun?: boolean; local?: boolean } = {}): Promise<ReplayOutcome[]> {
+  const local = options.local ?? false;
   const outcomes: ReplayOutcome[] = [];
   for (const [index, { body, attributes }] of messagesOf(input).entries()) {
     const message = index + 1;
@@ -95,8 +104,22 @@ export async function replayMessages(input: unknown, options: { dryRun?: boolean
       } else {
         throw new Error(`Message ${message}: an event without TARGET_ARN that is not the service's own; pass the whole SQS message (with its attributes)`);
       }
+    } else if (attributes[SCHEDULE_ARN_ATTRIBUTE]) {
+      const input = escalationStepInput.safeParse(body);
+      if (!input.success) throw new Error(`Message ${message}: a schedule's dead letter that is not an escalation step's input`);
+      const target = attributes.TARGET_ARN || process.env[env.escalationStepArn] || (local ? workers.escalationStep.name : undefined);
+      if (!target) throw new Error(`Message ${message}: a schedule's dead letter without TARGET_ARN; set ${env.escalationStepArn} to the escalation-step function's ARN`);
+      outcomes.push({
+        message,
+        kind: 'schedule-dead-letter',
+        detail: {
+          schedule: attributes[SCHEDULE_ARN_ATTRIBUTE],
+          error: attributes.ERROR_CODE ?? null,
+          ...(options.dryRun ? { function: target, payload: input.data } : await invokeAgain(target, input.data)),
+        },
+      });
     } else {
-      outcomes.push({ message, kind: 'unknown', detail: 'not a stream batch, a failed invocation or an event: left alone' });
+      outcomes.push({ message, kind: 'unknown', detail: 'not a stream batch, a failed invocation, an event or a schedule\'s input: left alone' });
     }
   }
   return outcomes;
@@ -163,7 +186,7 @@ async function main() {
       } catch (error) {
         throw new Error(`Cannot read ${positionals[0]}: ${(error as Error).message}`);
       }
-      console.log(JSON.stringify(await replayMessages(input, { dryRun }), null, 2));
+      console.log(JSON.stringify(await replayMessages(input, { dryRun, local: values.local ?? false }), null, 2));
     }
   } catch (error) {
     console.error(`replay: ${(error as Error).message}`);

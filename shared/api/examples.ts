@@ -130,4 +130,5 @@ export const subscriberExample = {
   email: 'customer@example.com',
   created_at: at('09:15'),
   suppression: null,
+  status: 'confirmed' as const,
 };

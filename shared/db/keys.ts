@@ -112,6 +112,10 @@ export const keys = {
     key(incidentPartition(incidentId), `${incidentItemSk.updatePrefix}${createdAt}#${String(ordinal).padStart(2, '0')}#${entryId}`),
   /** An acknowledge link, by the SHA-256 of its token (the token itself is only in the e-mail). */
   acknowledgeLink: (tokenHash: string) => key(`ACKLINK#${tokenHash}`, 'ACKLINK'),
+  /** A subscription's confirmation link, by the SHA-256 of its token (the token itself is only in the e-mail). */
+  subscriptionConfirmation: (tokenHash: string) => key(`SUBCONFIRM#${tokenHash}`, 'SUBCONFIRM'),
+  /** How many of one kind of mail-sending action an account did on one UTC day (`yyyy-mm-dd`). */
+  dailyQuota: (userId: string, kind: string, day: string) => key(`QUOTA#${userId}`, `${kind}#${day}`),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;

@@ -68,6 +68,11 @@ export const eventDetails = {
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
     incident_count: z.optional(z.int()),
   }),
+  /** An address was subscribed to a monitor: the notifier e-mails it the one confirmation link (double opt-in). */
+  'subscriber.confirmation_requested': z.object({
+    ...base,
+    subscription: z.object({ id: z.string(), monitor_id: z.string(), monitor_name: z.string(), email: z.string() }),
+  }),
   'team.invite_created': z.object({
     ...base,
     invite: z.object({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
+import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { identityOf } from '../accounts/service.js';
 import { backoff, getByKeys, type Item, type TransactItem } from '../db/ops.js';
@@ -227,6 +228,8 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
     const { outcome, item } = await repository.insertIncident(incident, [
       ...guard,
       ['moved', countIncident(monitor!)],
+      // It e-mails every subscriber: counted against the caller's daily quota, in the same transaction.
+      ['quota', quotaCharge(caller.userId, 'incidents', new Date(now))],
       ['conflict', outboxPut('incident.created', { incident: incidentSnapshot(incident), escalation: null }, now)],
       ['conflict', timelinePut(createdEntry(incident, actorOf(caller, accountFrom(read.account))))],
     ]);
@@ -235,6 +238,7 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
       return incidentView(incident);
     }
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
+    if (outcome === 'quota') throw quotaExceeded('incidents', new Date(now));
     if (outcome !== 'moved') throw new Error(`Unexpected conflict creating incident ${incident.id}`);
   }
   throw new Error(`Monitor ${input.monitorId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);

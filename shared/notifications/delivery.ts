@@ -1,16 +1,25 @@
 /**
- * Sends an e-mail through SES at most once per (event, recipient): a conditional write of a
- * delivery record comes first; if sending fails the record is removed so a retry sends again.
+ * Sends an e-mail through SES once per (event, recipient), with one of two guarantees:
+ * - `deliverOnce` (subscribers, invitees, confirmations): at most once. A conditional write of a
+ *   delivery record comes first; if sending fails the record is removed so a retry sends again. A
+ *   crash between the record and the send loses that e-mail.
+ * - `deliverAtLeastOnce` (escalation pages): the record is written `pending` with a lease (the
+ *   notifier's timeout), the e-mail is sent, the record is marked `sent`. A record left pending past
+ *   its lease (the invocation died) or marked failed is taken over by the event's retry, which sends
+ *   again: a page is never lost, and a duplicate is possible only when the first send's fate was
+ *   unknown (a crash after SES accepted it, an ambiguous SES error); those are counted.
  */
+import { randomUUID } from 'node:crypto';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { env } from '../../infra/system.js';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { env, workers } from '../../infra/system.js';
 import { leanClient } from '../aws-client.js';
 import { clock } from '../clock.js';
 import { requireEnv } from '../config.js';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, keys } from '../db/keys.js';
-import { conditionFailure, TransactionCancelled, transactWrite, type TransactItem } from '../db/ops.js';
+import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../db/ops.js';
+import { countMetric } from '../observability/metrics.js';
 import type { Email } from './emails.js';
 
 let client: SESClient | undefined;
@@ -35,6 +44,19 @@ async function sendPaced(command: SendEmailCommand) {
     }
   }
 }
+
+const sendCommand = (email: Email) =>
+  new SendEmailCommand({
+    Source: requireEnv(env.senderEmail),
+    Destination: { ToAddresses: [email.to] },
+    // Bounces and complaints come back through the configuration set, tagged with what the e-mail was about.
+    ConfigurationSetName: requireEnv(env.sesConfigurationSet),
+    Tags: Object.entries(email.tags).map(([Name, Value]) => ({ Name, Value })),
+    Message: {
+      Subject: { Data: email.subject, Charset: 'UTF-8' },
+      Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },
+    },
+  });
 
 const keyOf = (item: Record<string, unknown> | undefined) => ({ [attributes.pk]: item?.[attributes.pk], [attributes.sk]: item?.[attributes.sk] });
 
@@ -68,19 +90,7 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     throw error;
   }
   try {
-    await sendPaced(
-      new SendEmailCommand({
-        Source: requireEnv(env.senderEmail),
-        Destination: { ToAddresses: [email.to] },
-        // Bounces and complaints come back through the configuration set, tagged with what the e-mail was about.
-        ConfigurationSetName: requireEnv(env.sesConfigurationSet),
-        Tags: Object.entries(email.tags).map(([Name, Value]) => ({ Name, Value })),
-        Message: {
-          Subject: { Data: email.subject, Charset: 'UTF-8' },
-          Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },
-        },
-      }),
-    );
+    await sendPaced(sendCommand(email));
     return 'sent';
   } catch (error) {
     // The delivery record goes (so a retry sends), with what was written beside it, at once.
@@ -93,4 +103,166 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     }
     throw error;
   }
+}
+
+/**
+ * How long a pending delivery belongs to the invocation that wrote it: the notifier's timeout. Past
+ * it, Lambda has ended that invocation, so whatever it did not mark sent is taken over and sent again.
+ */
+export const PENDING_LEASE_MS = workers.notifier.timeoutSeconds * 1000;
+
+/** A retry waiting for another invocation's pending delivery stops this long before its own timeout. */
+const WAIT_MARGIN_MS = 30_000;
+
+/** The state of an at-least-once delivery record (a record without one is an at-most-once delivery: sent). */
+type DeliveryState = 'pending' | 'sent' | 'failed';
+
+/**
+ * Another invocation holds this delivery, pending, and its lease outlives what this invocation may
+ * wait: thrown so that the event is retried later (by then the lease has passed).
+ */
+export class DeliveryInProgress extends Error {
+  constructor(recipient: string, leaseUntil: string) {
+    super(`The delivery to ${recipient} is pending in another invocation until ${leaseUntil}; retry after that`);
+    this.name = 'DeliveryInProgress';
+  }
+}
+
+/**
+ * Whether SES may have accepted the e-mail although the call failed: anything but SES's own answer
+ * refusing it (a 4xx: rejected, throttled, not verified) may have sent it (a timeout, a connection
+ * reset, a 5xx, an error of our own).
+ */
+export function mayHaveSent(error: unknown): boolean {
+  const metadata = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
+  const status = metadata?.httpStatusCode;
+  return !(typeof status === 'number' && status >= 400 && status < 500);
+}
+
+export interface AtLeastOnceOptions {
+  /** The invocation's remaining time (Lambda's context); without it a held delivery is not waited for. */
+  remainingMs?: () => number;
+}
+
+export type AtLeastOnceOutcome = 'sent' | 'duplicate' | 'resent';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends an escalation page at least once per (event, recipient). Answers `resent` when it took over
+ * a delivery whose first send may have gone out (a possible duplicate: counted and logged), `duplicate`
+ * when the page was sent already.
+ */
+export async function deliverAtLeastOnce(eventId: string, email: Email, records: TransactItem[] = [], options: AtLeastOnceOptions = {}): Promise<AtLeastOnceOutcome> {
+  const key = keys.delivery(eventId, email.to);
+  const attempt = randomUUID();
+  let possibleDuplicate = false;
+  for (let wait = 100; ; wait = Math.min(5_000, wait * 2)) {
+    const claimed = await claim(key, email, attempt, records);
+    if (claimed.outcome === 'claimed') {
+      possibleDuplicate = claimed.possibleDuplicate;
+      break;
+    }
+    if (claimed.outcome === 'sent') return 'duplicate';
+    if (claimed.outcome === 'raced') continue;
+    // Held by another invocation: wait for it to finish, or for its lease to pass, while this invocation may.
+    if ((options.remainingMs?.() ?? 0) - wait < WAIT_MARGIN_MS) throw new DeliveryInProgress(email.to, claimed.leaseUntil);
+    await sleep(wait);
+  }
+  if (possibleDuplicate) countMetric('EscalationPagePossibleDuplicate');
+  try {
+    await sendPaced(sendCommand(email));
+  } catch (error) {
+    // Refused by SES: nothing went out, so the record and its links go and the retry starts afresh.
+    // Of unknown fate: marked failed (the links kept: the e-mail may be out), the retry takes it over.
+    // If even that write fails, the record stays pending and is taken over once its lease has passed.
+    const release = mayHaveSent(error) ? settle(key, attempt, 'failed') : forget(key, attempt, records);
+    await release.catch((cleanup) => {
+      throw new AggregateError([error, cleanup], `Sending to ${email.to} failed, and so did releasing its delivery record: a retry sends it once its lease has passed`);
+    });
+    throw error;
+  }
+  // Sent: marking it is best effort (a record left pending is sent again after its lease: a counted duplicate, never a loss).
+  await settle(key, attempt, 'sent').catch(() => undefined);
+  return possibleDuplicate ? 'resent' : 'sent';
+}
+
+type Claim =
+  | { outcome: 'claimed'; possibleDuplicate: boolean }
+  | { outcome: 'sent' }
+  | { outcome: 'held'; leaseUntil: string }
+  /** The record changed between the write and its answer (another attempt took it over, or released it): read again. */
+  | { outcome: 'raced' };
+
+/**
+ * Writes the delivery `pending` for this attempt (with `records`, in one transaction): when there is
+ * none yet, or taking over one that failed or whose lease has passed, on the condition that it is
+ * still the one read (so of two retries only one takes it over).
+ */
+async function claim(key: Record<string, string>, email: Email, attempt: string, records: TransactItem[]): Promise<Claim> {
+  const now = clock.now();
+  const item = (previous?: Item) => ({
+    ...key,
+    type: 'delivery',
+    recipient: email.to,
+    subject: email.subject,
+    state: 'pending' satisfies DeliveryState,
+    attempt,
+    attempts: Number(previous?.attempts ?? 0) + 1,
+    created_at: String(previous?.created_at ?? now.toISOString()),
+    lease_until: new Date(now.getTime() + PENDING_LEASE_MS).toISOString(),
+    [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
+  });
+  const write = async (Item: Item, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }) => {
+    const put = { TableName: tableName(), Item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+    try {
+      if (records.length === 0) await db().send(new PutCommand(put));
+      else await transactWrite([{ Put: put }, ...records]);
+      return { ok: true as const };
+    } catch (error) {
+      const single = conditionFailure(error);
+      if (single) return { ok: false as const, current: single.item };
+      if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return { ok: false as const, current: error.reasons[0].item };
+      throw error;
+    }
+  };
+  const first = await write(item(), { ConditionExpression: itemAbsent });
+  if (first.ok) return { outcome: 'claimed', possibleDuplicate: false };
+  const current = first.current;
+  if (!current) return { outcome: 'raced' };
+  const state = current.state as DeliveryState | undefined;
+  if (state === undefined || state === 'sent') return { outcome: 'sent' };
+  const leaseUntil = String(current.lease_until);
+  if (state === 'pending' && Date.parse(leaseUntil) > now.getTime()) return { outcome: 'held', leaseUntil };
+  // Failed (a send of unknown fate: a refused one leaves no record) or pending past its lease: the
+  // first send may have gone out, so this one is a possible duplicate.
+  const taken = await write(
+    { ...item(current), possible_duplicates: Number(current.possible_duplicates ?? 0) + 1 },
+    { ConditionExpression: '#attempt = :attempt', ExpressionAttributeNames: { '#attempt': 'attempt' }, ExpressionAttributeValues: { ':attempt': current.attempt } },
+  );
+  return taken.ok ? { outcome: 'claimed', possibleDuplicate: true } : { outcome: 'raced' };
+}
+
+/** Deletes this attempt's delivery record (on the condition that it is still this attempt's) and the records written with it. */
+async function forget(key: Record<string, string>, attempt: string, records: TransactItem[]) {
+  await transactWrite([
+    { Delete: { TableName: tableName(), Key: key, ConditionExpression: '#attempt = :attempt', ExpressionAttributeNames: { '#attempt': 'attempt' }, ExpressionAttributeValues: { ':attempt': attempt } } },
+    ...records.flatMap((record) => (record.Put ? [{ Delete: { TableName: tableName(), Key: keyOf(record.Put.Item) } }] : [])),
+  ]);
+}
+
+/** Marks this attempt's delivery sent or failed, on the condition that no other attempt took it over. */
+async function settle(key: Record<string, string>, attempt: string, state: Exclude<DeliveryState, 'pending'>) {
+  const now = clock.nowIso();
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      ...updateExpression({
+        set: { state, ...(state === 'sent' ? { sent_at: now } : { failed_at: now }) },
+        remove: ['lease_until'],
+        condition: { expression: '#attempt = :attempt', names: { '#attempt': 'attempt' }, values: { ':attempt': attempt } },
+      }),
+    }),
+  );
 }

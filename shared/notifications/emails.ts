@@ -6,7 +6,9 @@ import { escapeHtml } from '../html.js';
 export type EmailTags =
   | { kind: 'subscriber'; monitor: string; subscriber: string; incident: string }
   | { kind: 'escalation'; incident: string; step: string }
-  | { kind: 'invite'; team: string };
+  | { kind: 'invite'; team: string }
+  /** A subscription's confirmation e-mail: a bounce or complaint suppresses the subscription, as for `subscriber`. */
+  | { kind: 'confirmation'; monitor: string; subscriber: string };
 
 export interface Email {
   to: string;
@@ -96,6 +98,26 @@ export function subscriberEmail(
     facts: incidentFacts(incident),
     paragraphs,
     footer: `You receive this because you subscribed to ${incident.monitor_name}. Unsubscribe: ${unsubscribeUrl}`,
+  });
+}
+
+/**
+ * To an address just subscribed to a monitor (double opt-in): the one e-mail it gets until it confirms,
+ * with the link that confirms (single use, 7 days).
+ */
+export function confirmationEmail(detail: EventDetail<'subscriber.confirmation_requested'>, confirmUrl: string): Email {
+  const { subscription } = detail;
+  const tags: EmailTags = { kind: 'confirmation', monitor: subscription.monitor_id, subscriber: subscription.id };
+  return compose(subscription.email, `Confirm your subscription to ${subscription.monitor_name}`, tags, {
+    facts: [
+      ['Monitor', subscription.monitor_name],
+      ['Address', subscription.email],
+    ],
+    paragraphs: [
+      `${subscription.email} was subscribed to incident notifications for ${subscription.monitor_name}. Nothing more is sent to it unless you confirm: ${confirmUrl}`,
+      'The link works once, for 7 days. If you did not ask for this, ignore this e-mail.',
+    ],
+    link: { href: confirmUrl, label: 'Confirm the subscription' },
   });
 }
 

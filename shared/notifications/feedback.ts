@@ -59,7 +59,7 @@ export async function handleEmailFeedback(rawDetail: unknown): Promise<FeedbackO
   }
   const monitorId = tag(detail, 'monitor');
   const subscriberId = tag(detail, 'subscriber');
-  if (kind === 'subscriber' && hard && monitorId && subscriberId) {
+  if ((kind === 'subscriber' || kind === 'confirmation') && hard && monitorId && subscriberId) {
     const reason = detail.eventType === 'Complaint' ? 'complaint' : 'bounce';
     try {
       // The first report wins: a later bounce does not rewrite a complaint's date or reason.

@@ -4,9 +4,10 @@ import { requireEnv } from '../config.js';
 import { eventDetails, type EventType } from '../events/model.js';
 import { subscribersOf } from '../subscribers/service.js';
 import { countMetric } from '../observability/metrics.js';
-import { deliverOnce } from './delivery.js';
+import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../concurrency.js';
-import { escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../db/ops.js';
 
@@ -18,6 +19,7 @@ const KIND: Record<EventType, string> = {
   'incident.acknowledged': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
+  'subscriber.confirmation_requested': 'confirmation',
   'monitor.team_changed': 'none',
 };
 
@@ -43,6 +45,11 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
         })),
       };
     }
+    case 'subscriber.confirmation_requested': {
+      const detail = eventDetails[type].parse(rawDetail);
+      const link = newConfirmationLink(detail);
+      return { eventId: detail.event_id, emails: [{ email: confirmationEmail(detail, `${apiUrl}/confirm/${link.token}`), records: [link.record] }] };
+    }
     case 'team.invite_created': {
       const detail = eventDetails[type].parse(rawDetail);
       return { eventId: detail.event_id, emails: [{ email: inviteEmail(detail, apiUrl) }] };
@@ -66,6 +73,8 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
 export interface NotifyResult {
   sent: number;
   duplicates: number;
+  /** Escalation pages sent again after a send whose fate was unknown: each may have arrived twice. */
+  possible_duplicates: number;
 }
 
 /** How many e-mails are sent at once (SES allows 14 a second by default; throttled sends wait and retry). */
@@ -76,17 +85,19 @@ export const SEND_CONCURRENCY = 8;
  * others; the failure is thrown at the end so the event is redelivered, and only unsent e-mails
  * go again.
  */
-export async function notify(type: EventType, detail: unknown): Promise<NotifyResult> {
+export async function notify(type: EventType, detail: unknown, options: AtLeastOnceOptions = {}): Promise<NotifyResult> {
   const { eventId, emails } = await emailsFor(type, detail);
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, ({ email, records }) => deliverOnce(eventId, email, records));
+  // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
+  const atLeastOnce = KIND[type] === 'escalation';
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, ({ email, records }) =>
+    atLeastOnce ? deliverAtLeastOnce(eventId, email, records, options) : deliverOnce(eventId, email, records),
+  );
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: KIND[type] });
-    else if (outcome.value === 'sent') countMetric('NotificationSent', { kind: KIND[type] });
+    else if (outcome.value === 'sent' || outcome.value === 'resent') countMetric('NotificationSent', { kind: KIND[type] });
   }
   if (failures.length > 0) throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} of ${emails.length} e-mails failed`);
-  return {
-    sent: outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === 'sent').length,
-    duplicates: outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === 'duplicate').length,
-  };
+  const count = (...values: string[]) => outcomes.filter((outcome) => outcome.status === 'fulfilled' && values.includes(outcome.value)).length;
+  return { sent: count('sent', 'resent'), duplicates: count('duplicate'), possible_duplicates: count('resent') };
 }

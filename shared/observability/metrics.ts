@@ -13,7 +13,9 @@ export type MetricName =
   | 'InviteAccepted'
   | 'EmailSuppressed'
   | 'EmailBounced'
-  | 'EscalationTargetBounced';
+  | 'EscalationTargetBounced'
+  /** An escalation page sent again after a send whose fate was unknown (a crash, an ambiguous SES error): maybe twice. */
+  | 'EscalationPagePossibleDuplicate';
 
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
 

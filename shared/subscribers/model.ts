@@ -8,6 +8,7 @@ export type SubscribeInput = z.output<typeof subscribeInput>;
 
 export const subscriberParams = z.strictObject({ id: z.uuid(), subscriberId: z.uuid() });
 export const unsubscribeParams = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
+export const confirmParams = unsubscribeParams;
 
 export const subscriberItem = z.object({
   id: z.string(),
@@ -18,8 +19,23 @@ export const subscriberItem = z.object({
   /** Set when SES reported a hard bounce or a complaint: no more e-mail goes to this subscription. */
   suppressed_at: z.optional(z.string()),
   suppression_reason: z.optional(z.enum(['bounce', 'complaint'])),
+  /** `pending` until the address confirms through the link e-mailed to it; absent (subscribed before double opt-in): confirmed. */
+  status: z.optional(z.enum(['pending', 'confirmed'])),
+  confirmed_at: z.optional(z.string()),
 });
 export type Subscriber = z.output<typeof subscriberItem>;
+export type SubscriptionStatus = NonNullable<Subscriber['status']>;
+
+/** A subscription's confirmation link (`SUBCONFIRM#<sha256 of the token>`). */
+export const confirmationLinkItem = z.object({
+  monitor_id: z.string(),
+  monitor_name: z.string(),
+  subscriber_id: z.string(),
+  email: z.string(),
+  expires_at: z.string(),
+  used_at: z.optional(z.string()),
+});
+export type ConfirmationLink = z.output<typeof confirmationLinkItem>;
 
 export const unsubscribeTokenItem = z.object({
   monitor_id: z.string(),
@@ -41,6 +57,10 @@ export const SubscriberBody = described(
     email: described(z.string(), { example: 'customer@example.com' }),
     created_at: Timestamp,
     suppression: z.nullable(Suppression),
+    status: described(z.enum(['pending', 'confirmed']), {
+      description:
+        '`pending` until the address confirms through the link of the one confirmation e-mail subscribing sends (valid 7 days); nothing else is e-mailed to a pending address. Subscriptions from before double opt-in are `confirmed`.',
+    }),
   }),
   { id: 'Subscriber', example: subscriberExample },
 );
@@ -52,4 +72,5 @@ export const subscriberView = (subscriber: Subscriber): z.output<typeof Subscrib
   created_at: subscriber.created_at,
   suppression:
     subscriber.suppressed_at && subscriber.suppression_reason ? { reason: subscriber.suppression_reason, at: subscriber.suppressed_at } : null,
+  status: subscriber.status ?? 'confirmed',
 });

@@ -55,17 +55,25 @@ export function subscriptionItems(monitor: Pick<Monitor, 'name'>, subscriber: Su
 
 /**
  * Subscribes on the conditions that the monitor is still as read (with the caller's `guard`
- * when acting through its team) and the e-mail not yet subscribed.
+ * when acting through its team), the e-mail not yet subscribed and the caller's daily quota not
+ * reached (`extra.quota`), with the event that e-mails the confirmation link (`extra.outbox`).
  */
-export async function insertSubscriber<G extends string>(monitor: Monitor, subscriber: Subscriber, guard: readonly (readonly [G, TransactItem])[]) {
+export async function insertSubscriber<G extends string>(
+  monitor: Monitor,
+  subscriber: Subscriber,
+  guard: readonly (readonly [G, TransactItem])[],
+  extra: { quota: TransactItem; outbox: TransactItem },
+) {
   const items = subscriptionItems(monitor, subscriber);
   const put = (Item: Record<string, unknown>): TransactItem => ({ Put: { TableName: tableName(), Item, ConditionExpression: itemAbsent } });
-  return transactOutcome<G | 'moved' | 'already_subscribed' | 'conflict'>([
+  return transactOutcome<G | 'moved' | 'already_subscribed' | 'quota' | 'conflict'>([
     ...guard,
     ['moved', monitorAsRead(monitor)],
     ['already_subscribed', put(items.claim)],
+    ['quota', extra.quota],
     ['conflict', put(items.subscriber)],
     ['conflict', put(items.token)],
+    ['conflict', extra.outbox],
   ]);
 }
 

@@ -10,18 +10,21 @@ import { getMonitor } from '../monitors/repository.js';
 import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
 import * as repository from './repository.js';
-import { subscriberView, type SubscribeInput, type Subscriber } from './model.js';
+import { subscriberView, type SubscribeInput, type Subscriber, type SubscriptionStatus } from './model.js';
+import { outboxPut } from '../events/outbox.js';
+import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
 
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
 const MAX_ATTEMPTS = 5;
 
 /** A new subscription of `email` to the monitor: a time-ordered id and a 256-bit unsubscribe token. */
-export const newSubscriber = (monitorId: string, email: string): Subscriber => ({
+export const newSubscriber = (monitorId: string, email: string, status: SubscriptionStatus): Subscriber => ({
   id: timeOrderedUuid(),
   monitor_id: monitorId,
   email,
   created_at: clock.nowIso(),
   unsubscribe_token: randomBytes(32).toString('base64url'),
+  status,
 });
 
 /** Subscribes an e-mail to a monitor's incidents: its owner, or an OWNER, ADMIN or MEMBER of its team. */
@@ -29,11 +32,21 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const monitor = await getMonitor(monitorId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
-    const subscriber = newSubscriber(monitorId, input.email);
-    const { outcome, item } = await repository.insertSubscriber(monitor!, subscriber, guard);
+    // Pending until the address confirms through the one e-mail this sends (double opt-in).
+    const subscriber = newSubscriber(monitorId, input.email, 'pending');
+    const now = clock.now();
+    const { outcome, item } = await repository.insertSubscriber(monitor!, subscriber, guard, {
+      quota: quotaCharge(caller.userId, 'subscriptions', now),
+      outbox: outboxPut(
+        'subscriber.confirmation_requested',
+        { subscription: { id: subscriber.id, monitor_id: monitorId, monitor_name: monitor!.name, email: subscriber.email } },
+        subscriber.created_at,
+      ),
+    });
     if (outcome === 'ok') return subscriberView(subscriber);
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'already_subscribed') throw new BadRequestError('Already subscribed');
+    if (outcome === 'quota') throw quotaExceeded('subscriptions', now);
     if (outcome !== 'moved') throw new Error(`Unexpected conflict: ${outcome}`);
   }
   throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
@@ -94,8 +107,12 @@ export async function unsubscribe(token: string): Promise<{ monitorName: string;
   return { monitorName: found.monitor_name, email: found.email };
 }
 
-/** For the notifier: every subscriber of a monitor, with the unsubscribe token. */
-/** The subscribers e-mail may go to: every subscription of the monitor not suppressed by a bounce or complaint. */
+/**
+ * For the notifier, the subscribers e-mail may go to: every confirmed subscription of the monitor (a
+ * pending one gets its confirmation e-mail only) not suppressed by a bounce or complaint.
+ */
 export async function subscribersOf(monitorId: string): Promise<Subscriber[]> {
-  return (await repository.getMonitorWithSubscribers(monitorId)).subscribers.filter((subscriber) => !subscriber.suppressed_at);
+  return (await repository.getMonitorWithSubscribers(monitorId)).subscribers.filter(
+    (subscriber) => !subscriber.suppressed_at && subscriber.status !== 'pending',
+  );
 }

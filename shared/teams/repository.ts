@@ -209,6 +209,7 @@ export async function insertInvite(
   inviteeUserId: string | undefined,
   now: string,
   extra: TransactItem[],
+  quota?: TransactItem,
 ) {
   const ttl = ttlOf(invite.expires_at);
   const tokenItem: InviteToken = {
@@ -222,10 +223,11 @@ export async function insertInvite(
   const notMember: TransactItem[] = inviteeUserId
     ? [{ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, inviteeUserId), ConditionExpression: itemAbsent } }]
     : [];
-  const { outcome, item } = await transactOutcome<'seat' | 'forbidden' | 'member' | 'pending' | 'conflict'>([
+  const { outcome, item } = await transactOutcome<'seat' | 'forbidden' | 'member' | 'pending' | 'quota' | 'conflict'>([
     ['seat', takeSeat(guard.teamId)],
     ['forbidden', guardCheck(guard)],
     ...notMember.map((item) => ['member', item] as const),
+    ...(quota ? [['quota', quota] as const] : []),
     [
       'pending',
       put(

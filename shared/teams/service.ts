@@ -4,6 +4,7 @@ import { findAccountIdByEmail } from '../accounts/repository.js';
 import { getAccount, identityOf } from '../accounts/service.js';
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
+import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
 import { keys } from '../db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
@@ -195,10 +196,12 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
   const inviteeUserId = typeof read.invitee?.user_id === 'string' ? read.invitee.user_id : undefined;
   const invitedBy = { id: caller.userId, ...identityOf(caller, undefined) };
   const hookItems = inviteCreated({ invite, team, invitedBy });
-  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+  // The invite e-mail is counted against the inviter's daily quota, in the invite's own transaction.
+  const quota = quotaCharge(caller.userId, 'invites', now);
+  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota);
   // Full: free the seats of expired invites, if any, and try once more.
   if (outcome === 'full' && (await repository.reclaimExpiredInvites(teamId, now.toISOString())) > 0) {
-    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems);
+    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota);
   }
   fail(outcome, {
     full: teamFull,
@@ -206,6 +209,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     forbidden: () => new ForbiddenError('Not authorized to invite'),
     member: () => new BadRequestError('User is already a team member'),
     pending: () => new BadRequestError('Invite already sent to this email'),
+    quota: () => quotaExceeded('invites', now),
   });
   countMetric('InviteCreated', { role: invite.role });
   return inviteView(invite);

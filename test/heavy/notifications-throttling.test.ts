@@ -27,7 +27,7 @@ describe('notifier under SES throttling', () => {
     const recipients = Array.from({ length: 500 }, (_, index) => uniqueEmail(`sub${index}`).toLowerCase());
     // The subscriptions' items as subscribing writes them, seeded in batches (subscribing over HTTP is
     // covered elsewhere; 500 transactions here only cost time).
-    const subscriptions = recipients.map((email) => subscriptionItems(monitor, newSubscriber(monitor.id, email)));
+    const subscriptions = recipients.map((email) => subscriptionItems(monitor, newSubscriber(monitor.id, email, 'confirmed')));
     await batchWrite(subscriptions.flatMap((items) => Object.values(items).map((Item) => ({ PutRequest: { Item } }))));
     expect(await subscribersOf(monitor.id)).toHaveLength(500);
 

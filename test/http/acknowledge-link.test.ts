@@ -238,12 +238,12 @@ describe('acknowledge links in escalation e-mails', () => {
     const linksOf = async (eventId: string) =>
       (await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#type = :link AND event_id = :event', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':link': 'acknowledge_link', ':event': eventId } }))).Items ?? [];
 
-    // SES fails the first send: nothing of it is left, so the retry sends (with one link).
+    // SES refuses the first send: nothing of it is left, so the retry sends (with one link).
     const name = 'failFirstSend';
     sesClient().middlewareStack.add(
       () => async () => {
         sesClient().middlewareStack.remove(name);
-        throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } });
+        throw Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected', $metadata: { httpStatusCode: 400 } });
       },
       { step: 'initialize', name },
     );
@@ -251,8 +251,8 @@ describe('acknowledge links in escalation e-mails', () => {
     expect(await linksOf(detail.event_id)).toEqual([]);
     expect((await db().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(detail.event_id, to) }))).Item).toBeUndefined();
 
-    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 1, duplicates: 0 });
-    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 0, duplicates: 1 });
+    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 1, duplicates: 0, possible_duplicates: 0 });
+    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
     expect(await linksOf(detail.event_id)).toHaveLength(1);
     expect(await mailTo(api, to)).toHaveLength(1);
   });

@@ -13,7 +13,7 @@ import { startService, type LocalService } from '../../infra/local/runtime.js';
 import { BACKGROUND_NICE } from '../../infra/local/priority.js';
 import { TABLE_NAME_ENV } from '../../infra/system.js';
 import { db } from '../../shared/db/client.js';
-import { pagingMonitor } from '../support/scenarios.js';
+import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
 import { dynamodbEndpoint } from '../support/api.js';
 
 let service: LocalService;
@@ -37,7 +37,8 @@ afterAll(() => service.close());
 
 describe('startService', () => {
   it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", async () => {
-    const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call);
+    const confirm = confirmFromMailbox(() => service.mailbox.emails(), (path) => fetch(`${service.url}${path}`, { method: 'POST' }));
+    const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call, confirm);
     await service.idle();
 
     // What reaches the gateway's thread (Node reports every request an HTTP server of this thread takes).
@@ -56,7 +57,11 @@ describe('startService', () => {
       lambda.destroy();
       let delivered: string[] = [];
       for (const deadline = Date.now() + 60_000; delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
-        delivered = (await service.mailbox.emails()).flatMap((email) => email.destination.to).filter((to) => to.includes(tag));
+        // The down check's mail (the subscription's confirmation came before it).
+        delivered = (await service.mailbox.emails())
+          .filter((email) => !email.subject.startsWith('Confirm your subscription'))
+          .flatMap((email) => email.destination.to)
+          .filter((to) => to.includes(tag));
       }
       expect(delivered.sort()).toEqual([oncall, subscriber].sort());
       await service.idle();

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../infra/system.js';
-import { Api, uniqueEmail, type User } from '../support/api.js';
+import { Api, confirmationLink, uniqueEmail, type User } from '../support/api.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
-import { subscribersOf } from '../../shared/subscribers/service.js';
+import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
 import { transactWrite } from '../../shared/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
@@ -31,7 +31,7 @@ interface Case {
   rounds?: number;
 }
 
-const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '' };
+const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -85,14 +85,17 @@ const cases: Case[] = [
   // The monitor and the page, in parallel.
   { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/subscribers`, expectStatus: 200, budget: 2, rounds: 1 },
   // Opening the link reads its token; the page's button reads it and deletes the subscription in one transaction.
-  { route: 'unsubscribe', method: 'GET', path: async () => `/unsubscribe/${(await subscribersOf(ids.monitor)).at(-1)!.unsubscribe_token}`, expectStatus: 200, budget: 1 },
+  { route: 'unsubscribe', method: 'GET', path: async () => `/unsubscribe/${(await getMonitorWithSubscribers(ids.monitor)).subscribers.at(-1)!.unsubscribe_token}`, expectStatus: 200, budget: 1 },
   {
     route: 'unsubscribe-confirm',
     method: 'POST',
-    path: async () => `/unsubscribe/${(await subscribersOf(ids.monitor)).at(-1)!.unsubscribe_token}`,
+    path: async () => `/unsubscribe/${(await getMonitorWithSubscribers(ids.monitor)).subscribers.at(-1)!.unsubscribe_token}`,
     expectStatus: 200,
     budget: 2,
   },
+  // Opening a confirmation link reads it; its button reads it, then confirms in one transaction (the link used, the subscription).
+  { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
+  { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${ids.monitor}/subscribers/${ids.subscriber}`, expectStatus: 200, budget: 2 },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
@@ -155,6 +158,9 @@ beforeAll(async () => {
   ids.subscriber = (
     await api.request('POST', `/api/monitors/${ids.monitor}/subscribers`, { token: user.token, body: { email: uniqueEmail('s2') } })
   ).body.subscriber.id;
+  const pending = uniqueEmail('s3');
+  await api.request('POST', `/api/monitors/${ids.spareMonitor}/subscribers`, { token: user.token, body: { email: pending } });
+  ids.confirmPath = await confirmationLink(api, pending);
   ids.cancelInvite = (await invite(api, user, ids.team, uniqueEmail('cancel'), 'VIEWER')).id;
   ids.acceptToken = (await invite(api, user, ids.team, invitee.email, 'MEMBER')).token;
 });

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { invokeFunction } from '../../infra/local/functions.js';
 import { sesEvents } from '../../infra/system.js';
 import { advanceClock, resetClock } from '../../shared/clock.js';
-import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { allMailTo, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { captureLogs } from '../support/logs.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
@@ -40,9 +40,7 @@ afterEach(() => resetClock());
 const simulator = (kind: 'bounce' | 'complaint') => `${kind}+${randomUUID().slice(0, 8)}@simulator.amazonses.com`;
 
 async function subscribe(monitorId: string, email: string) {
-  const response = await api.request('POST', `/api/monitors/${monitorId}/subscribers`, { token: owner.token, body: { email } });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.subscriber as { id: string; email: string };
+  return subscribeConfirmed(api, owner.token, monitorId, email);
 }
 
 const subscribersOf = async (monitorId: string) =>
@@ -66,18 +64,15 @@ const sesEvent = <D extends object>(detailType: string, detail: D) => ({
 });
 
 describe('bounces and complaints', () => {
-  it('suppresses a subscriber who hard-bounces or complains, shows it in the list, and e-mails them no more', async () => {
+  it('suppresses a subscriber who hard-bounces or complains (at its confirmation e-mail), shows it in the list, and e-mails them no more', async () => {
     const monitor = await createMonitor(api, owner, { name: 'Status page' });
     const reader = await subscribe(monitor.id, uniqueEmail('reader'));
     const bouncing = await subscribe(monitor.id, simulator('bounce'));
     const complaining = await subscribe(monitor.id, simulator('complaint'));
-
-    const created = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Checkout is slow' } });
-    expect(created.status).toBe(201);
     await settle(api);
-    // Everyone got the first e-mail; SES reported the bounce and the complaint back.
-    for (const subscriber of [reader, bouncing, complaining]) expect(await mailTo(api, subscriber.email)).toHaveLength(1);
-    const listed = await subscribersOf(monitor.id);
+    // Their confirmation e-mails already came back: SES reported the bounce and the complaint.
+    for (const subscriber of [bouncing, complaining]) expect((await allMailTo(api, subscriber.email)).map((mail) => mail.subject)).toEqual(['Confirm your subscription to Status page']);
+    const listed = await eventually(() => subscribersOf(monitor.id), (subscribers) => subscribers.filter((subscriber) => subscriber.suppression).length === 2);
     expect(listed.map((subscriber) => [subscriber.email, subscriber.suppression?.reason ?? null])).toEqual([
       [reader.email, null],
       [bouncing.email, 'bounce'],
@@ -86,12 +81,14 @@ describe('bounces and complaints', () => {
     const suppressedAt = listed[1]!.suppression!.at;
     expect(Date.parse(suppressedAt)).not.toBeNaN();
 
+    const created = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Checkout is slow' } });
+    expect(created.status).toBe(201);
     const updated = await api.request('PUT', `/api/incidents/${created.body.incident.id}`, { token: owner.token, body: { status: 'IDENTIFIED' } });
     expect(updated.status).toBe(200);
     await settle(api);
     await awaitMail(api, reader.email, 2);
-    expect(await mailTo(api, bouncing.email)).toHaveLength(1);
-    expect(await mailTo(api, complaining.email)).toHaveLength(1);
+    expect(await mailTo(api, bouncing.email)).toHaveLength(0);
+    expect(await mailTo(api, complaining.email)).toHaveLength(0);
 
     // A later report (here a complaint about the bounced address) keeps the first reason and time.
     advanceClock(60_000);

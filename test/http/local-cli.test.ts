@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/ports.js';
 import { repositoryRoot } from '../../infra/local/paths.js';
+import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
 const runtimeFile = join(dataDir, 'runtime.json');
@@ -93,18 +94,24 @@ describe('npm start on another port', () => {
     const policy = (await call('POST', '/api/escalation-policies', { name: 'CLI', steps: [{ delay_minutes: 0, emails: ['cli-oncall@example.com'] }, { delay_minutes: 5, emails: ['cli-lead@example.com'] }] })).escalation_policy;
     const monitor = (await call('POST', '/api/monitors', { name: 'CLI checkout', failure_threshold: 1, escalation_policy_id: policy.id })).monitor;
     await call('POST', `/api/monitors/${monitor.id}/subscribers`, { email: 'cli-subscriber@example.com' });
+    const mailbox = `http://127.0.0.1:${mailboxPort}`;
+    const readMail = async () => ((await (await fetch(`${mailbox}/store`)).json()) as { emails: Awaited<ReturnType<ReadMail>> }).emails;
+    await confirmFromMailbox(readMail, (path) => fetch(`${running.url}${path}`, { method: 'POST' }))('cli-subscriber@example.com');
     const payload = join(dataDir, 'down.json');
     writeFileSync(payload, JSON.stringify({ monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() }));
     const invoked = await helper('invoke.ts', ['monitor-check', payload]);
     expect(invoked.code).toBe(0);
     expect(JSON.parse(invoked.stdout)).toMatchObject({ ok: true, outcome: 'incident_opened' });
-    const mailbox = `http://127.0.0.1:${mailboxPort}`;
     let subjects: string[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && subjects.length < 2; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && subjects.length < 3; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const { emails } = (await (await fetch(`${mailbox}/store`)).json()) as { emails: { destination: { to: string[] }; subject: string }[] };
       subjects = emails.map((email) => `${email.destination.to.join(',')}: ${email.subject}`).sort();
     }
-    expect(subjects).toEqual(['cli-oncall@example.com: [Escalation step 1] CLI checkout is down', 'cli-subscriber@example.com: New incident: CLI checkout is down']);
+    expect(subjects).toEqual([
+      'cli-oncall@example.com: [Escalation step 1] CLI checkout is down',
+      'cli-subscriber@example.com: Confirm your subscription to CLI checkout',
+      'cli-subscriber@example.com: New incident: CLI checkout is down',
+    ]);
     // The background thread prints its functions' log lines itself (infra/local/worker-stdio.ts).
     // Two notifier invocations (the subscriber's and the step's) may run at once: wait for the cold
     // start's own line, which can come second.

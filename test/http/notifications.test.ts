@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeFunction } from '../../infra/local/functions.js';
-import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite } from '../support/teams.js';
 
 let api: Api;
@@ -19,8 +19,7 @@ afterAll(() => api.close());
 async function monitorWithSubscriber(name = 'Payments API') {
   const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name } })).body.monitor;
   const email = uniqueEmail('subscriber');
-  const subscribed = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email } });
-  expect(subscribed.status).toBe(201);
+  await subscribeConfirmed(api, owner.token, monitor.id, email);
   return { monitor, email };
 }
 
@@ -100,7 +99,7 @@ describe('subscriber notifications', () => {
     );
     expect(delivered).toHaveLength(1);
     const result = await invokeFunction('notifier', delivered[0]!.event);
-    expect(result).toEqual({ sent: 0, duplicates: 1 });
+    expect(result).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
     await invokeFunction('notifier', delivered[0]!.event);
     expect(await mailTo(api, email)).toHaveLength(1);
   });
@@ -147,7 +146,7 @@ describe('subscribers API', () => {
     });
     expect(duplicate).toMatchObject({ status: 400, body: { error: 'Already subscribed' } });
     const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
-    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String), suppression: null }]);
+    expect(listed.body.subscribers).toEqual([{ id: expect.any(String), monitor_id: monitor.id, email, created_at: expect.any(String), suppression: null, status: 'confirmed' }]);
     const stranger = await api.signUp(uniqueEmail('stranger'));
     for (const [method, path, body] of [
       ['GET', `/api/monitors/${monitor.id}/subscribers`, undefined],

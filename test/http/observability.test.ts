@@ -4,7 +4,7 @@
  * e-mail addresses, and never a token — checked on everything the functions print.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
 
 // Before any handler module loads (they load on the first request): log and emit metrics.
@@ -37,7 +37,7 @@ describe('observability', () => {
   beforeAll(async () => {
     const monitor = (await api.request('POST', '/api/monitors', { token: alice.token, body: { name: 'Observed' } })).body.monitor;
     subscriber = uniqueEmail('watcher');
-    await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: alice.token, body: { email: subscriber } });
+    await subscribeConfirmed(api, alice.token, monitor.id, subscriber);
     const incident = (await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId: monitor.id, title: 'Seen' } })).body.incident;
     await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, { token: alice.token, body: { method: 'api' } });
     await api.request('DELETE', `/api/incidents/${incident.id}`, { token: alice.token });
@@ -94,7 +94,7 @@ describe('observability', () => {
     expect(find('IncidentResolved')).toHaveLength(1);
     expect(find('InviteCreated')).toHaveLength(1);
     expect(find('InviteAccepted')).toHaveLength(1);
-    expect(find('NotificationSent').map((metric) => metric.dimensions.kind).sort()).toEqual(['invite', 'subscriber', 'subscriber']);
+    expect(find('NotificationSent').map((metric) => metric.dimensions.kind).sort()).toEqual(['confirmation', 'invite', 'subscriber', 'subscriber']);
     expect(find('ColdStart').length).toBeGreaterThan(0);
   });
 

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/clock.js';
 import { invokeFunction } from '../../infra/local/functions.js';
-import { Api, awaitMail, settle, uniqueEmail, walk, type User } from '../support/api.js';
+import { Api, awaitMail, settle, uniqueEmail, walk, type User, subscribeConfirmed } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 
@@ -82,7 +82,7 @@ describe('incident timeline', () => {
   it('records every change a person makes, and e-mails subscribers each note', async () => {
     const monitor = await createMonitor(api, owner, { name: 'Checkout' });
     const subscriber = uniqueEmail('status-page');
-    expect((await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token, body: { email: subscriber } })).status).toBe(201);
+    await subscribeConfirmed(api, owner.token, monitor.id, subscriber);
     const created = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Card errors', message: 'Since 10:05' } });
     const id = created.body.incident.id as string;
     expect((await api.request('PUT', `/api/incidents/${id}`, { token: owner.token, body: { title: 'Card payments failing', severity: 'CRITICAL' } })).status).toBe(200);

@@ -60,11 +60,11 @@ describe('CDK stack', () => {
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge)', () => {
+  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm)', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
-      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}'].includes(route.RouteKey);
+      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}', 'GET /confirm/{token}', 'POST /confirm/{token}'].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -185,6 +185,8 @@ describe('CDK stack', () => {
         'escalation-step',
         'monitor-check',
         'notifier',
+        'subscription-confirm',
+        'subscription-confirm-open',
         'unsubscribe',
         'unsubscribe-confirm',
       ].sort(),

@@ -97,10 +97,20 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   }
 }
 
-/** The e-mails the local SES mailbox holds for `to`. */
-export async function mailTo(api: Api, to: string) {
+/** Every e-mail the local SES mailbox holds for `to`. */
+export async function allMailTo(api: Api, to: string) {
   const emails = await api.runtime.mailbox.emails();
   return emails.filter((email) => email.destination.to.some((address) => address.toLowerCase() === to.toLowerCase()));
+}
+
+const isConfirmation = (email: { subject: string }) => email.subject.startsWith('Confirm your subscription');
+
+/**
+ * The e-mails the local SES mailbox holds for `to`, but for its subscription's confirmation (which
+ * `subscribeConfirmed` reads; `allMailTo` has it too).
+ */
+export async function mailTo(api: Api, to: string) {
+  return (await allMailTo(api, to)).filter((email) => !isConfirmation(email));
 }
 
 /** Waits until `to` has at least `count` e-mails, and returns them. */
@@ -134,4 +144,27 @@ export async function walk<T = any>(api: Api, token: string, path: string, key: 
     pages++;
   } while (next !== null);
   return { items, pages };
+}
+
+/** The confirmation link e-mailed to `email` (double opt-in), once it has arrived: its path on the API. */
+export async function confirmationLink(api: Api, email: string): Promise<string> {
+  const [mail] = await eventually(
+    async () => (await allMailTo(api, email)).filter(isConfirmation),
+    (emails) => emails.length > 0,
+  );
+  const link = /https?:\/\/\S+?(\/confirm\/[A-Za-z0-9_-]{43})/.exec(mail!.body.text ?? '');
+  if (!link) throw new Error(`no confirmation link in the e-mail to ${email}`);
+  return link[1]!;
+}
+
+/**
+ * Subscribes `email` to a monitor with `token` and confirms it as its owner would, through the link of
+ * the confirmation e-mail (its page's button); answers the subscriber, now confirmed.
+ */
+export async function subscribeConfirmed(api: Api, token: string, monitorId: string, email: string) {
+  const created = await api.request('POST', `/api/monitors/${monitorId}/subscribers`, { token, body: { email } });
+  if (created.status !== 201) throw new Error(`subscribing failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const confirmed = await api.request('POST', await confirmationLink(api, email));
+  if (confirmed.status !== 200) throw new Error(`confirming failed: ${confirmed.status}`);
+  return { ...created.body.subscriber, status: 'confirmed' } as { id: string; monitor_id: string; email: string; created_at: string; status: 'confirmed' };
 }

@@ -19,13 +19,15 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe) are public', () => {
+  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
     expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual([
       'acknowledge-link-open',
       'acknowledge-link-confirm',
       'unsubscribe',
       'unsubscribe-confirm',
+      'subscription-confirm-open',
+      'subscription-confirm',
     ]);
     // Opening a link in an e-mail (GET, which mail scanners do) only reads; only its page's button (POST) writes.
     for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(route.table === 'read', route.name).toBe(route.method === 'GET');
