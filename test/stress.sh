@@ -28,7 +28,7 @@ for run in $(seq 1 "$runs"); do
   tally=$(grep -E '^tests: ' "$log" | tail -1)
   vitest=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^\s+Duration' | tail -1 | sed -E 's/^\s+Duration\s+([0-9.]+s).*/\1/')
   echo "run $run: exit $code in ${took}s (vitest ${vitest:-?}); ${tally:-no tally}; log $log"
-  [ $code -ne 0 ] && sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E 'FAIL|AssertionError|Error:' | head -10 | sed 's/^/    /'
+  [ $code -ne 0 ] && sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -A1 -E '^ FAIL ' | grep -v '^--$' | cut -c1-240 | head -12 | sed 's/^/    /'
 done
 echo "${passed} of ${runs} runs passed under stress"
 [ "$passed" -eq "$runs" ]
