@@ -112,6 +112,11 @@ export interface FunctionDescription {
    * condition on AWS); unset: the whole table. Must match the key builders of `shared/db/keys.ts`.
    */
   readonly leadingKeys?: readonly string[];
+  /**
+   * On the paging path (a failing check to an on-call person's e-mail): given reserved concurrency
+   * on AWS when the deployer asks for it (`-c pagingConcurrency=N`), so no flood elsewhere starves a page.
+   */
+  readonly paging?: boolean;
 }
 
 /** The DynamoDB actions a description grants (on the table, and on its indexes unless `leadingKeys` confines it). */
@@ -226,6 +231,7 @@ export const workers = {
   /** Invoked directly by the monitoring system with a check result. */
   monitorCheck: {
     name: 'monitor-check',
+    paging: true,
     handler: 'functions/monitors/check.ts',
     table: 'readwrite',
     leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
@@ -233,6 +239,7 @@ export const workers = {
   /** Reads the table's stream and publishes outbox records to the event bus. */
   publisher: {
     name: 'outbox-publisher',
+    paging: true,
     handler: 'functions/events/publisher.ts',
     table: 'none',
     capabilities: ['publish-events'],
@@ -244,6 +251,7 @@ export const workers = {
    */
   notifier: {
     name: 'notifier',
+    paging: true,
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
     capabilities: ['send-email'],
@@ -253,6 +261,7 @@ export const workers = {
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
     name: 'escalation-scheduler',
+    paging: true,
     handler: 'functions/escalation/schedule.ts',
     table: 'readwrite',
     capabilities: ['manage-schedules'],
@@ -274,6 +283,7 @@ export const workers = {
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {
     name: 'escalation-step',
+    paging: true,
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
     leadingKeys: ['INCIDENT#', 'OUTBOX#'],
