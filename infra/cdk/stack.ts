@@ -324,7 +324,7 @@ export class IncidentServiceStack extends Stack {
     // Each public route (the links of e-mails) has its own, lower, throttling: a flood there is
     // refused on that route and never takes the signed-in routes' share.
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      publicRoutes().map((route) => [routeKeyOf(route), { ThrottlingRateLimit: config.publicThrottleRate, ThrottlingBurstLimit: config.publicThrottleBurst }]),
+      (config.withoutRoutes ? [] : publicRoutes()).map((route) => [routeKeyOf(route), { ThrottlingRateLimit: config.publicThrottleRate, ThrottlingBurstLimit: config.publicThrottleBurst }]),
     );
     // Links in e-mails carry this: the custom domain when one is given, else the execute-api URL.
     let apiUrl = `https://${api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
@@ -391,7 +391,7 @@ export class IncidentServiceStack extends Stack {
     }
     const fn = (name: string) => this.functions.get(name)!;
 
-    for (const route of routes) {
+    for (const route of config.withoutRoutes ? [] : routes) {
       new HttpRoute(constructs.get(route.name)!, 'Route', {
         httpApi: api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
