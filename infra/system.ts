@@ -112,6 +112,11 @@ export interface FunctionDescription {
    * condition on AWS); unset: the whole table. Must match the key builders of `shared/db/keys.ts`.
    */
   readonly leadingKeys?: readonly string[];
+  /**
+   * On the paging path (a failing check to an on-call person's e-mail): given reserved concurrency
+   * on AWS when the deployer asks for it (`-c pagingConcurrency=N`), so no flood elsewhere starves a page.
+   */
+  readonly paging?: boolean;
 }
 
 /** The DynamoDB actions a description grants (on the table, and on its indexes unless `leadingKeys` confines it). */
@@ -160,60 +165,63 @@ const route = (
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
 export const routes: readonly RouteDescription[] = [
   route('incidents-list', 'GET', '/api/incidents', 'functions/incidents/list.ts', 'read'),
-  route('incidents-get', 'GET', '/api/incidents/{id}', 'functions/incidents/get.ts', 'read'),
-  route('incidents-create', 'POST', '/api/incidents', 'functions/incidents/create.ts', 'readwrite'),
-  route('incidents-update', 'PUT', '/api/incidents/{id}', 'functions/incidents/update.ts', 'readwrite'),
+  route('incidents-get', 'GET', '/api/incidents/{id}', 'functions/incidents/get.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
+  route('incidents-create', 'POST', '/api/incidents', 'functions/incidents/create.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
+  route('incidents-update', 'PUT', '/api/incidents/{id}', 'functions/incidents/update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
   route(
     'incidents-acknowledge',
     'POST',
     '/api/incidents/{id}/acknowledge',
     'functions/incidents/acknowledge.ts',
     'readwrite',
+    { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] },
   ),
-  route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite'),
-  route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read'),
-  route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite'),
+  route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
+  route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
+  route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#'] }),
   // Public: the acknowledge link of an escalation e-mail. Opening it only reads; its page's button acknowledges.
   route('acknowledge-link-open', 'GET', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-open.ts', 'read', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] }),
   route('acknowledge-link-confirm', 'POST', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#'] }),
 
   route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read'),
-  route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read'),
-  route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite'),
-  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite'),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true }),
+  route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
+  route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
+  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#'] }),
+  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#'] }),
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read'),
-  route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite'),
-  route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read'),
-  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite'),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true }),
-  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite'),
-  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite'),
+  route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
+  route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
+  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'OUTBOX#'] }),
+  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
+  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#'] }),
   route(
     'teams-invite-accept',
     'POST',
     '/api/teams/invites/{token}/accept',
     'functions/teams/accept-invite.ts',
     'readwrite',
+    { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
   ),
-  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite'),
-  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite'),
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
+  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read'),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite'),
-  route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read'),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite'),
-  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite'),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
 
-  route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read'),
-  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite'),
+  route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
+  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),
   route(
     'subscribers-delete',
     'DELETE',
     '/api/monitors/{id}/subscribers/{subscriberId}',
     'functions/subscribers/delete.ts',
     'readwrite',
+    { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
   ),
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
@@ -230,6 +238,7 @@ export const workers = {
   /** Invoked directly by the monitoring system with a check result. */
   monitorCheck: {
     name: 'monitor-check',
+    paging: true,
     handler: 'functions/monitors/check.ts',
     table: 'readwrite',
     leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
@@ -237,6 +246,7 @@ export const workers = {
   /** Reads the table's stream and publishes outbox records to the event bus. */
   publisher: {
     name: 'outbox-publisher',
+    paging: true,
     handler: 'functions/events/publisher.ts',
     table: 'none',
     capabilities: ['publish-events'],
@@ -248,6 +258,7 @@ export const workers = {
    */
   notifier: {
     name: 'notifier',
+    paging: true,
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
     capabilities: ['send-email'],
@@ -257,6 +268,7 @@ export const workers = {
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
     name: 'escalation-scheduler',
+    paging: true,
     handler: 'functions/escalation/schedule.ts',
     table: 'readwrite',
     capabilities: ['manage-schedules'],
@@ -278,6 +290,7 @@ export const workers = {
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {
     name: 'escalation-step',
+    paging: true,
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
     leadingKeys: ['INCIDENT#', 'OUTBOX#'],

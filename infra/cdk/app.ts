@@ -1,16 +1,18 @@
 /**
- * The CDK app: `npx cdk synth` / `npx cdk deploy -c senderEmail=you@example.com`.
+ * The CDK app: `npx cdk synth` / `npx cdk deploy --parameters SenderEmail=you@example.com` (the first
+ * time; later deploys, `cdk diff` and `cdk destroy` need no parameter: the stack keeps it).
  * cdk-nag's AwsSolutions pack validates the stack on every synth.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { fileURLToPath } from 'node:url';
 import { prepareBundles } from '../build/bundling.js';
+import { readConfig, stackNameOf } from './config.js';
 import { acknowledgeFindings } from './nag.js';
 import { IncidentServiceStack } from './stack.js';
 
 export function buildApp(app = new App()) {
-  const stack = new IncidentServiceStack(app, app.node.tryGetContext('stackName') ?? 'IncidentService', {
+  const stack = new IncidentServiceStack(app, stackNameOf(readConfig(app.node)), {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'Incident and team management service',
   });

@@ -5,24 +5,53 @@ import * as z from 'zod';
 /** The retention periods CloudWatch Logs accepts, in days. */
 const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
+const domain = (name: string) =>
+  z.string().regex(/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/i, { error: `${name} must be a domain name, e.g. example.com` });
+
 const list = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
 
 const schema = z.object({
-  /** The verified SES sender. Required (`npm run synth` passes a placeholder). */
-  senderEmail: z.email({ error: 'senderEmail is required: npx cdk deploy -c senderEmail=you@yourdomain.com (a verified SES identity)' }),
+  /**
+   * Refused with a pointer: the sender address is the stack's `SenderEmail` CloudFormation parameter,
+   * given once and kept by every later deploy (so `cdk diff` and `cdk destroy` need nothing).
+   */
+  senderEmail: z.never({ error: 'senderEmail is a stack parameter now: npx cdk deploy --parameters SenderEmail=you@yourdomain.com (given once; later deploys keep it)' }).optional(),
   /** Verify the whole domain as the SES identity (DKIM records to publish) instead of the sender address alone. */
-  senderDomain: z
+  senderDomain: domain('senderDomain').optional(),
+  /** A custom MAIL FROM domain under senderDomain (SPF alignment): its MX and TXT records become outputs. */
+  mailFromDomain: domain('mailFromDomain').optional(),
+  /**
+   * `create` (the default): the stack creates the sender's SES identity. `existing`: another stage (or
+   * the console) already holds it for this address or domain; this stage sends through it.
+   */
+  senderIdentity: z.enum(['create', 'existing']).default('create'),
+  /** Deploy a second copy side by side: stack `IncidentService-<stage>` and every name derived from it. */
+  stage: z
     .string()
-    .regex(/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/i, { error: 'senderDomain must be a domain name, e.g. example.com' })
+    .regex(/^[a-z][a-z0-9-]{0,19}$/i, { error: 'stage must be a letter then up to 19 letters, digits or hyphens, e.g. staging' })
     .optional(),
+  /** The stack's name outright (overrides the one `stage` derives). */
+  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,100}$/, { error: 'stackName must be a CloudFormation stack name' }).optional(),
+  /** A custom domain for the API (links in e-mails use it), with an ACM certificate in the stack's region. */
+  apiDomain: domain('apiDomain').optional(),
+  apiCertificateArn: z.string().regex(/^arn:aws[a-z-]*:acm:/, { error: 'apiCertificateArn must be an ACM certificate ARN' }).optional(),
   /** An external OIDC issuer instead of the default Cognito user pool (with jwtAudience). */
   jwtIssuer: z.url().optional(),
   jwtAudience: z.union([z.array(z.string()), list]).optional(),
   /** Default stage throttling: steady requests per second and burst. */
   throttleRate: z.coerce.number().positive().default(50),
   throttleBurst: z.coerce.number().int().positive().default(100),
+  /** Each public route's own throttling (the links of e-mails): a flood there never uses the signed-in routes' share. */
+  publicThrottleRate: z.coerce.number().positive().default(10),
+  publicThrottleBurst: z.coerce.number().int().positive().default(20),
+  /**
+   * Reserved concurrency of each paging-path function (`paging` in the system description), so no
+   * flood elsewhere can starve a page. Off by default: a new account may have only 10 concurrent
+   * executions, and Lambda keeps 100 unreserved.
+   */
+  pagingConcurrency: z.coerce.number().int().positive().optional(),
   /** CORS is off unless origins are given (comma-separated). */
   corsOrigins: z.union([z.array(z.string()), list]).optional(),
   /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */
@@ -37,11 +66,21 @@ const schema = z.object({
     .default(30),
   /** Powertools log level of every function. */
   logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  /**
+   * The first of two deploys that move a stack deployed before issue 28 onto nested stacks: the API's
+   * routes are left out, so the old stack's routes are deleted before the nested stacks create them
+   * again (API Gateway refuses a second route with the same key). README: Upgrading.
+   */
+  withoutRoutes: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
   alarmEmail: z.email().optional(),
 });
 
 export type DeployConfig = z.output<typeof schema>;
+
+/** The stack's name: `stackName`, else `IncidentService` or `IncidentService-<stage>`. */
+export const stackNameOf = (config: Pick<DeployConfig, 'stackName' | 'stage'>) =>
+  config.stackName ?? (config.stage ? `IncidentService-${config.stage}` : 'IncidentService');
 
 export function readConfig(node: Node): DeployConfig {
   const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, node.tryGetContext(key)]));
@@ -49,8 +88,15 @@ export function readConfig(node: Node): DeployConfig {
   if (!config.success) {
     throw new Error(`Invalid CDK context: ${config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   }
-  if (config.data.senderDomain && !config.data.senderEmail.toLowerCase().endsWith(`@${config.data.senderDomain.toLowerCase()}`)) {
-    throw new Error('Invalid CDK context: senderEmail must be an address of senderDomain');
+  const { mailFromDomain, senderDomain } = config.data;
+  if (mailFromDomain && !(senderDomain && mailFromDomain.toLowerCase().endsWith(`.${senderDomain.toLowerCase()}`))) {
+    throw new Error('Invalid CDK context: mailFromDomain must be a subdomain of senderDomain');
+  }
+  if (mailFromDomain && config.data.senderIdentity === 'existing') {
+    throw new Error('Invalid CDK context: mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner');
+  }
+  if (Boolean(config.data.apiDomain) !== Boolean(config.data.apiCertificateArn)) {
+    throw new Error('Invalid CDK context: apiDomain and apiCertificateArn go together');
   }
   if (Boolean(config.data.jwtIssuer) !== Boolean(config.data.jwtAudience?.length)) {
     throw new Error('Invalid CDK context: jwtIssuer and jwtAudience go together');

@@ -3,25 +3,29 @@
  * `cdk synth` and the infra tests.
  */
 import { Validations, type Stack } from 'aws-cdk-lib';
+import { routes } from '../system.js';
+
+/** The public routes, from the system description (a new one is named here without an edit). */
+const publicRouteKeys = () => routes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`);
 
 export const ACKNOWLEDGED: Record<string, string> = {
   'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
     "Lambda roles use the AWS managed AWSLambdaBasicExecutionRole, which only lets a function write its own CloudWatch logs.",
   'AwsSolutions-IAM5[Resource::*]':
-    'X-Ray trace submission (xray:PutTraceSegments, xray:PutTelemetryRecords) and dynamodb:ListStreams accept no resource but "*"; AWS requires it.',
+    'X-Ray trace submission (xray:PutTraceSegments, xray:PutTelemetryRecords) and dynamodb:ListStreams accept no resource but "*"; AWS requires it. ' +
+    "The notifier's ses:SendEmail is on every identity because the SES sandbox also authorizes against each recipient's identity; its ses:FromAddress condition allows the stage's sender address only.",
   'AwsSolutions-L1': 'Functions run on nodejs24.x, the newest Lambda runtime; cdk-nag\'s list of runtimes can lag behind Lambda\'s.',
   'AwsSolutions-COG2': 'MFA is optional (TOTP) so that self sign-up works for everyone; an organisation can require it in its user pool.',
   'AwsSolutions-COG3': 'Cognito threat protection (Plus feature plan) is a paid add-on left to the operator.',
   'AwsSolutions-COG8': 'The Plus feature plan is a paid add-on left to the operator; the Essentials plan covers sign-up and sign-in.',
-  'AwsSolutions-APIG4':
-    'Only GET /unsubscribe/{token} is public: the link in an e-mail must work without signing in; its 256-bit token authorizes it.',
   'AwsSolutions-SQS3': 'These queues are the dead-letter queues themselves.',
 };
 
 /** Findings that name the stack's own resources. */
 const stackFindings = (stack: Stack): Record<string, string> => ({
+  'AwsSolutions-APIG4': `Only the ${publicRouteKeys().length} routes of links in e-mails are public (${publicRouteKeys().join(', ')}): a link must work without signing in; its 256-bit token authorizes it, and each of these routes has throttling of its own.`,
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/*]`]:
-    'The escalation scheduler creates and deletes one schedule per escalation step (names per incident), only within its own schedule group.',
+    'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
 });
 
 export function acknowledgeFindings(stack: Stack) {

@@ -24,6 +24,8 @@ export interface ServiceFunctionProps {
   /** RETAIN keeps the log group when the stack is deleted (the default); DESTROY for throwaway stacks. */
   logRemovalPolicy: RemovalPolicy;
   environment?: Record<string, string>;
+  /** Concurrency reserved for this function alone (the paging path's, when `pagingConcurrency` is given). */
+  reservedConcurrency?: number;
 }
 
 export class ServiceFunction extends Construct {
@@ -43,6 +45,7 @@ export class ServiceFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      reservedConcurrentExecutions: props.reservedConcurrency,
     });
     grantTable(this.fn, props.table, props.description);
   }

@@ -3,15 +3,35 @@
  * (`infra/system.ts`): the table, one function per route behind an HTTP API with a JWT
  * authorizer, the workers, the event bus and its rules, escalation schedules, SES e-mail,
  * dead-letter queues, alarms and outputs.
+ *
+ * One `cdk deploy` deploys it all, as a root stack and nested stacks (`functionGroups`): the root
+ * holds what keeps data or identity (table, user pool, queues, bus, SES, the API and its stage,
+ * the alarm topic); each group of functions (one per handler directory of the description) is a
+ * nested stack with its functions, their routes, rules and alarms. A new route joins its
+ * directory's stack, or brings a stack of its own; nothing is ever moved between stacks.
  */
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpNoneAuthorizer, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  ApiMapping,
+  CfnStage,
+  CorsHttpMethod,
+  DomainName,
+  HttpApi,
+  HttpAuthorizer,
+  HttpAuthorizerType,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
+  LogGroupLogDestination,
+  type IHttpRouteAuthorizer,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AccountRecovery, Mfa, UserPool, UserPoolClient, UserPoolEmail, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, CfnUserPool, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -20,23 +40,63 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition, type Function as ServiceLambda } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { allFunctions, env, eventBus as busDescription, eventRules, routes, sesEvents, table as tableDescription, workers } from '../system.js';
+import {
+  allFunctions,
+  env,
+  eventBus as busDescription,
+  eventRules,
+  functionDefaults,
+  routes,
+  sesEvents,
+  table as tableDescription,
+  workers,
+  type FunctionDescription,
+} from '../system.js';
 import { readConfig, type DeployConfig } from './config.js';
 import { ServiceFunction } from './service-function.js';
 
 const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
 
+/** The public routes (links of e-mails), from the description: their own throttling and 429 alarm. */
+export const publicRoutes = () => routes.filter((route) => route.auth === 'none');
+export const routeKeyOf = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
+
+/**
+ * The group (nested stack) a function deploys in: its handler's directory (`functions/incidents/…` →
+ * `incidents`). Stable: a function's group never changes when others are added.
+ */
+export const functionGroup = (description: Pick<FunctionDescription, 'handler'>) => description.handler.split('/').at(-2)!;
+
+/** The thresholds of the alarms that are rates or levels (docs/deployment.md explains each). */
+export const alarmThresholds = {
+  /** Per cent of API requests answered 5xx in a 5-minute period, in 2 of 3 periods. */
+  api5xxPercent: 5,
+  /** Per cent of a function's invocations that failed in a 5-minute period, in 2 of 3 periods. */
+  functionErrorPercent: 10,
+  /** A function's slowest invocation in a 5-minute period, as a share of its timeout, in 2 of 3 periods. */
+  durationShareOfTimeout: 0.8,
+  /** The oldest message of a dead-letter queue (messages are kept 14 days). */
+  deadLetterAgeSeconds: 24 * 60 * 60,
+  /** Requests the public routes answered 429 (throttled) in 5 minutes. */
+  publicThrottled: 20,
+  /** SES reviews an account at 5 % bounces and 0.1 % complaints; these alarm well before. */
+  sesBounceRate: 0.02,
+  sesComplaintRate: 0.0005,
+} as const;
+
 export class IncidentServiceStack extends Stack {
   readonly config: DeployConfig;
   readonly functions = new Map<string, ServiceLambda>();
   readonly deadLetterQueues = new Map<string, Queue>();
+  /** The nested stack of each function group. */
+  readonly functionStacks = new Map<string, NestedStack>();
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -44,6 +104,20 @@ export class IncidentServiceStack extends Stack {
     const logRetention = config.logRetentionDays as RetentionDays;
     // What a stack deletion keeps: everything with data in it, unless this is a throwaway stack.
     const removalPolicy = config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    // ----- Parameters: this stage's facts about the outside world, given once, kept by every deploy --
+    const senderEmail = new CfnParameter(this, 'SenderEmail', {
+      type: 'String',
+      description: 'The From address of every e-mail (its SES identity is created unless senderIdentity=existing). Given once: later deploys keep it.',
+      allowedPattern: config.senderDomain ? `^[^@\\s]+@${escapeRegExp(config.senderDomain)}$` : '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+      constraintDescription: config.senderDomain ? `SenderEmail must be an address of ${config.senderDomain}` : 'SenderEmail must be an e-mail address',
+    }).valueAsString;
+    const cognitoEmail = new CfnParameter(this, 'CognitoEmail', {
+      type: 'String',
+      description: "Who sends Cognito's codes: cognito (its own sender, ~50 a day; works before SES has verified the sender) or ses (the verified sender, through this stack's configuration set).",
+      allowedValues: ['cognito', 'ses'],
+      default: 'cognito',
+    }).valueAsString;
 
     // ----- Data: the one table ------------------------------------------------------------
     const table = new Table(this, 'Table', {
@@ -70,8 +144,7 @@ export class IncidentServiceStack extends Stack {
     // SES reports on e-mails to the account's default bus only.
     const defaultBus = EventBus.fromEventBusName(this, 'DefaultBus', sesEvents.bus);
 
-    // The sender identity (the address, or the whole domain with -c senderDomain=), and the
-    // configuration set every e-mail is sent with: its bounces and complaints come back as events.
+    // The configuration set every e-mail is sent with (one per stage): its bounces and complaints come back as events.
     const configurationSet = new ConfigurationSet(this, 'EmailConfiguration', {
       configurationSetName: `${this.stackName}-email`,
       // SES's own suppression list for this set as well: no e-mail to an address that bounced or complained.
@@ -82,220 +155,28 @@ export class IncidentServiceStack extends Stack {
       destination: EventDestination.eventBus(defaultBus),
       events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
     });
-    const senderIdentity = new EmailIdentity(this, 'SenderIdentity', {
-      identity: config.senderDomain ? Identity.domain(config.senderDomain) : Identity.email(config.senderEmail),
-      configurationSet,
-    });
+    // The sender identity (the address, or the whole domain with -c senderDomain=), unless another
+    // stage or the console already holds it (-c senderIdentity=existing): SES has one per account and region.
+    const identityName = config.senderDomain ?? senderEmail;
+    const senderIdentity =
+      config.senderIdentity === 'create'
+        ? new EmailIdentity(this, 'SenderIdentity', {
+            identity: config.senderDomain ? Identity.domain(config.senderDomain) : Identity.email(senderEmail),
+            configurationSet,
+            mailFromDomain: config.mailFromDomain,
+          })
+        : undefined;
+    const identityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: identityName });
     const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
 
-    // ----- Functions: one per route, plus the workers ----------------------------------------
-    const common: Record<string, string> = {
-      [env.eventBusName]: bus.eventBusName,
-      [env.senderEmail]: config.senderEmail,
-      [env.sesConfigurationSet]: configurationSet.configurationSetName,
-      POWERTOOLS_SERVICE_NAME: 'incident-service',
-      POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
-      POWERTOOLS_LOG_LEVEL: config.logLevel,
-    };
-    const usesCognito = !config.jwtIssuer;
-    for (const description of allFunctions) {
-      if (description.name === workers.accountsPostConfirmation.name && !usesCognito) continue;
-      const fn = new ServiceFunction(this, toId(description.name), {
-        description,
-        table,
-        logRetention,
-        logRemovalPolicy: removalPolicy,
-        environment: common,
-      }).fn;
-      this.functions.set(description.name, fn);
-    }
-    const fn = (name: string) => this.functions.get(name)!;
-
-    // ----- API: HTTP API with a JWT authorizer on every /api route ----------------------------
-    let userPool: UserPool | undefined;
-    let userPoolClient: UserPoolClient | undefined;
-    let issuer = config.jwtIssuer;
-    let audience = config.jwtAudience;
-    if (usesCognito) {
-      userPool = new UserPool(this, 'Users', {
-        selfSignUpEnabled: true,
-        signInAliases: { email: true },
-        autoVerify: { email: true },
-        standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
-        passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
-        mfa: Mfa.OPTIONAL,
-        mfaSecondFactor: { otp: true, sms: false },
-        accountRecovery: AccountRecovery.EMAIL_ONLY,
-        removalPolicy,
-        deletionProtection: config.removalPolicy !== 'destroy',
-        // Verification codes through SES from the service's own sender (Cognito's built-in sender
-        // allows about 50 e-mails a day, and sign-up is open).
-        email: UserPoolEmail.withSES({
-          fromEmail: config.senderEmail,
-          fromName: 'Incident service',
-          sesVerifiedDomain: config.senderDomain,
-          // The identity lives in this stack's region (a token when the stack is environment-agnostic).
-          sesRegion: this.region,
-          configurationSetName: configurationSet.configurationSetName,
-        }),
-      });
-      userPool.node.addDependency(senderIdentity);
-      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
-      userPoolClient = userPool.addClient('ApiClient', {
-        // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
-        // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
-        authFlows: { userSrp: true, adminUserPassword: true },
-        disableOAuth: true,
-        generateSecret: false,
-        preventUserExistenceErrors: true,
-        idTokenValidity: Duration.hours(1),
-        accessTokenValidity: Duration.hours(1),
-      });
-      issuer = `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`;
-      audience = [userPoolClient.userPoolClientId];
-    }
-    const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', issuer!, { jwtAudience: audience! });
-
-    const api = new HttpApi(this, 'Api', {
-      createDefaultStage: false,
-      corsPreflight: config.corsOrigins?.length
-        ? {
-            allowOrigins: config.corsOrigins,
-            allowHeaders: ['authorization', 'content-type'],
-            // Browsers may read the request id (support) and the next page's link.
-            exposeHeaders: ['x-request-id', 'link'],
-            allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
-            maxAge: Duration.hours(1),
-          }
-        : undefined,
-    });
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
-    const stage = api.addStage('DefaultStage', {
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: config.throttleRate, burstLimit: config.throttleBurst },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        // One JSON line per request, with what tells a failed request's story.
-        format: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            routeKey: '$context.routeKey',
-            status: '$context.status',
-            responseLatency: '$context.responseLatency',
-            integrationLatency: '$context.integrationLatency',
-            authorizerError: '$context.authorizer.error',
-            integrationErrorMessage: '$context.integrationErrorMessage',
-            sourceIp: '$context.identity.sourceIp',
-            requestTime: '$context.requestTime',
-          }),
-        ),
-      },
-    });
-    for (const route of routes) {
-      api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${toId(route.name)}Integration`, fn(route.name)),
-        authorizer: route.auth === 'jwt' ? authorizer : new HttpNoneAuthorizer(),
-      });
-    }
-    const apiUrl = stage.url.replace(/\/$/, '');
-    for (const worker of this.functions.values()) worker.addEnvironment(env.publicApiUrl, apiUrl);
-
-    // ----- Stream → outbox publisher (only outbox inserts) -----------------------------------
-    const publisher = fn(workers.publisher.name);
+    // ----- Dead-letter and on-failure queues (here, so their logical ids never move) --------
     const publisherDlq = this.deadLetterQueue('OutboxPublisher');
-    publisher.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(1),
-        bisectBatchOnError: true,
-        retryAttempts: 20,
-        maxRecordAge: Duration.hours(24),
-        onFailure: new SqsDlq(publisherDlq),
-        filters: [
-          FilterCriteria.filter({
-            eventName: FilterRule.or(...workers.publisher.stream.eventNames),
-            dynamodb: { NewImage: { type: { S: FilterRule.or(...workers.publisher.stream.itemTypes) } } },
-          }),
-        ],
-      }),
-    );
-    bus.grantPutEventsTo(publisher);
-
-    // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
-    // EventBridge's own retries end in the rule's dead-letter queue; once it has handed an event
-    // to a function (an asynchronous invocation), failures of the function itself are retried by
-    // Lambda and then sent to the function's on-failure queue. Both are alarmed.
-    for (const rule of eventRules) {
-      const target = fn(rule.target);
-      const dlq = this.deadLetterQueue(`${toId(rule.name)}Rule`);
-      const fromSes = rule.from === 'ses';
-      new Rule(this, `${toId(rule.name)}Rule`, {
-        eventBus: fromSes ? defaultBus : bus,
-        eventPattern: fromSes
-          ? // Only the e-mails this stack sent (its configuration set), not the account's others.
-            { source: [sesEvents.source], detailType: [...rule.detailTypes], detail: { mail: { tags: { 'ses:configuration-set': [configurationSet.configurationSetName] } } } }
-          : { source: [busDescription.source], detailType: [...rule.detailTypes] },
-        targets: [new LambdaFunction(target, { deadLetterQueue: dlq, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
-      });
-    }
-    for (const target of new Set(eventRules.map((rule) => rule.target))) {
-      const onFailure = this.deadLetterQueue(`${toId(target)}Failed`);
-      fn(target).configureAsyncInvoke({ onFailure: new SqsDestination(onFailure), retryAttempts: 2, maxEventAge: Duration.hours(6) });
-    }
-
-    // ----- E-mail: only the notifier sends, and only from the sender address ----------------
-    // In the SES sandbox SES also authorizes against each recipient's identity, so the grant is on
-    // every identity, narrowed by the From address.
-    fn(workers.notifier.name).addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': config.senderEmail } },
-      }),
-    );
-
-    // ----- Escalation: one-time schedules invoking escalation-step --------------------------
-    const escalationStep = fn(workers.escalationStep.name);
+    const ruleDlqs = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
+    const asyncTargets = [...new Set(eventRules.map((rule) => rule.target))];
+    const targetDlqs = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
     const escalationDlq = this.deadLetterQueue('EscalationStep');
-    escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(escalationDlq), retryAttempts: 2 });
-    const schedulerRole = new Role(this, 'EscalationSchedulerRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
-      }),
-    });
-    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
-    escalationDlq.grantSendMessages(schedulerRole);
-    const scheduling = fn(workers.escalationScheduler.name);
-    scheduling.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule'],
-        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/*`],
-      }),
-    );
-    scheduling.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [schedulerRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
-    scheduling.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
-    scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
-    scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
-    scheduling.addEnvironment(env.escalationDlqArn, escalationDlq.queueArn);
 
-    // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
-    const monitorCheck = fn(workers.monitorCheck.name);
-    const invokePolicy = new ManagedPolicy(this, 'MonitorCheckInvokePolicy', {
-      description: 'Lets the monitoring system invoke the monitor-check function, and nothing else',
-      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitorCheck.functionArn] })],
-    });
-
-    // ----- Operations: alarms to a topic CloudWatch may publish to ----------------------------
+    // ----- Alarms go to a topic CloudWatch may publish to -----------------------------------
     // The AWS managed SNS key cannot be used by CloudWatch: a customer-managed key lets it, and the
     // topic policy lets it publish, for this account's alarms only.
     const fromThisAccount = { StringEquals: { 'aws:SourceAccount': this.account } };
@@ -322,29 +203,345 @@ export class IncidentServiceStack extends Stack {
       }),
     );
     if (config.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
-    const alarm = (id: string, metric: IMetric, description: string, threshold = 0) =>
-      new Alarm(this, id, {
+    const notify = new SnsAction(alarmTopic);
+    const fiveMinutes = Duration.minutes(5);
+    /**
+     * An alarm that says when it fires and when it clears. `of` 1 (the default): one breaching
+     * period fires it (a single event that already is a lost page); otherwise `breaching` of `of`.
+     */
+    const alarm = (scope: Construct, alarmId: string, metric: IMetric, description: string, options: { threshold?: number; breaching?: number; of?: number } = {}) => {
+      const created = new Alarm(scope, alarmId, {
         metric,
-        threshold,
-        evaluationPeriods: 1,
+        threshold: options.threshold ?? 0,
+        evaluationPeriods: options.of ?? 1,
+        datapointsToAlarm: options.breaching ?? 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
-      }).addAlarmAction(new SnsAction(alarmTopic));
-    const fiveMinutes = { period: Duration.minutes(5) };
-    alarm('Api5xxAlarm', api.metricServerError(fiveMinutes), 'The API answered 5xx');
-    for (const [name, worker] of this.functions) {
-      alarm(`${toId(name)}ErrorsAlarm`, worker.metricErrors(fiveMinutes), `${name} failed`);
-      alarm(`${toId(name)}ThrottlesAlarm`, worker.metricThrottles(fiveMinutes), `${name} was throttled`);
+      });
+      created.addAlarmAction(notify);
+      created.addOkAction(notify);
+      return created;
+    };
+    const twoOfThree = { breaching: 2, of: 3 };
+
+    // ----- Identity: the Cognito user pool, unless an external issuer is given -------------
+    const usesCognito = !config.jwtIssuer;
+    let userPool: UserPool | undefined;
+    let userPoolClient: UserPoolClient | undefined;
+    let issuer = config.jwtIssuer;
+    let audience = config.jwtAudience;
+    if (usesCognito) {
+      userPool = new UserPool(this, 'Users', {
+        selfSignUpEnabled: true,
+        signInAliases: { email: true },
+        autoVerify: { email: true },
+        standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
+        passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
+        mfa: Mfa.OPTIONAL,
+        mfaSecondFactor: { otp: true, sms: false },
+        accountRecovery: AccountRecovery.EMAIL_ONLY,
+        removalPolicy,
+        deletionProtection: config.removalPolicy !== 'destroy',
+      });
+      // Who sends the codes is the CognitoEmail parameter. `cognito` (the first deploy's): Cognito's
+      // own sender, since Cognito refuses (at CreateUserPool) an SES identity that is not verified yet,
+      // and one this stack has just created never is. `ses`, once SES has verified the sender: the
+      // stage's sender through its configuration set (Cognito's own sender allows ~50 e-mails a day).
+      const throughSes = new CfnCondition(this, 'CognitoEmailThroughSes', { expression: Fn.conditionEquals(cognitoEmail, 'ses') });
+      (userPool.node.defaultChild as CfnUserPool).emailConfiguration = Fn.conditionIf(
+        throughSes.logicalId,
+        {
+          EmailSendingAccount: 'DEVELOPER',
+          From: Fn.join('', ['Incident service <', senderEmail, '>']),
+          SourceArn: identityArn,
+          ConfigurationSet: configurationSet.configurationSetName,
+        },
+        { EmailSendingAccount: 'COGNITO_DEFAULT' },
+      ) as CfnUserPool.EmailConfigurationProperty;
+      if (senderIdentity) userPool.node.addDependency(senderIdentity);
+      userPoolClient = userPool.addClient('ApiClient', {
+        // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
+        // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
+        authFlows: { userSrp: true, adminUserPassword: true },
+        disableOAuth: true,
+        generateSecret: false,
+        preventUserExistenceErrors: true,
+        idTokenValidity: Duration.hours(1),
+        accessTokenValidity: Duration.hours(1),
+      });
+      issuer = `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`;
+      audience = [userPoolClient.userPoolClientId];
     }
+
+    // ----- API: HTTP API with a JWT authorizer on every /api route ----------------------------
+    const api = new HttpApi(this, 'Api', {
+      // Named after the stack: each stage's API is told apart in the console.
+      apiName: this.stackName,
+      createDefaultStage: false,
+      corsPreflight: config.corsOrigins?.length
+        ? {
+            allowOrigins: config.corsOrigins,
+            allowHeaders: ['authorization', 'content-type'],
+            // Browsers may read the request id (support) and the next page's link.
+            exposeHeaders: ['x-request-id', 'link'],
+            allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
+            maxAge: Duration.hours(1),
+          }
+        : undefined,
+    });
+    const jwtAuthorizer = new HttpAuthorizer(this, 'JwtAuthorizer', {
+      httpApi: api,
+      type: HttpAuthorizerType.JWT,
+      identitySource: ['$request.header.Authorization'],
+      jwtIssuer: issuer!,
+      jwtAudience: audience!,
+    });
+    const authorizer: IHttpRouteAuthorizer = { bind: () => ({ authorizerId: jwtAuthorizer.authorizerId, authorizationType: 'JWT' }) };
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
+    const stage = api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRate, burstLimit: config.throttleBurst },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // One JSON line per request, with what tells a failed request's story.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            authorizerError: '$context.authorizer.error',
+            integrationErrorMessage: '$context.integrationErrorMessage',
+            sourceIp: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+          }),
+        ),
+      },
+    });
+    // Each public route (the links of e-mails) has its own, lower, throttling: a flood there is
+    // refused on that route and never takes the signed-in routes' share.
+    (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      (config.withoutRoutes ? [] : publicRoutes()).map((route) => [routeKeyOf(route), { ThrottlingRateLimit: config.publicThrottleRate, ThrottlingBurstLimit: config.publicThrottleBurst }]),
+    );
+    // Links in e-mails carry this: the custom domain when one is given, else the execute-api URL.
+    let apiUrl = `https://${api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    if (config.apiDomain && config.apiCertificateArn) {
+      const domainName = new DomainName(this, 'ApiDomain', {
+        domainName: config.apiDomain,
+        certificate: Certificate.fromCertificateArn(this, 'ApiCertificate', config.apiCertificateArn),
+      });
+      new ApiMapping(this, 'ApiDomainMapping', { api, domainName, stage });
+      apiUrl = `https://${config.apiDomain}`;
+      new CfnOutput(this, 'ApiDomainTarget', { value: domainName.regionalDomainName, description: `CNAME (or alias) ${config.apiDomain} to this` });
+    }
+
+    // ----- Functions: one per route and worker, in the nested stack of their group ----------
+    const common: Record<string, string> = {
+      [env.eventBusName]: bus.eventBusName,
+      [env.senderEmail]: senderEmail,
+      [env.sesConfigurationSet]: configurationSet.configurationSetName,
+      [env.publicApiUrl]: apiUrl,
+      POWERTOOLS_SERVICE_NAME: 'incident-service',
+      POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
+      POWERTOOLS_LOG_LEVEL: config.logLevel,
+    };
+    const constructs = new Map<string, ServiceFunction>();
+    for (const description of allFunctions) {
+      const isTrigger = description.name === workers.accountsPostConfirmation.name;
+      if (isTrigger && !usesCognito) continue;
+      // The Cognito trigger lives beside its pool: the pool names it and it may be invoked by the pool
+      // only, which across stacks would be a reference each way.
+      const construct = new ServiceFunction(isTrigger ? this : this.groupStack(functionGroup(description)), toId(description.name), {
+        description,
+        table,
+        logRetention,
+        logRemovalPolicy: removalPolicy,
+        environment: common,
+        reservedConcurrency: description.paging ? config.pagingConcurrency : undefined,
+      });
+      constructs.set(description.name, construct);
+      this.functions.set(description.name, construct.fn);
+      // Errors as a share of invocations in 2 of 3 periods (one failure among retries is noise; a
+      // lost event is the dead-letter queues' alarm); throttles in 2 of 3; near its timeout in 2 of 3.
+      const fn = construct.fn;
+      alarm(
+        construct,
+        'ErrorsAlarm',
+        new MathExpression({
+          expression: 'IF(invocations > 0, 100 * errors / invocations, 0)',
+          usingMetrics: { errors: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), invocations: fn.metricInvocations({ period: fiveMinutes, statistic: 'Sum' }) },
+          period: fiveMinutes,
+          label: `${description.name} errors (%)`,
+        }),
+        `${description.name}: more than ${alarmThresholds.functionErrorPercent}% of invocations failed in 2 of the last three 5-minute periods`,
+        { threshold: alarmThresholds.functionErrorPercent, ...twoOfThree },
+      );
+      alarm(construct, 'ThrottlesAlarm', fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }), `${description.name} was throttled in 2 of the last three 5-minute periods`, twoOfThree);
+      const timeoutMs = (description.timeoutSeconds ?? functionDefaults.timeoutSeconds) * 1000;
+      alarm(
+        construct,
+        'DurationAlarm',
+        fn.metricDuration({ period: fiveMinutes, statistic: 'Maximum' }),
+        `${description.name} ran longer than ${alarmThresholds.durationShareOfTimeout * 100}% of its ${timeoutMs / 1000} s timeout in 2 of the last three 5-minute periods`,
+        { threshold: timeoutMs * alarmThresholds.durationShareOfTimeout, ...twoOfThree },
+      );
+    }
+    const fn = (name: string) => this.functions.get(name)!;
+
+    for (const route of config.withoutRoutes ? [] : routes) {
+      new HttpRoute(constructs.get(route.name)!, 'Route', {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration('Integration', fn(route.name)),
+        authorizer: route.auth === 'jwt' ? authorizer : new HttpNoneAuthorizer(),
+      });
+    }
+    // The stage's route settings name the public routes: they must exist first.
+    for (const route of publicRoutes()) {
+      const group = this.functionStacks.get(functionGroup(route));
+      if (group) stage.node.addDependency(group);
+    }
+    if (userPool) {
+      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
+    }
+
+    // ----- Stream → outbox publisher (only outbox inserts) -----------------------------------
+    const publisher = fn(workers.publisher.name);
+    publisher.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(publisherDlq),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.or(...workers.publisher.stream.eventNames),
+            dynamodb: { NewImage: { type: { S: FilterRule.or(...workers.publisher.stream.itemTypes) } } },
+          }),
+        ],
+      }),
+    );
+    bus.grantPutEventsTo(publisher);
+
+    // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
+    // EventBridge's own retries end in the rule's dead-letter queue; once it has handed an event
+    // to a function (an asynchronous invocation), failures of the function itself are retried by
+    // Lambda and then sent to the function's on-failure queue. Both are alarmed.
+    for (const rule of eventRules) {
+      const target = fn(rule.target);
+      const fromSes = rule.from === 'ses';
+      new Rule(constructs.get(rule.target)!, `${toId(rule.name)}Rule`, {
+        eventBus: fromSes ? defaultBus : bus,
+        eventPattern: fromSes
+          ? // Only the e-mails this stack sent (its configuration set), not the account's others.
+            { source: [sesEvents.source], detailType: [...rule.detailTypes], detail: { mail: { tags: { 'ses:configuration-set': [configurationSet.configurationSetName] } } } }
+          : { source: [busDescription.source], detailType: [...rule.detailTypes] },
+        targets: [new LambdaFunction(target, { deadLetterQueue: ruleDlqs.get(rule.name), retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+      });
+    }
+    for (const target of asyncTargets) {
+      fn(target).configureAsyncInvoke({ onFailure: new SqsDestination(targetDlqs.get(target)!), retryAttempts: 2, maxEventAge: Duration.hours(6) });
+    }
+
+    // ----- E-mail: only the notifier sends, and only from the sender address ----------------
+    // In the SES sandbox SES also authorizes against each recipient's identity, so the grant is on
+    // every identity, narrowed by the From address.
+    fn(workers.notifier.name).addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
+      }),
+    );
+
+    // ----- Escalation: one-time schedules invoking escalation-step --------------------------
+    const escalationStep = fn(workers.escalationStep.name);
+    escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(escalationDlq), retryAttempts: 2 });
+    const scheduling = fn(workers.escalationScheduler.name);
+    const schedulerRole = new Role(constructs.get(workers.escalationScheduler.name)!, 'EscalationSchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    });
+    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
+    escalationDlq.grantSendMessages(schedulerRole);
+    scheduling.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/*`],
+      }),
+    );
+    scheduling.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    scheduling.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+    scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
+    scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
+    scheduling.addEnvironment(env.escalationDlqArn, escalationDlq.queueArn);
+
+    // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
+    const monitorCheck = fn(workers.monitorCheck.name);
+    const invokePolicy = new ManagedPolicy(constructs.get(workers.monitorCheck.name)!, 'MonitorCheckInvokePolicy', {
+      description: 'Lets the monitoring system invoke the monitor-check function, and nothing else',
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitorCheck.functionArn] })],
+    });
+
+    // ----- Operations: the alarms of the whole stage ----------------------------------------
+    alarm(
+      this,
+      'Api5xxAlarm',
+      new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: { errors: api.metricServerError({ period: fiveMinutes, statistic: 'Sum' }), requests: api.metricCount({ period: fiveMinutes, statistic: 'Sum' }) },
+        period: fiveMinutes,
+        label: 'API 5xx (%)',
+      }),
+      `The API answered more than ${alarmThresholds.api5xxPercent}% of requests with 5xx in 2 of the last three 5-minute periods`,
+      { threshold: alarmThresholds.api5xxPercent, ...twoOfThree },
+    );
+    // A dead letter is already a lost event (a page, perhaps): one alarms at once; and again if it lies there a day.
     for (const [name, queue] of this.deadLetterQueues) {
-      alarm(`${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible(fiveMinutes), `${name} dead-lettered an event`);
+      alarm(this, `${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), `${name} dead-lettered an event (replay: docs/deployment.md)`);
+      alarm(
+        this,
+        `${name}DlqAgeAlarm`,
+        queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
+        `A dead letter of ${name} has waited more than a day for its replay (messages are deleted after 14 days)`,
+        { threshold: alarmThresholds.deadLetterAgeSeconds },
+      );
     }
     alarm(
+      this,
       'OutboxIteratorAgeAlarm',
-      publisher.metric('IteratorAge', { ...fiveMinutes, statistic: 'Maximum' }),
+      publisher.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
       'The outbox publisher is more than 5 minutes behind the table stream (events are late)',
-      5 * 60 * 1000,
+      { threshold: 5 * 60 * 1000 },
+    );
+    alarm(
+      this,
+      'EscalationTargetBouncedAlarm',
+      new Metric({ namespace: 'IncidentService', metricName: 'EscalationTargetBounced', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period: fiveMinutes }),
+      'An escalation e-mail bounced: someone on call was not paged (see the email-feedback log)',
+    );
+    // EventBridge Scheduler gave up on an escalation step, and could not even park it: a lost page each.
+    const schedulerMetric = (metricName: string) =>
+      new Metric({ namespace: 'AWS/Scheduler', metricName, dimensionsMap: { ScheduleGroup: scheduleGroup.name! }, statistic: 'Sum', period: fiveMinutes });
+    alarm(this, 'SchedulerDroppedAlarm', schedulerMetric('InvocationDroppedCount'), 'EventBridge Scheduler dropped an escalation step (its retries ran out): a page was not sent');
+    alarm(
+      this,
+      'SchedulerDeadLetterFailedAlarm',
+      schedulerMetric('InvocationsFailedToBeSentToDeadLetterCount'),
+      "EventBridge Scheduler could not put a failed escalation step into its dead-letter queue: a page was lost without a trace",
     );
     // The operations the service uses (a math-expression alarm takes at most 10 metrics).
     const operations = [
@@ -357,13 +554,35 @@ export class IncidentServiceStack extends Stack {
       Operation.BATCH_WRITE_ITEM,
       Operation.TRANSACT_WRITE_ITEMS,
     ];
+    alarm(this, 'TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ period: fiveMinutes, operations }), 'DynamoDB throttled requests to the table in 2 of the last three 5-minute periods', twoOfThree);
+    alarm(this, 'TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ period: fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors in 2 of the last three 5-minute periods', twoOfThree);
+    // Floods on the public routes: their 429s, counted from the access log.
+    const publicThrottled = new MetricFilter(this, 'PublicThrottledFilter', {
+      logGroup: accessLogs,
+      metricNamespace: 'IncidentService',
+      metricName: 'PublicRouteThrottled',
+      metricValue: '1',
+      dimensions: { stage: this.stackName },
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.status', '=', '429'),
+        FilterPattern.any(...publicRoutes().map((route) => FilterPattern.stringValue('$.routeKey', '=', routeKeyOf(route)))),
+      ),
+    });
     alarm(
-      'EscalationTargetBouncedAlarm',
-      new Metric({ namespace: 'IncidentService', metricName: 'EscalationTargetBounced', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', ...fiveMinutes }),
-      'An escalation e-mail bounced: someone on call was not paged (see the email-feedback log)',
+      this,
+      'PublicThrottledAlarm',
+      publicThrottled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      `The public routes (links in e-mails) answered more than ${alarmThresholds.publicThrottled} requests 429 in 5 minutes: a flood, or limits too low (publicThrottleRate)`,
+      { threshold: alarmThresholds.publicThrottled },
     );
-    alarm('TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ ...fiveMinutes, operations }), 'DynamoDB throttled requests to the table');
-    alarm('TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ ...fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors');
+    // SES's account reputation (what SES reviews), well before its review thresholds (5 % bounces, 0.1 % complaints).
+    const sesReputation = (metricName: string) => new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.hours(1) });
+    alarm(this, 'SesBounceRateAlarm', sesReputation('Reputation.BounceRate'), `The account's SES bounce rate is above ${alarmThresholds.sesBounceRate * 100}% (SES reviews the account at 5%)`, {
+      threshold: alarmThresholds.sesBounceRate,
+    });
+    alarm(this, 'SesComplaintRateAlarm', sesReputation('Reputation.ComplaintRate'), `The account's SES complaint rate is above ${alarmThresholds.sesComplaintRate * 100}% (SES reviews the account at 0.1%)`, {
+      threshold: alarmThresholds.sesComplaintRate,
+    });
 
     // ----- Outputs ---------------------------------------------------------------------------
     new CfnOutput(this, 'ApiUrl', { value: apiUrl });
@@ -375,6 +594,27 @@ export class IncidentServiceStack extends Stack {
     new CfnOutput(this, 'MonitorCheckInvokePolicyArn', { value: invokePolicy.managedPolicyArn });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
+    // What to publish in DNS for a domain sender: the three DKIM CNAMEs, and a custom MAIL FROM's MX and SPF.
+    if (senderIdentity && config.senderDomain) {
+      senderIdentity.dkimRecords.forEach((record, index) =>
+        new CfnOutput(this, `DkimRecord${index + 1}`, { value: Fn.join(' ', [record.name, 'CNAME', record.value]), description: 'Publish in DNS: SES verifies the domain and signs with DKIM' }),
+      );
+    }
+    if (config.mailFromDomain) {
+      new CfnOutput(this, 'MailFromMxRecord', { value: `${config.mailFromDomain} MX 10 feedback-smtp.${this.region}.amazonses.com`, description: 'Publish in DNS: the custom MAIL FROM domain' });
+      new CfnOutput(this, 'MailFromSpfRecord', { value: `${config.mailFromDomain} TXT "v=spf1 include:amazonses.com ~all"`, description: 'Publish in DNS: SPF of the custom MAIL FROM domain' });
+    }
+  }
+
+  /** The nested stack of a function group, created on first use. */
+  private groupStack(group: string): NestedStack {
+    let stack = this.functionStacks.get(group);
+    if (!stack) {
+      stack = new NestedStack(this, `${toId(group)}Functions`, { description: `Incident service: the ${group} functions, their routes, rules and alarms` });
+      this.functionStacks.set(group, stack);
+    }
+    return stack;
   }
 
   private deadLetterQueue(name: string): Queue {
@@ -390,3 +630,5 @@ export class IncidentServiceStack extends Stack {
 
 /** `incidents-list` → `IncidentsList`. */
 export const toId = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -49,6 +49,13 @@ function partitionKeysOf(input: unknown): string[] {
     }
   };
   visit(input);
+  // A Query of the table names its partition in the key condition (`pk = :pk`, or through a name alias).
+  const query = input as { KeyConditionExpression?: string; IndexName?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+  if (query.KeyConditionExpression && !query.IndexName) {
+    for (const [, name, value] of query.KeyConditionExpression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+      if ((query.ExpressionAttributeNames?.[name!] ?? name) === 'pk') found.push(String(query.ExpressionAttributeValues?.[value!]));
+    }
+  }
   return found;
 }
 

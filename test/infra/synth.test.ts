@@ -29,11 +29,15 @@ describe('cdk synth', () => {
       .filter((file) => existsSync(file));
     expect(bundles).toHaveLength(allFunctions.length);
     for (const bundle of bundles) expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES);
-    // Each function deploys its own handler: its asset's source map names the handler's module.
-    const template = JSON.parse(readFileSync(join(out, 'IncidentService.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: string } } }>;
-    };
-    const lambdas = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Description);
+    // Each function deploys its own handler: its asset's source map names the handler's module. The
+    // functions are in the root stack's template and its nested stacks' (one per function group).
+    type Template = { Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: string } } }> };
+    const templateFiles = readdirSync(out).filter((entry) => /^IncidentService.*\.template\.json$/.test(entry));
+    expect(templateFiles).toContain('IncidentService.template.json');
+    expect(templateFiles.filter((entry) => entry.endsWith('.nested.template.json')).length).toBeGreaterThan(1);
+    const lambdas = templateFiles
+      .flatMap((file) => Object.values((JSON.parse(readFileSync(join(out, file), 'utf8')) as Template).Resources))
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Description);
     for (const description of allFunctions) {
       const lambda = lambdas.find((candidate) => candidate.Properties.Description === `${description.name} (${description.handler})`);
       expect(lambda, description.name).toBeDefined();

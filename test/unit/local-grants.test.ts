@@ -16,7 +16,7 @@ describe('local IAM grants', () => {
       /dynamodb:UpdateItem/,
     );
     expect(denial(route('incidents-update'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'X' } } }] } })).toMatch(/BatchWriteItem/);
-    expect(denial(route('teams-delete'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'X' } } }] } })).toBeUndefined();
+    expect(denial(route('teams-delete'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'TEAM#X' } } }] } })).toBeUndefined();
     expect(denial(route('incidents-list'), 'ScanCommand', {})).toMatch(/dynamodb:Scan/);
   });
 

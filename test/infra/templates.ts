@@ -1,0 +1,41 @@
+/**
+ * The deployment as the infra tests see it: the root stack and its nested stacks, synthesized without
+ * bundling, each template on its own (references resolve within one template) and all resources
+ * merged into one (logical ids are unique across them), which most assertions read.
+ */
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp } from '../../infra/cdk/app.js';
+
+export interface TemplateJson {
+  Parameters?: Record<string, { Type: string; Default?: unknown; AllowedPattern?: string; AllowedValues?: string[]; ConstraintDescription?: string }>;
+  Conditions?: Record<string, unknown>;
+  Rules?: Record<string, unknown>;
+  Resources: Record<string, { Type: string; Properties?: Record<string, any>; DependsOn?: string | string[]; Condition?: string; DeletionPolicy?: string }>;
+  Outputs?: Record<string, { Value: unknown; Description?: string }>;
+}
+
+export function synthStacks(context: Record<string, unknown> = {}) {
+  const { app, stack } = buildApp(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }));
+  const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
+  const templates = stacks.map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as TemplateJson }));
+  const root = templates[0]!.json;
+  const resources: TemplateJson['Resources'] = {};
+  for (const { stack: each, json } of templates) {
+    for (const [id, resource] of Object.entries(json.Resources)) {
+      if (id in resources) throw new Error(`${id} of ${each.node.path} is also in another template`);
+      resources[id] = resource;
+    }
+  }
+  const merged: TemplateJson = { ...root, Resources: resources };
+  return { app, stack, stacks, templates, root, merged, template: Template.fromJSON(merged as unknown as Record<string, unknown>) };
+}
+
+/** A value that is the given root resource's attribute, seen from any template: a GetAtt or Ref in the root, the parameter CDK passes it through in a nested stack. */
+export function refersTo(value: unknown, logicalIdPrefix: string): boolean {
+  if (!value || typeof value !== 'object') return false;
+  const { Ref, 'Fn::GetAtt': getAtt } = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  if (getAtt) return getAtt[0].startsWith(logicalIdPrefix);
+  if (Ref) return Ref.startsWith(logicalIdPrefix) || new RegExp(`^referenceto[A-Za-z0-9]*?${logicalIdPrefix}`).test(Ref);
+  return false;
+}
