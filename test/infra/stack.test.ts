@@ -161,6 +161,19 @@ describe('CDK stack', () => {
     });
   });
 
+  it('refuses malformed deployment context, saying which value and why', () => {
+    expect(() => synth({ stackName: '1-bad' })).toThrow('stackName: stackName must be a CloudFormation stack name');
+    expect(() => synth({ senderDomain: 'not a domain' })).toThrow('senderDomain: senderDomain must be a domain name, e.g. example.com');
+    expect(() => synth({ apiDomain: 'status-api.example.com', apiCertificateArn: 'arn:aws:iam::1:role/x' })).toThrow(
+      'apiCertificateArn: apiCertificateArn must be an ACM certificate ARN',
+    );
+    expect(() => synth({ senderDomain: 'example.com', mailFromDomain: 'mail.example.com', senderIdentity: 'existing' })).toThrow(
+      'Invalid CDK context: mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner',
+    );
+    expect(() => synth({ pagingConcurrency: '0' })).toThrow(/pagingConcurrency/);
+    expect(synth({ stackName: 'Incidents-Prod' }).stack.stackName).toBe('Incidents-Prod');
+  });
+
   it('accepts only the log retention periods CloudWatch accepts, saying which', () => {
     expect(() => synth({ logRetentionDays: '45' })).toThrow(/logRetentionDays must be one of 1, 3, 5, 7, 14, 30, 60/);
     expect(() => synth({ logRetentionDays: '90' })).not.toThrow();
