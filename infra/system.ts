@@ -82,6 +82,8 @@ export const table = {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+export type GlobalIndexName = (typeof table.globalIndexes)[number]['name'];
+
 /** What a function may do to the table: exactly this is granted on AWS. */
 export type TableAccess = 'none' | 'read' | 'readwrite';
 
@@ -112,6 +114,11 @@ export interface FunctionDescription {
    * condition on AWS); unset: the whole table. Must match the key builders of `shared/db/keys.ts`.
    */
   readonly leadingKeys?: readonly string[];
+  /**
+   * The indexes a function confined to `leadingKeys` may Query (and only Query): a grant of its own,
+   * without the condition, since an index's partitions are owners, teams and monitors, not the table's.
+   */
+  readonly indexes?: readonly GlobalIndexName[];
   /**
    * On the paging path (a failing check to an on-call person's e-mail): given reserved concurrency
    * on AWS when the deployer asks for it (`-c pagingConcurrency=N`), so no flood elsewhere starves a page.
@@ -159,12 +166,16 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'batchWrite'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
 export const routes: readonly RouteDescription[] = [
-  route('incidents-list', 'GET', '/api/incidents', 'functions/incidents/list.ts', 'read'),
+  // Lists: the caller's own and their teams' index partitions; the table for memberships, monitors, teams.
+  route('incidents-list', 'GET', '/api/incidents', 'functions/incidents/list.ts', 'read', {
+    leadingKeys: ['MONITOR#', 'TEAM#'],
+    indexes: /* @__PURE__ */ table.globalIndexes.map((index) => index.name),
+  }),
   route('incidents-get', 'GET', '/api/incidents/{id}', 'functions/incidents/get.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
   route('incidents-create', 'POST', '/api/incidents', 'functions/incidents/create.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
   route('incidents-update', 'PUT', '/api/incidents/{id}', 'functions/incidents/update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
@@ -183,13 +194,13 @@ export const routes: readonly RouteDescription[] = [
   route('acknowledge-link-open', 'GET', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-open.ts', 'read', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] }),
   route('acknowledge-link-confirm', 'POST', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#'] }),
 
-  route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read'),
+  route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#'] }),
   route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#'] }),
 
-  route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read'),
+  route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
   route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
@@ -207,7 +218,7 @@ export const routes: readonly RouteDescription[] = [
   route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
-  route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read'),
+  route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
   route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
   route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
@@ -286,6 +297,8 @@ export const workers = {
     name: 'incident-rescoper',
     handler: 'functions/monitors/rescope.ts',
     table: 'readwrite',
+    leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'],
+    indexes: ['gsi3'],
   },
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {

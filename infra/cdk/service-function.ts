@@ -78,9 +78,10 @@ function bundledCode(handler: string): Code {
 
 /**
  * Injects the table name and grants exactly the access the description names (none for `none`):
- * reads, writes, batch writes only where collections are deleted, and only the leading keys given.
+ * reads, writes, batch writes only where collections are deleted, and only the leading keys given
+ * (plus Query of the indexes named, for a confined function that reads an index).
  */
-export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys'>) {
+export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys' | 'indexes'>) {
   if (description.table === 'none') return;
   fn.addEnvironment(env.tableName, table.tableName);
   const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);
@@ -93,4 +94,8 @@ export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<
         : undefined,
     }),
   );
+  // A confined function's index Queries: their own statement, Query only, on the indexes it names.
+  if (description.leadingKeys && description.indexes?.length) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: description.indexes.map((name) => `${table.tableArn}/index/${name}`) }));
+  }
 }

@@ -557,12 +557,14 @@ export class IncidentServiceStack extends Stack {
     alarm(this, 'TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ period: fiveMinutes, operations }), 'DynamoDB throttled requests to the table in 2 of the last three 5-minute periods', twoOfThree);
     alarm(this, 'TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ period: fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors in 2 of the last three 5-minute periods', twoOfThree);
     // Floods on the public routes: their 429s, counted from the access log.
+    // Per stage (a dimension): several stages in one account count apart.
+    const publicThrottledDimensions = { stage: this.stackName };
     const publicThrottled = new MetricFilter(this, 'PublicThrottledFilter', {
       logGroup: accessLogs,
       metricNamespace: 'IncidentService',
       metricName: 'PublicRouteThrottled',
       metricValue: '1',
-      dimensions: { stage: this.stackName },
+      dimensions: publicThrottledDimensions,
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.status', '=', '429'),
         FilterPattern.any(...publicRoutes().map((route) => FilterPattern.stringValue('$.routeKey', '=', routeKeyOf(route)))),
@@ -571,7 +573,8 @@ export class IncidentServiceStack extends Stack {
     alarm(
       this,
       'PublicThrottledAlarm',
-      publicThrottled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      // (The filter's metric() leaves its dimensions out: named here, or the alarm would watch a metric nobody publishes.)
+      publicThrottled.metric({ period: fiveMinutes, statistic: 'Sum', dimensionsMap: publicThrottledDimensions }),
       `The public routes (links in e-mails) answered more than ${alarmThresholds.publicThrottled} requests 429 in 5 minutes: a flood, or limits too low (publicThrottleRate)`,
       { threshold: alarmThresholds.publicThrottled },
     );

@@ -1,8 +1,8 @@
 /**
  * IAM, locally: every DynamoDB call a function makes is checked against exactly what the CDK stack
- * grants it (`grantedTableActions` and `leadingKeys` of its description): the action, an index
- * (never for a function confined to leading keys: its grant names the table only), and the
- * partition keys. A call outside the grant fails with AccessDeniedException, as it would on AWS, so
+ * grants it (`grantedTableActions`, `leadingKeys` and `indexes` of its description): the action, an
+ * index (for a function confined to leading keys, only a Query of an index it names: its table grant
+ * names the table only), and the partition keys. A call outside the grant fails with AccessDeniedException, as it would on AWS, so
  * every test that runs a function through the local runtime also proves its least-privilege grant.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -61,7 +61,7 @@ function requested(command: string, input: Input): { action: string; pk?: string
 }
 
 /** Why `fn` may not make this request, or undefined when its grant allows it. */
-type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys'>;
+type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys' | 'indexes'>;
 
 /** Each function's granted actions, computed once. */
 const granted = new WeakMap<Grantee, Set<string>>();
@@ -73,7 +73,10 @@ export function denial(fn: Grantee, command: string, input: Input): string | und
     const resource = request.index ? `index/${request.index}` : 'table';
     if (!actions.has(request.action)) return `${fn.name} is not authorized to perform ${request.action} on the ${resource}`;
     if (!fn.leadingKeys) continue;
-    if (request.index) return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table only)`;
+    if (request.index) {
+      if (request.action === 'dynamodb:Query' && fn.indexes?.includes(request.index as never)) continue;
+      return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table${fn.indexes?.length ? ` and Query of ${fn.indexes.join(', ')}` : ''} only)`;
+    }
     if (request.pk === undefined || !fn.leadingKeys.some((prefix) => request.pk!.startsWith(prefix))) {
       return `${fn.name} is not authorized to perform ${request.action} with leading key ${request.pk ?? '(none)'} (dynamodb:LeadingKeys ${fn.leadingKeys.join(', ')})`;
     }

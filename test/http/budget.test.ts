@@ -200,9 +200,13 @@ function budgetTest(testCase: Case) {
     }
     // A function confined to some partitions (dynamodb:LeadingKeys on AWS) stays within them here too.
     if (route.leadingKeys) {
-      const touched = calls.calls.filter((call) => call.functionName === route.name).flatMap((call) => partitionKeysOf(call.input));
-      expect(touched.length).toBeGreaterThan(0);
+      const own = calls.calls.filter((call) => call.functionName === route.name);
+      const touched = own.flatMap((call) => partitionKeysOf(call.input));
+      // An index reader's Queries of its indexes (granted apart, Query only) name no table partition.
+      const indexes = own.map((call) => (call.input as { IndexName?: string }).IndexName).filter((index) => index !== undefined);
+      expect(touched.length + indexes.length).toBeGreaterThan(0);
       for (const pk of touched) expect(route.leadingKeys.some((prefix) => pk.startsWith(prefix)), pk).toBe(true);
+      for (const index of indexes) expect(route.indexes ?? [], index).toContain(index);
     }
   });
 }

@@ -12,11 +12,11 @@ describe('local IAM grants', () => {
   it('refuses writes to a read-only function and BatchWriteItem to those that delete no collections', () => {
     expect(denial(route('incidents-get'), 'GetItemCommand', { Key: { pk: 'INCIDENT#1', sk: 'INCIDENT' } })).toBeUndefined();
     expect(denial(route('incidents-get'), 'PutItemCommand', { Item: { pk: 'INCIDENT#1', sk: 'INCIDENT' } })).toMatch(/dynamodb:PutItem/);
-    expect(denial(route('incidents-list'), 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { Key: { pk: 'X' } } }, { Update: { Key: { pk: 'X' } } }] })).toMatch(
+    expect(denial(route('incidents-list'), 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { Key: { pk: 'TEAM#x' } } }, { Update: { Key: { pk: 'TEAM#x' } } }] })).toMatch(
       /dynamodb:UpdateItem/,
     );
     expect(denial(route('incidents-update'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'X' } } }] } })).toMatch(/BatchWriteItem/);
-    expect(denial(route('teams-delete'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'TEAM#X' } } }] } })).toBeUndefined();
+    expect(denial(route('teams-delete'), 'BatchWriteItemCommand', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: 'TEAM#x' } } }] } })).toBeUndefined();
     expect(denial(route('incidents-list'), 'ScanCommand', {})).toMatch(/dynamodb:Scan/);
   });
 
@@ -34,5 +34,18 @@ describe('local IAM grants', () => {
       }),
     ).toMatch(/leading key OUTBOX#x/);
     expect(denial(unsubscribe, 'BatchGetItemCommand', { RequestItems: { t: { Keys: [{ pk: 'UNSUB#t' }, { pk: 'TEAM#x' }] } } })).toMatch(/TEAM#x/);
+  });
+
+  it('lets an index reader Query the indexes it names, and only Query them', () => {
+    const monitors = route('monitors-list');
+    const onIndex = (index: string) => ({ IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': 'OWNER#1' } });
+    expect(denial(monitors, 'QueryCommand', onIndex('gsi1'))).toBeUndefined();
+    expect(denial(monitors, 'QueryCommand', onIndex('gsi2'))).toBeUndefined();
+    expect(denial(monitors, 'QueryCommand', onIndex('gsi3'))).toBe('monitors-list is not authorized to perform dynamodb:Query on index/gsi3 (its grant names the table and Query of gsi1, gsi2 only)');
+    // The table itself stays confined to its leading keys.
+    expect(denial(monitors, 'GetItemCommand', { Key: { pk: 'TEAM#1', sk: 'TEAM' } })).toBeUndefined();
+    expect(denial(monitors, 'GetItemCommand', { Key: { pk: 'USER#1', sk: 'PROFILE' } })).toMatch(/leading key USER#1/);
+    expect(denial(workers.incidentRescoper, 'QueryCommand', onIndex('gsi3'))).toBeUndefined();
+    expect(denial(workers.incidentRescoper, 'QueryCommand', onIndex('gsi1'))).toMatch(/on index\/gsi1 \(its grant names the table and Query of gsi3 only\)/);
   });
 });
