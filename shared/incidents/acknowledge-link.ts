@@ -6,14 +6,15 @@
  * that the link is unused and unexpired and that the incident is neither acknowledged nor
  * resolved — so of a click and an API acknowledge at once exactly one wins.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as z from '../zod.js';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
-import { attributes, itemPresent, keys } from '../db/keys.js';
+import { itemPresent, keys } from '../db/keys.js';
 import { getByKeys, type TransactItem } from '../db/ops.js';
 import type { EventDetail } from '../events/model.js';
 import { nameBasedUuid } from '../ids.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
 import { accountItem } from '../accounts/model.js';
 import { countMetric } from '../observability/metrics.js';
 import { acknowledgementItem, type Acknowledgement, type Incident } from './model.js';
@@ -22,10 +23,6 @@ import { acknowledgementRecords } from './timeline.js';
 
 /** A link acknowledges for 24 hours at most. */
 export const ACKNOWLEDGE_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
-/** An expired link's record stays a week longer, so the link says "expired" rather than "unknown". */
-const RETENTION_AFTER_EXPIRY_SECONDS = 7 * 24 * 60 * 60;
-/** 32 random bytes, base64url. */
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * The namespace of the ids that name outside recipients (an address on an escalation policy that
@@ -33,34 +30,17 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
  */
 export const OUTSIDE_RECIPIENT_NAMESPACE = '8f4c2a61-3b7e-5d90-a1c4-0e6f9b2d7a35';
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /** A new link for one recipient of one paged step: the token for the e-mail, and the record to write with its delivery. */
 export function newAcknowledgeLink(detail: EventDetail<'incident.escalation_step'>, recipient: string): { token: string; record: TransactItem } {
-  const token = randomBytes(32).toString('base64url');
-  const now = clock.now();
-  const expiresAt = new Date(now.getTime() + ACKNOWLEDGE_LINK_VALIDITY_MS);
-  return {
-    token,
-    record: {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.acknowledgeLink(tokenHash(token)),
-          type: 'acknowledge_link',
-          incident_id: detail.incident.id,
-          step_order: detail.step.step_order,
-          recipient,
-          event_id: detail.event_id,
-          /** When the step was paged: a resolution after it kills the link, even if the incident is reopened. */
-          paged_at: detail.occurred_at,
-          created_at: now.toISOString(),
-          expires_at: expiresAt.toISOString(),
-          [attributes.ttl]: Math.floor(expiresAt.getTime() / 1000) + RETENTION_AFTER_EXPIRY_SECONDS,
-        },
-      },
-    },
-  };
+  return newEmailedLink(keys.acknowledgeLink, ACKNOWLEDGE_LINK_VALIDITY_MS, {
+    type: 'acknowledge_link',
+    incident_id: detail.incident.id,
+    step_order: detail.step.step_order,
+    recipient,
+    event_id: detail.event_id,
+    /** When the step was paged: a resolution after it kills the link, even if the incident is reopened. */
+    paged_at: detail.occurred_at,
+  });
 }
 
 interface LinkRecord {
@@ -82,8 +62,8 @@ export type LinkState =
   | { state: 'acknowledged'; incident: Incident; acknowledgement: Acknowledgement };
 
 async function readLink(token: string): Promise<LinkRecord | undefined> {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
-  const { link } = await getByKeys({ link: keys.acknowledgeLink(tokenHash(token)) });
+  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
+  const { link } = await getByKeys({ link: keys.acknowledgeLink(linkTokenHash(token)) });
   if (!link) return undefined;
   return {
     incident_id: String(link.incident_id),
@@ -140,7 +120,7 @@ const MAX_ATTEMPTS = 5;
 export async function acknowledgeByLink(token: string): Promise<LinkState> {
   const link = await readLink(token);
   if (!link) return { state: 'unknown' };
-  const linkKey = keys.acknowledgeLink(tokenHash(token));
+  const linkKey = keys.acknowledgeLink(linkTokenHash(token));
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { incident, acknowledgement: existing, accountId } = await readIncidentFor(link);
     if (!incident) return { state: 'unknown' };

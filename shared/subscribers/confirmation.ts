@@ -6,50 +6,34 @@
  * days) and confirms the subscription (still there, still pending). Nothing but that one e-mail goes to
  * a pending address.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
-import { attributes, itemAbsent, itemPresent, keys } from '../db/keys.js';
+import { itemAbsent, itemPresent, keys } from '../db/keys.js';
 import { transactOutcome, type TransactItem } from '../db/ops.js';
 import type { EventDetail } from '../events/model.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
 import { confirmationLinkItem, type ConfirmationLink } from './model.js';
 
 /** A confirmation link works for 7 days. */
 export const CONFIRMATION_LINK_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000;
-/** An expired link's record stays a week longer (its TTL), so the link says "expired" rather than "not valid". */
-const RETENTION_AFTER_EXPIRY_SECONDS = 7 * 24 * 60 * 60;
-/** 32 random bytes, base64url. */
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A new link for the subscription of the event: the token for the e-mail, the record to write with its delivery. */
 export function newConfirmationLink(detail: EventDetail<'subscriber.confirmation_requested'>): { token: string; record: TransactItem } {
-  const token = randomBytes(32).toString('base64url');
-  const now = clock.now();
-  const expiresAt = new Date(now.getTime() + CONFIRMATION_LINK_VALIDITY_MS);
-  return {
-    token,
-    record: {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.subscriptionConfirmation(tokenHash(token)),
-          type: 'subscription_confirmation',
-          monitor_id: detail.subscription.monitor_id,
-          monitor_name: detail.subscription.monitor_name,
-          subscriber_id: detail.subscription.id,
-          email: detail.subscription.email,
-          event_id: detail.event_id,
-          created_at: now.toISOString(),
-          expires_at: expiresAt.toISOString(),
-          [attributes.ttl]: Math.floor(expiresAt.getTime() / 1000) + RETENTION_AFTER_EXPIRY_SECONDS,
-        },
-        ConditionExpression: itemAbsent,
-      },
+  return newEmailedLink(
+    keys.subscriptionConfirmation,
+    CONFIRMATION_LINK_VALIDITY_MS,
+    {
+      type: 'subscription_confirmation',
+      monitor_id: detail.subscription.monitor_id,
+      monitor_name: detail.subscription.monitor_name,
+      subscriber_id: detail.subscription.id,
+      email: detail.subscription.email,
+      event_id: detail.event_id,
     },
-  };
+    itemAbsent,
+  );
 }
 
 /** What a confirmation link leads to, for its page. */
@@ -58,9 +42,9 @@ export type ConfirmationState =
   | { state: 'used' | 'expired' | 'valid' | 'confirmed'; link: ConfirmationLink };
 
 async function readLink(token: string): Promise<ConfirmationLink | undefined> {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
+  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.subscriptionConfirmation(tokenHash(token)), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: keys.subscriptionConfirmation(linkTokenHash(token)), ConsistentRead: true }),
   );
   return Item ? confirmationLinkItem.parse(Item) : undefined;
 }
@@ -94,7 +78,7 @@ export async function confirmSubscription(token: string): Promise<ConfirmationSt
       {
         Update: {
           TableName: tableName(),
-          Key: keys.subscriptionConfirmation(tokenHash(token)),
+          Key: keys.subscriptionConfirmation(linkTokenHash(token)),
           UpdateExpression: 'SET used_at = :now',
           ConditionExpression: `${itemPresent} AND attribute_not_exists(used_at) AND expires_at > :now`,
           ExpressionAttributeValues: { ':now': now.toISOString() },
