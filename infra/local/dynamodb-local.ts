@@ -26,6 +26,11 @@ export interface DynamoDbLocalOptions {
   port: number;
   /** Directory for the database file; omitted = in memory. */
   dataDir?: string;
+  /**
+   * Options for its JVM. The test pool passes `SHORT_LIVED_JVM`; `npm start` and the bench run the
+   * JVM as it comes (its optimizing compiler pays off over a long life).
+   */
+  jvmArgs?: readonly string[];
   /** Called once if DynamoDB Local exits while it should be running (not on stop()). */
   onExit?: (description: string) => void;
 }
@@ -34,6 +39,13 @@ const LAUNCHER = fileURLToPath(new URL('./DynamoDbLocalOnHost.java', import.meta
 /** What the launcher prints once DynamoDB Local has bound its port. */
 const LISTENING = 'DynamoDB Local listening on ';
 const LAUNCHER_CLASS = 'DynamoDbLocalOnHost';
+
+/**
+ * JVM options for an instance that lives for a few dozen seconds of test files: only the quick
+ * JIT tier (C2's compilations cost more CPU than they save in such a life) and the single-threaded
+ * collector. Measured on 2 cores over the three team test files: 25 % less CPU, 14 % less time.
+ */
+export const SHORT_LIVED_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] as const;
 
 /**
  * The classpath entry holding the compiled launcher, compiled on first use (about a second) and
@@ -82,6 +94,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   const launcher = compiledLauncher(jar);
   if (!launcher) console.warn('javac was not found: DynamoDB Local listens on every interface, not only on 127.0.0.1.');
   const args = [
+    ...(options.jvmArgs ?? []),
     `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
     ...(launcher ? ['-cp', `${jar}${process.platform === 'win32' ? ';' : ':'}${launcher}`, LAUNCHER_CLASS, '127.0.0.1'] : ['-jar', jar]),
     ...dynamodbArgs,

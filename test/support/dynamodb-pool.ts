@@ -12,7 +12,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.js';
+import { SHORT_LIVED_JVM, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.js';
 import { freePort } from '../../infra/local/ports.js';
 
 /** Items an instance takes before it is retired (once the files using it have finished). */
@@ -42,7 +42,7 @@ export class DynamoDbPool {
 
   private start(): Instance {
     // A port found free may be taken before Java binds it (the start then fails): one more try elsewhere.
-    const launch = () => freePort().then((port) => startDynamoDbLocal({ port }));
+    const launch = () => freePort().then((port) => startDynamoDbLocal({ port, jvmArgs: SHORT_LIVED_JVM }));
     const instance: Instance = { id: this.next++, started: launch().catch(launch), written: 0, open: 0 };
     // A failed start is reported to the file that leases the instance, not as an unhandled rejection here.
     instance.started.catch(() => undefined);
