@@ -1,6 +1,7 @@
 /**
- * A status page of 500 subscribers while SES throttles every third recipient: the notifier sends a few
- * at a time, waits and retries throttled sends inside the invocation, and loses no e-mail.
+ * A status page of 500 subscribers (120 in `npm test`, test/support/scale.ts) while SES throttles every
+ * third recipient: the notifier sends a few at a time, waits and retries throttled sends inside the
+ * invocation, and loses no e-mail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sesClient } from '../../shared/notifications/delivery.js';
@@ -11,6 +12,10 @@ import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { newSubscriber, subscribersOf } from '../../shared/subscribers/service.js';
 import { createMonitor } from '../support/teams.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
+import { count, scaled } from '../support/scale.js';
+
+/** Many times SEND_CONCURRENCY either way: the notifier's batching and retries are all exercised. */
+const N = scaled(500, 120);
 
 const calls = dynamoCalls();
 
@@ -21,15 +26,15 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('notifier under SES throttling', () => {
-  it('delivers to all 500 subscribers exactly once, at most a few at a time, when SES throttles every third recipient', async () => {
+  it(`delivers to all ${count(N)} subscribers exactly once, at most a few at a time, when SES throttles every third recipient`, async () => {
     const owner = await api.signUp(uniqueEmail('throttled'));
     const monitor = await createMonitor(api, owner, { name: 'Busy status page' });
-    const recipients = Array.from({ length: 500 }, (_, index) => uniqueEmail(`sub${index}`).toLowerCase());
+    const recipients = Array.from({ length: N }, (_, index) => uniqueEmail(`sub${index}`).toLowerCase());
     // The subscriptions' items as subscribing writes them, seeded in batches (subscribing over HTTP is
-    // covered elsewhere; 500 transactions here only cost time).
+    // covered elsewhere; a transaction each here only cost time).
     const subscriptions = recipients.map((email) => subscriptionItems(monitor, newSubscriber(monitor.id, email, 'confirmed')));
     await batchWrite(subscriptions.flatMap((items) => Object.values(items).map((Item) => ({ PutRequest: { Item } }))));
-    expect(await subscribersOf(monitor.id)).toHaveLength(500);
+    expect(await subscribersOf(monitor.id)).toHaveLength(N);
 
     // SES refuses the first send to every third recipient (rate exceeded); a retry goes through.
     const throttledOnce = new Set(recipients.filter((_, index) => index % 3 === 0));
@@ -61,12 +66,12 @@ describe('notifier under SES throttling', () => {
       await settle(api);
       const delivered = await eventually(
         async () => (await api.runtime.mailbox.emails()).filter((email) => email.subject.includes('Everything is slow')),
-        (emails) => emails.length >= 500,
+        (emails) => emails.length >= N,
         60_000,
       );
       const to = delivered.flatMap((email) => email.destination.to.map((address) => address.toLowerCase()));
       expect(to.sort()).toEqual([...recipients].sort());
-      expect(throttled).toBe(167);
+      expect(throttled).toBe(Math.ceil(N / 3));
       expect(mostAtOnce).toBeLessThanOrEqual(SEND_CONCURRENCY);
       // Within one invocation: it read the subscribers once, so the bus never had to deliver the event again.
       expect(calls.commandsOf('notifier').filter((command) => command === 'QueryCommand')).toHaveLength(1);
