@@ -1,7 +1,7 @@
 /**
  * How every function is bundled, in one place: the CDK stack's asset bundling
  * (`infra/cdk/service-function.ts`, `bundleFunction`) and the size and cold-start measurements (`npm run bench`, the
- * bundle-size test) use these same esbuild settings, so what is measured is what deploys.
+ * bundle-size check in the synth test) use these same esbuild settings, so what is measured is what deploys.
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

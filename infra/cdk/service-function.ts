@@ -53,7 +53,7 @@ export class ServiceFunction extends Construct {
 
 /**
  * The function's code: its handler bundled locally with esbuild, in-process (`infra/build/bundling.ts`:
- * the settings the bundle-size test and the bench measure), never in Docker. The asset's hash is the
+ * the settings the synth test's bundle-size check and the bench measure), never in Docker. The asset's hash is the
  * bundle's, so an unchanged bundle is not uploaded again. Stacks that skip bundling (the CDK
  * assertion tests) never run it.
  */

@@ -12,7 +12,18 @@ import { IncidentServiceStack } from '../../infra/cdk/stack.js';
 import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../infra/system.js';
 import { refersTo, synthStacks } from './templates.js';
 
-const synth = synthStacks;
+/**
+ * One synthesis per context: the checks read the templates and never change the app, so a context
+ * asked for again (the default one five times) is the same synthesis. The test that adds routes to
+ * the description synthesizes afresh (`synthStacks`).
+ */
+const synthesized = new Map<string, ReturnType<typeof synthStacks>>();
+const synth = (context: Record<string, string> = {}) => {
+  const key = JSON.stringify(Object.entries(context).sort());
+  let result = synthesized.get(key);
+  if (!result) synthesized.set(key, (result = synthStacks(context)));
+  return result;
+};
 
 const { stack, template, root } = synth();
 const resources = (type: string) => template.findResources(type);
@@ -547,7 +558,7 @@ describe('CDK stack', () => {
     (routes as RouteDescription[]).push(...added);
     (allFunctions as RouteDescription[]).push(...added);
     try {
-      const after = synth().templates.map(({ stack: each, json }) => ({ path: each.node.path, ids: Object.keys(json.Resources) }));
+      const after = synthStacks().templates.map(({ stack: each, json }) => ({ path: each.node.path, ids: Object.keys(json.Resources) }));
       for (const { path, ids } of before) {
         const same = after.find((candidate) => candidate.path === path)!;
         // Every resource stays where it was (the root gains only its stack's nested-stack resources' new parameters).
