@@ -1,6 +1,7 @@
 /**
  * `npm start`, `npm run token` and `npm run invoke` as a user runs them: processes of their own,
- * on ports other than the defaults, with `.data/` in a temporary directory (LOCAL_DATA_DIR).
+ * on ports other than the defaults, with `.data/` in a temporary directory (LOCAL_DATA_DIR); and
+ * the README's local walk-throughs, every block verbatim, top to bottom, in one shell.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,47 @@ function helper(script: string, args: string[], env: Record<string, string> = {}
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/**
+ * The README's shell blocks from "Getting a token" to "Tests" (the local walk-throughs), each
+ * after a marker line, as one script; the only change is the ports (this runtime's, not 3000/8005).
+ */
+function readmeWalkThroughs(ports: { port: number; mailboxPort: number }) {
+  const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+  const local = readme.slice(readme.indexOf('\n## Getting a token'), readme.indexOf('\n## Tests'));
+  const blocks = [...local.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  const script = blocks
+    .map((block, index) => `echo '@@ README block ${index + 1}'\n${block}`)
+    .join('\n')
+    .replaceAll('localhost:3000', `localhost:${ports.port}`)
+    .replaceAll('localhost:8005', `localhost:${ports.mailboxPort}`);
+  return { script, blocks: blocks.length };
+}
+
+/** What the walk-throughs say their commands print, in order (their `#` comments). */
+const README_SAYS = [
+  '{"message":"Incident resolved"}',
+  '"kind":"note"',
+  '<h1>Subscription confirmed</h1>',
+  '"outcome":"incident_opened"',
+  '"outcome":"incident_already_open"',
+  '<h1>Incident acknowledged</h1>',
+  '410',
+  "method: 'email'",
+  '"reason":"bounce"',
+  '{"message":"Successfully joined team"}',
+  '{"message":"Member removed"}',
+  '{"message":"Team deleted"}',
+  "[ 'Card payments failing' ]",
+  '{"error":"Not authorized"}',
+  "user_name: 'Carol'",
+  '{"error":"Incident not found"}',
+  'rel="next"',
+  "[ 'Flap one' ]",
+  'HTTP/1.1 201 Created',
+  'HTTP/1.1 201 Created',
+  'idempotent-replayed: true',
+];
 
 beforeAll(async () => {
   port = await freePort();
@@ -135,6 +177,32 @@ describe('npm start on another port', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toMatch(/^Usage: /m);
     expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("runs the README's local walk-throughs verbatim, top to bottom, in one shell", async () => {
+    const { script, blocks } = readmeWalkThroughs({ port, mailboxPort });
+    expect(blocks).toBeGreaterThanOrEqual(10);
+    // Through a pipe of the shell's own, as a terminal would be a device: `aws … /dev/stdout` can
+    // open neither a socket (what Node.js gives a child for its output) nor a file without truncating it.
+    const shell = spawn('bash', ['-c', `set -o pipefail\n{\n${script}\n} 2>&1 | cat`], {
+      cwd: repositoryRoot,
+      // A second terminal beside `npm start`, as the README says: the same PORT and LOCAL_DATA_DIR.
+      env: { ...process.env, PORT: String(port), LOCAL_DATA_DIR: dataDir },
+    });
+    let printed = '';
+    shell.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => shell.once('close', resolve));
+    expect(code, printed).toBe(0);
+    // What each walk-through says it prints, in its order.
+    let from = 0;
+    for (const expected of README_SAYS) {
+      const at = printed.indexOf(expected, from);
+      expect(at, `"${expected}" after position ${from} of:\n${printed}`).toBeGreaterThanOrEqual(0);
+      from = at + expected.length;
+    }
+    // Nothing a newcomer would stop at.
+    expect(printed).not.toMatch(/command not found|TypeError|SyntaxError|Internal Server Error|"error":"(?!Not authorized|Incident not found)/);
   });
 
   it('stops with exit code 1 and one line when DynamoDB Local dies', async () => {
