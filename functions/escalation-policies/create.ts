@@ -1,4 +1,4 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { createPolicyInput, PolicyBody } from '../../shared/escalation/model.js';
 import { createPolicy } from '../../shared/escalation/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,5 +1,5 @@
 /** `escalation-scheduler`: one one-time schedule per escalation step of a new automatic incident. */
-import { eventDetails } from '../../shared/events/model.js';
+import { eventDetails } from '../../shared/platform/events/model.js';
 import { scheduleEscalation } from '../../shared/escalation/scheduling.js';
 import type { BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';

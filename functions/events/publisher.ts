@@ -6,8 +6,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { OUTBOX_ITEM_TYPE, outboxItem, type OutboxItem } from '../../shared/events/model.js';
-import { publish } from '../../shared/events/publish.js';
+import { OUTBOX_ITEM_TYPE, outboxItem, type OutboxItem } from '../../shared/platform/events/model.js';
+import { publish } from '../../shared/platform/events/publish.js';
 import { workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler('outbox-publisher', async (event: DynamoDBStreamEvent) => {

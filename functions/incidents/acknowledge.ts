@@ -1,9 +1,9 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { acknowledgeIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { acknowledgeIncident } from '../../shared/incidents/service.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
-import { incidentExample } from '../../shared/api/examples.js';
+import { incidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {

@@ -1,9 +1,9 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.js';
 import { createIncident } from '../../shared/incidents/service.js';
-import { quotaMessage } from '../../shared/quotas/daily.js';
+import { quotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
-import { createdIncidentExample } from '../../shared/api/examples.js';
+import { createdIncidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {

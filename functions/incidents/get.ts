@@ -1,7 +1,7 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { IncidentDetail } from '../../shared/incidents/model.js';
 import { getIncident } from '../../shared/incidents/service.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

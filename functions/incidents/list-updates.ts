@@ -1,8 +1,8 @@
-import * as z from '../../shared/zod.js';
-import { NextCursor } from '../../shared/api/common.js';
+import * as z from '../../shared/platform/zod.js';
+import { NextCursor } from '../../shared/platform/api/common.js';
 import { listUpdates } from '../../shared/incidents/service.js';
 import { listUpdatesQuery, TimelineEntryBody } from '../../shared/incidents/timeline.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

@@ -1,7 +1,7 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { IncidentListItem, listIncidentsQuery } from '../../shared/incidents/model.js';
 import { listIncidents } from '../../shared/incidents/service.js';
-import { NextCursor } from '../../shared/api/common.js';
+import { NextCursor } from '../../shared/platform/api/common.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

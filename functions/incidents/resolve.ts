@@ -1,6 +1,6 @@
-import { MessageBody } from '../../shared/api/common.js';
+import { MessageBody } from '../../shared/platform/api/common.js';
 import { resolveIncident } from '../../shared/incidents/service.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

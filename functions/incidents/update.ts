@@ -1,9 +1,9 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { IncidentBody, updateIncidentInput } from '../../shared/incidents/model.js';
 import { updateIncident } from '../../shared/incidents/service.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
-import { updatedIncidentExample } from '../../shared/api/examples.js';
+import { updatedIncidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {

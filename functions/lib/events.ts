@@ -1,5 +1,5 @@
 import type { EventBridgeEvent } from 'aws-lambda';
-import { EVENT_TYPES, type EventType } from '../../shared/events/model.js';
+import { EVENT_TYPES, type EventType } from '../../shared/platform/events/model.js';
 
 /** An event from the service's bus, as EventBridge hands it to a target. */
 export type BusEvent = EventBridgeEvent<string, unknown>;

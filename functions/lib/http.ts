@@ -11,8 +11,8 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import * as z from '../../shared/zod.js';
-import type { Caller } from '../../shared/caller.js';
+import * as z from '../../shared/platform/zod.js';
+import type { Caller } from '../../shared/platform/caller.js';
 import {
   isServiceError,
   TooManyRequestsError,
@@ -21,12 +21,12 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../../shared/errors.js';
-import { claim, complete, parseIdempotencyKey, release, requestFingerprint } from '../../shared/idempotency/service.js';
-import { fieldErrors, noBody, noParams, noQuery } from '../../shared/validation.js';
+} from '../../shared/platform/errors.js';
+import { claim, complete, parseIdempotencyKey, release, requestFingerprint } from '../../shared/platform/idempotency/service.js';
+import { fieldErrors, noBody, noParams, noQuery } from '../../shared/platform/validation.js';
 import { logger, observability } from './observability.js';
-import { escapeHtml } from '../../shared/html.js';
-import { described } from '../../shared/api/common.js';
+import { escapeHtml } from '../../shared/platform/html.js';
+import { described } from '../../shared/platform/api/common.js';
 
 export { fieldErrors };
 

@@ -14,7 +14,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { setMetricSink } from '../../shared/observability/metrics.js';
+import { setMetricSink } from '../../shared/platform/observability/metrics.js';
 
 // Neither mask may start inside one of JSON's escapes (`\n`, `\u001e`): the masks apply to the
 // serialized text, and one that swallowed half an escape would leave a line that is not JSON.

@@ -3,8 +3,8 @@
  * Answers `{ok: true, outcome, incident_id?}`, or `{ok: false, error, details?}` for a payload it
  * cannot take (nothing is written). Unexpected failures throw, so the invoker's retry applies.
  */
-import { fieldErrors } from '../../shared/validation.js';
-import { isServiceError } from '../../shared/errors.js';
+import { fieldErrors } from '../../shared/platform/validation.js';
+import { isServiceError } from '../../shared/platform/errors.js';
 import { monitorCheckInput, processMonitorCheck } from '../../shared/monitors/check.js';
 import { workerHandler } from '../lib/observability.js';
 

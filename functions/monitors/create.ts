@@ -1,4 +1,4 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { createMonitorInput, MonitorBody } from '../../shared/monitors/model.js';
 import { createMonitor } from '../../shared/monitors/service.js';
 import { httpRoute } from '../lib/http.js';

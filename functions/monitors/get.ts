@@ -1,7 +1,7 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { MonitorBody } from '../../shared/monitors/model.js';
 import { getMonitor } from '../../shared/monitors/service.js';
-import { idParams } from '../../shared/validation.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

@@ -1,5 +1,5 @@
 /** `incident-rescoper`: after a monitor moved between teams, moves its incidents' team index entries with it. */
-import { eventDetails } from '../../shared/events/model.js';
+import { eventDetails } from '../../shared/platform/events/model.js';
 import { rescopeIncidents } from '../../shared/monitors/rescope.js';
 import type { BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';

@@ -1,8 +1,8 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { subscribeInput, SubscriberBody } from '../../shared/subscribers/model.js';
 import { subscribe } from '../../shared/subscribers/service.js';
-import { idParams } from '../../shared/validation.js';
-import { quotaMessage } from '../../shared/quotas/daily.js';
+import { idParams } from '../../shared/platform/validation.js';
+import { quotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

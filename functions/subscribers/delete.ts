@@ -1,4 +1,4 @@
-import { MessageBody } from '../../shared/api/common.js';
+import { MessageBody } from '../../shared/platform/api/common.js';
 import { subscriberParams } from '../../shared/subscribers/model.js';
 import { removeSubscriber } from '../../shared/subscribers/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,9 +1,9 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { SubscriberBody } from '../../shared/subscribers/model.js';
 import { listSubscribers } from '../../shared/subscribers/service.js';
-import { idParams } from '../../shared/validation.js';
-import { NextCursor } from '../../shared/api/common.js';
-import { pageQuery } from '../../shared/api/paging.js';
+import { idParams } from '../../shared/platform/validation.js';
+import { NextCursor } from '../../shared/platform/api/common.js';
+import { pageQuery } from '../../shared/platform/api/paging.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

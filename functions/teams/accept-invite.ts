@@ -1,4 +1,4 @@
-import { MessageBody } from '../../shared/api/common.js';
+import { MessageBody } from '../../shared/platform/api/common.js';
 import { tokenParams } from '../../shared/teams/model.js';
 import { acceptInvite } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

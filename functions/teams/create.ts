@@ -1,4 +1,4 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { createTeamInput, TeamBody } from '../../shared/teams/model.js';
 import { createTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,4 +1,4 @@
-import { MessageBody } from '../../shared/api/common.js';
+import { MessageBody } from '../../shared/platform/api/common.js';
 import { teamParams } from '../../shared/teams/model.js';
 import { deleteTeam } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,7 +1,7 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { InviteBody, inviteInput, teamParams } from '../../shared/teams/model.js';
 import { inviteMember } from '../../shared/teams/service.js';
-import { quotaMessage } from '../../shared/quotas/daily.js';
+import { quotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

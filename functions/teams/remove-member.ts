@@ -1,4 +1,4 @@
-import { MessageBody } from '../../shared/api/common.js';
+import { MessageBody } from '../../shared/platform/api/common.js';
 import { memberParams } from '../../shared/teams/model.js';
 import { removeMember } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -1,4 +1,4 @@
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { changeRoleInput, MemberBody, memberParams } from '../../shared/teams/model.js';
 import { changeMemberRole } from '../../shared/teams/service.js';
 import { httpRoute } from '../lib/http.js';

@@ -6,9 +6,9 @@
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { allFunctions } from '../system.js';
+import { allFunctions } from '../../shared/system.js';
 import { repositoryRoot } from '../local/paths.js';
-import { markConstantsPure } from './pure-constants.js';
+import { markConstantsPure, marksConstantsPure } from './pure-constants.js';
 
 /** Node.js 24 on Lambda; ESM bundles of CommonJS dependencies need `require`. */
 export const bundleSettings = {
@@ -46,9 +46,8 @@ export const handler = async (event) => {
 const sharedConstantsPure: Plugin = {
   name: 'shared-constants-pure',
   setup(builder) {
-    const shared = join(repositoryRoot, 'shared');
     builder.onLoad({ filter: /\.ts$/ }, (args) =>
-      args.path.startsWith(`${shared}/`) ? { contents: markConstantsPure(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' } : undefined,
+      marksConstantsPure(args.path, repositoryRoot) ? { contents: markConstantsPure(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' } : undefined,
     );
   },
 };
@@ -77,7 +76,7 @@ export function prepareBundles(): Promise<DeployFiles> {
 export function bundleFunction(handler: string, outdir: string): void {
   if (!deployed) throw new Error('The bundles are not built yet: await prepareBundles() before synthesizing the stack');
   const files = deployed.get(handler);
-  if (!files) throw new Error(`${handler} is not a handler of the system description (infra/system.ts)`);
+  if (!files) throw new Error(`${handler} is not a handler of the system description (shared/system.ts)`);
   mkdirSync(outdir, { recursive: true });
   for (const file of files) writeFileSync(join(outdir, file.name), file.contents);
 }

@@ -15,13 +15,14 @@
  * an effect (a client, a registration, a config) belongs in a statement of its own, which is never
  * marked.
  */
+import { join, sep } from 'node:path';
 import ts from 'typescript';
 
 /**
  * What a top-level constant of `shared/` may call: zod's builders (`z.string`, `z.iso.datetime`, …;
  * not `z.config` nor its registries) and mini's `.check`, zod core's `$constructor` (a schema class, for
- * `shared/zod.ts`), the documentation and text helpers of
- * `shared/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
+ * `shared/platform/zod.ts`), the documentation and text helpers of
+ * `shared/platform/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
  * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline, and
  * `Object.keys`. Helpers are allowed by name: adding one here is a promise that it only builds a value.
  */
@@ -63,6 +64,15 @@ function markable(call: ts.CallExpression): boolean {
   if (call.flags & ts.NodeFlags.OptionalChain) return false;
   const parent = call.parent;
   return !(ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.CommaToken && parent.left === call);
+}
+
+/**
+ * Whether a module's constants are marked: every module of `shared/` but the system description
+ * (`shared/system.ts`), which every layer reads and whose builders (`route`, `filterIndexes`, the
+ * lists derived from them) are not held to `PURE_CALLEES`; bundles keep it whole, as they always have.
+ */
+export function marksConstantsPure(path: string, repositoryRoot: string): boolean {
+  return path.startsWith(join(repositoryRoot, 'shared') + sep) && path !== join(repositoryRoot, 'shared', 'system.ts');
 }
 
 /**

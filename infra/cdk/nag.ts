@@ -3,7 +3,7 @@
  * `cdk synth` and the infra tests.
  */
 import { Validations, type Stack } from 'aws-cdk-lib';
-import { routes } from '../system.js';
+import { routes } from '../../shared/system.js';
 
 /** The public routes, from the system description (a new one is named here without an edit). */
 const publicRouteKeys = () => routes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`);

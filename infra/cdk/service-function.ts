@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { dirname, join } from 'node:path';
 import { bundleFunction } from '../build/bundling.js';
 import { repositoryRoot } from '../local/paths.js';
-import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../system.js';
+import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../../shared/system.js';
 
 
 export interface ServiceFunctionProps {

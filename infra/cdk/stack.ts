@@ -1,6 +1,6 @@
 /**
  * The service on AWS, built from the same system description as the local runtime
- * (`infra/system.ts`): the table, one function per route behind an HTTP API with a JWT
+ * (`shared/system.ts`): the table, one function per route behind an HTTP API with a JWT
  * authorizer, the workers, the event bus and its rules, escalation schedules, SES e-mail,
  * dead-letter queues, alarms and outputs.
  *
@@ -58,7 +58,7 @@ import {
   table as tableDescription,
   workers,
   type FunctionDescription,
-} from '../system.js';
+} from '../../shared/system.js';
 import { readConfig, type DeployConfig } from './config.js';
 import { ServiceFunction } from './service-function.js';
 

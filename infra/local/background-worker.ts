@@ -8,7 +8,7 @@
 import './worker-stdio.js';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/platform/db/client.js';
 import { awsApis, serveAwsApis } from './aws-apis.js';
 import { startBackground, type Background, type BackgroundOptions } from './background.js';
 import { startRecording, stopRecording } from './call-recorder.js';

@@ -6,8 +6,8 @@
  * work never delays a request.
  */
 import { join } from 'node:path';
-import { db } from '../../shared/db/client.js';
-import { workers } from '../system.js';
+import { db } from '../../shared/platform/db/client.js';
+import { workers } from '../../shared/system.js';
 import { LocalEventBus, type PutEventsEntry } from './bus.js';
 import type { RecordedCall } from './call-recorder.js';
 import { invokeFunction } from './functions.js';

@@ -4,7 +4,7 @@
  * straight). A middleware goes on the clients only while recording, so the request path carries
  * it only then. Each thread records its own functions' calls (`LocalService.recordCalls`).
  */
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/platform/db/client.js';
 import { sesClient } from '../../shared/notifications/delivery.js';
 import { invocationScope } from './functions.js';
 

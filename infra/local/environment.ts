@@ -4,7 +4,7 @@
  * so that a developer's real AWS credentials are never used, and the settings the stack gives the
  * functions on AWS.
  */
-import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../system.js';
+import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../shared/system.js';
 import { functionArn } from './functions.js';
 
 /** The name e-mails are sent with locally (SES's configuration set on AWS). */

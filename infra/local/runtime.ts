@@ -13,10 +13,10 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { fileURLToPath } from 'node:url';
 import { accountView, signUpInput } from '../../shared/accounts/model.js';
 import { signUp } from '../../shared/accounts/service.js';
-import { db } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
-import { fieldErrors } from '../../shared/validation.js';
-import { routes, table } from '../system.js';
+import { db } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { fieldErrors } from '../../shared/platform/validation.js';
+import { routes, table } from '../../shared/system.js';
 import { awsApis } from './aws-apis.js';
 import { startBackground, wakeOnWrite, type BackgroundPorts, type GatewayPorts } from './background.js';
 import { startBackgroundThread } from './background-thread.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { clock } from '../../shared/clock.js';
+import { clock } from '../../shared/platform/clock.js';
 import { remember } from './bus.js';
 
 export interface ScheduleRequest {

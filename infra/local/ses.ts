@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { sesEvents } from '../system.js';
+import { sesEvents } from '../../shared/system.js';
 import type { GatewayPorts } from './background.js';
 
 /** An AWS API's answer, as the local runtime's HTTP server writes it. */

@@ -5,12 +5,12 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from '../../shared/zod.js';
-import { described, FieldError } from '../../shared/api/common.js';
+import * as z from '../../shared/platform/zod.js';
+import { described, FieldError } from '../../shared/platform/api/common.js';
 import { monitorCheckInput } from '../../shared/monitors/check.js';
 import type { RouteContract } from '../../functions/lib/http.js';
 import { repositoryRoot } from '../local/paths.js';
-import { routes, type RouteDescription } from '../system.js';
+import { routes, type RouteDescription } from '../../shared/system.js';
 
 type JsonSchema = Record<string, unknown>;
 type Schema = z.ZodMiniType;

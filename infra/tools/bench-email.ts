@@ -21,8 +21,8 @@ import type { RecordedCall } from '../local/call-recorder.js';
 import { invokeFunction } from '../local/functions.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { median } from '../build/bundling.js';
-import { leanClient } from '../../shared/aws-client.js';
-import { newDocumentClient } from '../../shared/db/client.js';
+import { leanClient } from '../../shared/platform/aws-client.js';
+import { newDocumentClient } from '../../shared/platform/db/client.js';
 import { confirmFromMailbox, pagingMonitor, type PagingMonitor as Setup, type ReadMail } from '../../test/support/scenarios.js';
 import { call, documentCommand, freshIds, mapStrings, requestText, row, unconsumed, type Row } from './bench-path.js';
 

@@ -30,8 +30,8 @@ import { bundleAll, bundleSource, median } from '../build/bundling.js';
 import type { LocalService as Runtime } from '../local/runtime.js';
 import { httpEvent } from '../../test/support/events.js';
 import { dynamoCalls, stopObservingCalls } from '../../test/support/ddb-calls.js';
-import { newDocumentClient } from '../../shared/db/client.js';
-import { workers } from '../system.js';
+import { newDocumentClient } from '../../shared/platform/db/client.js';
+import { workers } from '../../shared/system.js';
 import { LoadClient, type Answer } from './load-client.js';
 import type { ProbeInput, ProbeOutput } from './warm-cpu-probe.js';
 
@@ -202,11 +202,11 @@ function replayWith(document: DynamoDBDocumentClient, rounds: Rounds) {
 /**
  * The floor of warm invocation CPU, bundled as the functions are (`bundleSource`): a function
  * that sends the rounds of calls it is given with a DocumentClient configured as the service's
- * (`shared/db/client.ts`: the lean client, the same marshalling), so that both sides run the SDK as
+ * (`shared/platform/db/client.ts`: the lean client, the same marshalling), so that both sides run the SDK as
  * it deploys and differ only by what the handler adds.
  */
 const REPLAY_SOURCE = `import * as lib from '@aws-sdk/lib-dynamodb';
-import { newDocumentClient } from './shared/db/client.ts';
+import { newDocumentClient } from './shared/platform/db/client.ts';
 const client = newDocumentClient();
 const commands = { ${Object.entries(DOCUMENT_COMMANDS)
   .map(([low, Command]) => `${low}: lib.${Command.name}`)

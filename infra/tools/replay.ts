@@ -25,11 +25,11 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { env, eventBus, table, workers } from '../system.js';
+import { env, eventBus, table, workers } from '../../shared/system.js';
 import { escalationStepInput } from '../../shared/escalation/steps.js';
-import { EVENT_TYPES, OUTBOX_ITEM_TYPE, type EventType } from '../../shared/events/model.js';
-import { publish } from '../../shared/events/publish.js';
-import { replayWindow } from '../../shared/events/replay.js';
+import { EVENT_TYPES, OUTBOX_ITEM_TYPE, type EventType } from '../../shared/platform/events/model.js';
+import { publish } from '../../shared/platform/events/publish.js';
+import { replayWindow } from '../../shared/platform/events/replay.js';
 import { runningRuntime, runtimeUrl } from '../local/running.js';
 
 /** Stream arrival and the service's write time differ by moments; the window is widened generously. */

@@ -1,5 +1,5 @@
-import * as z from '../zod.js';
-import { described, Text } from '../api/common.js';
+import * as z from '../platform/zod.js';
+import { described, Text } from '../platform/api/common.js';
 
 /**
  * An e-mail address as the service accepts it: a local part of letters, digits and _ ' + - .

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { itemAbsent, keys } from '../db/keys.js';
-import { TransactionCancelled, transactWrite } from '../db/ops.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemAbsent, keys } from '../platform/db/keys.js';
+import { TransactionCancelled, transactWrite } from '../platform/db/ops.js';
 import { accountItem, type Account } from './model.js';
 
 export async function getAccount(userId: string): Promise<Account | undefined> {

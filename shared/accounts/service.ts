@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../caller.js';
-import { clock } from '../clock.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
 import { findAccountIdByEmail, getAccount, insertAccount } from './repository.js';
 import type { Account, SignUpInput } from './model.js';
 

@@ -11,10 +11,10 @@
  * own (`orgId`, `title`, `state`, `message`, per alert `values`, `silenceURL`, `dashboardURL`, …) and
  * later additions of Alertmanager's (`notification_reason`, `routeLabels`) pass.
  */
-import * as z from '../zod.js';
-import { PayloadTooLargeError, ValidationError, type ServiceError } from '../errors.js';
+import * as z from '../platform/zod.js';
+import { PayloadTooLargeError, ValidationError, type ServiceError } from '../platform/errors.js';
 import type { Severity } from '../incidents/model.js';
-import { fieldErrors } from '../validation.js';
+import { fieldErrors } from '../platform/validation.js';
 import { incidentTitle, wellFormed, type AlertEvent, type Json } from './model.js';
 
 /** Webhook bodies up to 1 MiB are taken (a large group's notification is big; PagerDuty's 512 KB is per event). */

@@ -3,7 +3,7 @@
  * count on) the incident of a dedup key, acknowledge it, or resolve it. The Events API v2 parser
  * (`events-v2.ts`) and the Alertmanager/Grafana webhook parser (`alertmanager.ts`) both produce these.
  */
-import { BIDI_CONTROL as BIDI_CHARACTER, CONTROL as CONTROL_CHARACTER, INVISIBLE_EDGES, LONE_SURROGATE as LONE_SURROGATE_CHARACTER } from '../api/common.js';
+import { BIDI_CONTROL as BIDI_CHARACTER, CONTROL as CONTROL_CHARACTER, INVISIBLE_EDGES, LONE_SURROGATE as LONE_SURROGATE_CHARACTER } from '../platform/api/common.js';
 import type { Severity } from '../incidents/model.js';
 
 export type AlertAction = 'trigger' | 'acknowledge' | 'resolve';
@@ -31,7 +31,7 @@ export type AlertEvent = TriggerEvent | FollowUpEvent;
 /** The contract's limit of an incident title. */
 export const TITLE_MAX_LENGTH = 200;
 
-/** The title's own rules (`Text` in shared/api/common.ts), as patterns that replace every match. */
+/** The title's own rules (`Text` in shared/platform/api/common.ts), as patterns that replace every match. */
 const CONTROL = new RegExp(CONTROL_CHARACTER.source, 'g');
 const LONE_SURROGATE = new RegExp(LONE_SURROGATE_CHARACTER.source, 'g');
 const BIDI = new RegExp(BIDI_CHARACTER.source, 'g');

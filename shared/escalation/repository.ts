@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../db/keys.js';
-import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
-import type { Source } from '../db/paging.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../platform/db/keys.js';
+import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../platform/db/ops.js';
+import type { Source } from '../platform/db/paging.js';
 import { teamGuard, type GuardOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { policyItem, type Policy } from './model.js';

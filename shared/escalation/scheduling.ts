@@ -4,11 +4,11 @@
  * escalation-step function. Steps already due are paged at once.
  */
 import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { env } from '../../infra/system.js';
-import { leanClient } from '../aws-client.js';
-import { clock } from '../clock.js';
-import { requireEnv } from '../config.js';
-import type { EventDetail } from '../events/model.js';
+import { env } from '../system.js';
+import { leanClient } from '../platform/aws-client.js';
+import { clock } from '../platform/clock.js';
+import { requireEnv } from '../platform/config.js';
+import type { EventDetail } from '../platform/events/model.js';
 import { sendEscalationStep } from './steps.js';
 
 let client: SchedulerClient | undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../caller.js';
-import { clock } from '../clock.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard } from '../teams/access.js';
 import * as repository from './repository.js';
 import { policyItem, policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';

@@ -4,14 +4,14 @@
  * that marks the step sent and records the `incident.escalation_step` event.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from '../zod.js';
-import { clock } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { itemPresent, keys } from '../db/keys.js';
-import { conditionFailure, TransactionCancelled, transactWrite } from '../db/ops.js';
-import { outboxPut } from '../events/outbox.js';
-import { incidentSnapshot } from '../events/snapshots.js';
-import { countMetric } from '../observability/metrics.js';
+import * as z from '../platform/zod.js';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import { conditionFailure, TransactionCancelled, transactWrite } from '../platform/db/ops.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 

@@ -7,16 +7,16 @@
  * resolved — so of a click and an API acknowledge at once exactly one wins.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from '../zod.js';
-import { clock } from '../clock.js';
-import { tableName } from '../db/client.js';
-import { itemPresent, keys } from '../db/keys.js';
-import { getByKeys, type TransactItem } from '../db/ops.js';
-import type { EventDetail } from '../events/model.js';
-import { nameBasedUuid } from '../ids.js';
+import * as z from '../platform/zod.js';
+import { clock } from '../platform/clock.js';
+import { tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import { getByKeys, type TransactItem } from '../platform/db/ops.js';
+import type { EventDetail } from '../platform/events/model.js';
+import { nameBasedUuid } from '../platform/ids.js';
 import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
 import { accountItem } from '../accounts/model.js';
-import { countMetric } from '../observability/metrics.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import { acknowledgementItem, type Acknowledgement, type Incident } from './model.js';
 import * as repository from './repository.js';
 import { acknowledgementRecords } from './timeline.js';

@@ -1,7 +1,7 @@
-import * as z from '../zod.js';
-import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../api/examples.js';
-import { described, Id, Timestamp, Text } from '../api/common.js';
-import { pageParams } from '../api/paging.js';
+import * as z from '../platform/zod.js';
+import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../platform/api/examples.js';
+import { described, Id, Timestamp, Text } from '../platform/api/common.js';
+import { pageParams } from '../platform/api/paging.js';
 
 export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;

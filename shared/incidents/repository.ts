@@ -1,8 +1,8 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
-import { clock } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, type Scope } from '../db/keys.js';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, type Scope } from '../platform/db/keys.js';
 import {
 
   conditionFailure,
@@ -13,9 +13,9 @@ import {
   updateExpression,
   type Item,
   type TransactItem,
-} from '../db/ops.js';
-import type { Source } from '../db/paging.js';
-import { incidentFilterDimensions, type IncidentFilterDimension } from '../../infra/system.js';
+} from '../platform/db/ops.js';
+import type { Source } from '../platform/db/paging.js';
+import { incidentFilterDimensions, type IncidentFilterDimension } from '../system.js';
 import {
   acknowledgementItem,
   escalationStepItem,
@@ -208,7 +208,7 @@ export type IncidentFilters = Partial<Record<IncidentFilterDimension, string>>;
 /**
  * Where a scope's page of incidents is read: the scope's filter index of the first filter in
  * `incidentFilterDimensions` order that is set (open and status are the most selective), else the
- * scope index; the other filters apply after the key condition (see `shared/db/paging.ts`).
+ * scope index; the other filters apply after the key condition (see `shared/platform/db/paging.ts`).
  */
 export function incidentSource(scope: Scope, scopeId: string, filters: IncidentFilters): { source: Source; rest: IncidentFilters } {
   const dimension = (['open', 'status', 'acknowledged', 'severity'] as const).find((candidate) => filters[candidate] !== undefined);

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../caller.js';
-import { clock } from '../clock.js';
-import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
+import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { identityOf } from '../accounts/service.js';
-import { backoff, getByKeys, type Item, type TransactItem } from '../db/ops.js';
-import { attributes, keys } from '../db/keys.js';
+import { backoff, getByKeys, type Item, type TransactItem } from '../platform/db/ops.js';
+import { attributes, keys } from '../platform/db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
 import { monitorItem } from '../monitors/model.js';
 import { accountItem, type Account } from '../accounts/model.js';
 import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS, readScopes, roleIn, teamGuard, type GuardOutcome } from '../teams/access.js';
-import { decodeCursor, pageView, type PageView } from '../api/paging.js';
-import { equalities, mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
-import type { Scope } from '../db/keys.js';
+import { decodeCursor, pageView, type PageView } from '../platform/api/paging.js';
+import { equalities, mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../platform/db/paging.js';
+import type { Scope } from '../platform/db/keys.js';
 import { membershipItem } from '../teams/model.js';
-import { tableName } from '../db/client.js';
-import { outboxPut } from '../events/outbox.js';
-import { incidentSnapshot } from '../events/snapshots.js';
-import { countMetric } from '../observability/metrics.js';
+import { tableName } from '../platform/db/client.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import * as repository from './repository.js';
 import {
   acknowledgementRecords,

@@ -3,16 +3,16 @@
  * in the incident's life. Every entry is written in the same transaction as the change it records,
  * so the timeline is never missing what happened, and never shows what did not.
  */
-import * as z from '../zod.js';
-import { timelineEntryExample } from '../api/examples.js';
-import { described, Id, Text, Timestamp } from '../api/common.js';
-import { pageParams } from '../api/paging.js';
-import { tableName } from '../db/client.js';
-import { itemAbsent, keys } from '../db/keys.js';
-import type { TransactItem } from '../db/ops.js';
-import { outboxPut } from '../events/outbox.js';
-import { incidentSnapshot } from '../events/snapshots.js';
-import { timeOrderedUuid } from '../ids.js';
+import * as z from '../platform/zod.js';
+import { timelineEntryExample } from '../platform/api/examples.js';
+import { described, Id, Text, Timestamp } from '../platform/api/common.js';
+import { pageParams } from '../platform/api/paging.js';
+import { tableName } from '../platform/db/client.js';
+import { itemAbsent, keys } from '../platform/db/keys.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
 export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'resolved'] as const;

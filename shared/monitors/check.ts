@@ -6,17 +6,17 @@
  * the next failure replaces it with a new incident, and the resolved one is never reopened.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from '../zod.js';
-import { Text } from '../api/common.js';
-import { clock } from '../clock.js';
-import { tableName } from '../db/client.js';
-import { itemAbsent, keys } from '../db/keys.js';
-import { getByKeys, type TransactItem } from '../db/ops.js';
+import * as z from '../platform/zod.js';
+import { Text } from '../platform/api/common.js';
+import { clock } from '../platform/clock.js';
+import { tableName } from '../platform/db/client.js';
+import { itemAbsent, keys } from '../platform/db/keys.js';
+import { getByKeys, type TransactItem } from '../platform/db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
-import { outboxPut } from '../events/outbox.js';
-import { incidentSnapshot } from '../events/snapshots.js';
-import { NotFoundError } from '../errors.js';
-import { countMetric } from '../observability/metrics.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { NotFoundError } from '../platform/errors.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import type { Incident } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { applyChanges, statusEvents } from '../incidents/service.js';

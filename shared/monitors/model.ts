@@ -1,7 +1,7 @@
-import * as z from '../zod.js';
-import { monitorExample } from '../api/examples.js';
-import { described, Id, Timestamp, Text } from '../api/common.js';
-import { pageParams } from '../api/paging.js';
+import * as z from '../platform/zod.js';
+import { monitorExample } from '../platform/api/examples.js';
+import { described, Id, Timestamp, Text } from '../platform/api/common.js';
+import { pageParams } from '../platform/api/paging.js';
 
 export const MonitorName = Text({ min: 1, max: 200 });
 export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));

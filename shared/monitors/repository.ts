@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
-import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../db/keys.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../platform/db/keys.js';
 import {
   conditionFailure,
   purgeCollection,
@@ -9,9 +9,9 @@ import {
   updateExpression,
   type Item,
   type TransactItem,
-} from '../db/ops.js';
-import { outboxPut } from '../events/outbox.js';
-import type { Source } from '../db/paging.js';
+} from '../platform/db/ops.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import type { Source } from '../platform/db/paging.js';
 import { memberWithRole, OPERATORS, teamGuard, teamPresent, type GuardOutcome, type Transit } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';

@@ -10,10 +10,10 @@
  * consistent); otherwise it throws, and the event is retried, then dead-lettered and alarmed.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { attributes, itemPresent, keys, transitAttribute } from '../db/keys.js';
-import { conditionFailure, updateExpression } from '../db/ops.js';
-import type { EventDetail } from '../events/model.js';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, itemPresent, keys, transitAttribute } from '../platform/db/keys.js';
+import { conditionFailure, updateExpression } from '../platform/db/ops.js';
+import type { EventDetail } from '../platform/events/model.js';
 import { getIncident, incidentIndexKeys, listMonitorIncidents } from '../incidents/repository.js';
 import type { Incident } from '../incidents/model.js';
 import { getMonitor } from './repository.js';

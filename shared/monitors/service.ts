@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { clock } from '../clock.js';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors.js';
+import { clock } from '../platform/clock.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { policyNotFound } from '../escalation/service.js';
-import type { Caller } from '../caller.js';
+import type { Caller } from '../platform/caller.js';
 import {
   accessRefusal,
   accessTo,
@@ -16,8 +16,8 @@ import {
   type GuardOutcome,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
-import type { TransactItem } from '../db/ops.js';
-import type { PageView } from '../api/paging.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import type { PageView } from '../platform/api/paging.js';
 import * as repository from './repository.js';
 import {
   monitorItem,

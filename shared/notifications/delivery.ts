@@ -12,14 +12,14 @@
 import { randomUUID } from 'node:crypto';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { env, workers } from '../../infra/system.js';
-import { leanClient } from '../aws-client.js';
-import { clock } from '../clock.js';
-import { requireEnv } from '../config.js';
-import { db, tableName } from '../db/client.js';
-import { attributes, itemAbsent, keys } from '../db/keys.js';
-import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../db/ops.js';
-import { countMetric } from '../observability/metrics.js';
+import { env, workers } from '../system.js';
+import { leanClient } from '../platform/aws-client.js';
+import { clock } from '../platform/clock.js';
+import { requireEnv } from '../platform/config.js';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
+import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import type { Email } from './emails.js';
 
 let client: SESClient | undefined;

@@ -1,6 +1,6 @@
 /** The e-mails the service sends, as plain text and HTML. Pure functions of the event. */
-import type { EventDetail, IncidentSnapshot } from '../events/model.js';
-import { escapeHtml } from '../html.js';
+import type { EventDetail, IncidentSnapshot } from '../platform/events/model.js';
+import { escapeHtml } from '../platform/html.js';
 
 /** What an e-mail was about, sent along as SES message tags so its bounce or complaint can be traced back. */
 export type EmailTags =

@@ -5,12 +5,12 @@
  * reported to the caller for logging, never skipped silently; an invitee's bounce is counted.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from '../zod.js';
-import { clock } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { itemPresent, keys } from '../db/keys.js';
-import { conditionFailure } from '../db/ops.js';
-import { countMetric } from '../observability/metrics.js';
+import * as z from '../platform/zod.js';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import { conditionFailure } from '../platform/db/ops.js';
+import { countMetric } from '../platform/observability/metrics.js';
 
 const recipients = z.array(z.object({ emailAddress: z.string() }));
 

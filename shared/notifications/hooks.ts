@@ -3,8 +3,8 @@
  * the same transaction as the change (an outbox record), so a notification can never be lost
  * between the write and its sending.
  */
-import type { TransactItem } from '../db/ops.js';
-import { outboxPut } from '../events/outbox.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import { outboxPut } from '../platform/events/outbox.js';
 import type { Invite, Team } from '../teams/model.js';
 
 export interface InviteCreated {

@@ -1,15 +1,15 @@
 /** Which e-mails an event asks for, sent once each. */
-import { env } from '../../infra/system.js';
-import { requireEnv } from '../config.js';
-import { eventDetails, type EventType } from '../events/model.js';
+import { env } from '../system.js';
+import { requireEnv } from '../platform/config.js';
+import { eventDetails, type EventType } from '../platform/events/model.js';
 import { subscribersOf } from '../subscribers/service.js';
-import { countMetric } from '../observability/metrics.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
-import { settleEach } from '../concurrency.js';
+import { settleEach } from '../platform/concurrency.js';
 import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
-import type { TransactItem } from '../db/ops.js';
+import type { TransactItem } from '../platform/db/ops.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',

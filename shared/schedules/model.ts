@@ -3,8 +3,8 @@
  * layers are written in local wall-clock time of its IANA zone; `render.ts` turns them into UTC shifts.
  * The semantics the issue leaves open are in docs/decisions.md, "Schedules".
  */
-import * as z from '../zod.js';
-import { described, Text } from '../api/common.js';
+import * as z from '../platform/zod.js';
+import { described, Text } from '../platform/api/common.js';
 import { isCalendarDate, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
 
 export const MAX_LAYERS = 10;

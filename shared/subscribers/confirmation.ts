@@ -7,11 +7,11 @@
  * a pending address.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { clock } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys } from '../db/keys.js';
-import { transactOutcome, type TransactItem } from '../db/ops.js';
-import type { EventDetail } from '../events/model.js';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
+import { transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import type { EventDetail } from '../platform/events/model.js';
 import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
 import { confirmationLinkItem, type ConfirmationLink } from './model.js';
 

@@ -1,6 +1,6 @@
-import * as z from '../zod.js';
-import { subscriberExample } from '../api/examples.js';
-import { described, Id, Timestamp } from '../api/common.js';
+import * as z from '../platform/zod.js';
+import { subscriberExample } from '../platform/api/examples.js';
+import { described, Id, Timestamp } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const subscribeInput = z.strictObject({ email: Email });

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
-import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../platform/db/keys.js';
+import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
-import type { Source } from '../db/paging.js';
+import type { Source } from '../platform/db/paging.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
 /** The monitor with its subscribers, oldest first: one Query of the monitor's item collection. */

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { timeOrderedUuid } from '../ids.js';
-import { decodeCursor, pageView, type PageRequest } from '../api/paging.js';
-import { mergePage, readSource, type PageWindow } from '../db/paging.js';
+import { timeOrderedUuid } from '../platform/ids.js';
+import { decodeCursor, pageView, type PageRequest } from '../platform/api/paging.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { subscriberItem } from './model.js';
-import type { Caller } from '../caller.js';
-import { clock } from '../clock.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { getMonitor } from '../monitors/repository.js';
 import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
 import * as repository from './repository.js';
 import { subscriberView, type SubscribeInput, type Subscriber, type SubscriptionStatus } from './model.js';
-import { outboxPut } from '../events/outbox.js';
-import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
 
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
 const MAX_ATTEMPTS = 5;

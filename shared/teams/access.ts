@@ -10,12 +10,12 @@
  *   tells a member whose role falls short (403) from an outsider (404, as for a missing item).
  * - The owner of a monitor or policy keeps every right on it, whatever their role in its team.
  */
-import { tableName } from '../db/client.js';
-import { attributes, itemPresent, keys, transitAttributePrefix } from '../db/keys.js';
-import { batchGet, type Item, type TransactItem } from '../db/ops.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
-import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
-import { decodeCursor, pageView, type PageView } from '../api/paging.js';
+import { tableName } from '../platform/db/client.js';
+import { attributes, itemPresent, keys, transitAttributePrefix } from '../platform/db/keys.js';
+import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { ForbiddenError, NotFoundError } from '../platform/errors.js';
+import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../platform/db/paging.js';
+import { decodeCursor, pageView, type PageView } from '../platform/api/paging.js';
 import { membershipItem, ROLES, teamItem, type Role } from './model.js';
 import { listMemberships } from './repository.js';
 

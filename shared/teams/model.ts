@@ -1,6 +1,6 @@
-import * as z from '../zod.js';
-import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../api/examples.js';
-import { described, Id, Timestamp, Text } from '../api/common.js';
+import * as z from '../platform/zod.js';
+import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
+import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;

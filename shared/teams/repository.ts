@@ -3,9 +3,9 @@
  * slug and pending-invite uniqueness, single-use tokens, one membership per user, the caller's
  * role at the moment of the write, `member_count` changed with the membership.
  */
-import { tableName } from '../db/client.js';
-import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../db/keys.js';
-import { batchGet, getByKeys, purgeCollection, queryCollection, queryOwnerIndex, transactNamed, transactOutcome, type Item, type TransactItem } from '../db/ops.js';
+import { tableName } from '../platform/db/client.js';
+import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamItemSk, type Key } from '../platform/db/keys.js';
+import { batchGet, getByKeys, purgeCollection, queryCollection, queryOwnerIndex, transactNamed, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import {
   inviteItem,
   inviteTokenItem,
@@ -19,7 +19,7 @@ import {
   type Role,
   type Team,
 } from './model.js';
-import type { Source } from '../db/paging.js';
+import type { Source } from '../platform/db/paging.js';
 
 export type { TransactItem };
 export { getByKeys };

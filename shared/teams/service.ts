@@ -2,17 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { accountItem, type Account } from '../accounts/model.js';
 import { findAccountIdByEmail } from '../accounts/repository.js';
 import { getAccount, identityOf } from '../accounts/service.js';
-import type { Caller } from '../caller.js';
-import { clock } from '../clock.js';
-import { quotaCharge, quotaExceeded } from '../quotas/daily.js';
-import { keys } from '../db/keys.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
+import { keys } from '../platform/db/keys.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
-import { decodeCursor, encodeCursor, type PageRequest } from '../api/paging.js';
-import { mergePage, readSource, type PageWindow } from '../db/paging.js';
+import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { returnPolicyToOwner } from '../escalation/repository.js';
 import { returnToOwner } from '../monitors/service.js';
-import { countMetric } from '../observability/metrics.js';
+import { countMetric } from '../platform/observability/metrics.js';
 import * as repository from './repository.js';
 import {
   INVITE_LIFETIME_MS,

@@ -12,8 +12,8 @@
  * never logged: nothing here prints or puts it into an error text.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { clock } from '../clock.js';
-import { nameBasedUuid, timeOrderedUuid } from '../ids.js';
+import { clock } from '../platform/clock.js';
+import { nameBasedUuid, timeOrderedUuid } from '../platform/ids.js';
 
 export const SECRET_PREFIX = 'whsec_';
 /** Random bytes in a secret (the specification allows 24-64). */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sesClient } from '../../shared/notifications/delivery.js';
 import { SEND_CONCURRENCY } from '../../shared/notifications/notifier.js';
 import { Api, eventually, settle, uniqueEmail } from '../support/api.js';
-import { batchWrite } from '../../shared/db/ops.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
 import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { newSubscriber, subscribersOf } from '../../shared/subscribers/service.js';
 import { createMonitor } from '../support/teams.js';

@@ -5,8 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keys, ownerIndex } from '../../shared/db/keys.js';
-import { batchGet, batchWrite, queryAll, type Item } from '../../shared/db/ops.js';
+import { keys, ownerIndex } from '../../shared/platform/db/keys.js';
+import { batchGet, batchWrite, queryAll, type Item } from '../../shared/platform/db/ops.js';
 import { ttlOf } from '../../shared/teams/repository.js';
 import { deleteTeam, getTeam, listTeams } from '../../shared/teams/service.js';
 import { count, scaled } from '../support/scale.js';

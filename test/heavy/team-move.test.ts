@@ -5,8 +5,8 @@
  * the rescoper has rewritten them. Slow for a reason: 1,000 incidents rewritten three times.
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { keys, transitAttributePrefix } from '../../shared/db/keys.js';
-import { getByKeys } from '../../shared/db/ops.js';
+import { keys, transitAttributePrefix } from '../../shared/platform/db/keys.js';
+import { getByKeys } from '../../shared/platform/db/ops.js';
 import { seedIncidents } from '../support/seed.js';
 import { Api, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';

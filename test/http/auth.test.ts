@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createGateway } from '../../infra/local/gateway.js';
 import { LocalIssuer } from '../../infra/local/jwt.js';
 import { LOCAL_ISSUER } from '../../infra/local/runtime.js';
-import { routes } from '../../infra/system.js';
+import { routes } from '../../shared/system.js';
 
 let issuer: LocalIssuer;
 let url: string;

@@ -11,8 +11,8 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type LocalService } from '../../infra/local/runtime.js';
 import { BACKGROUND_NICE } from '../../infra/local/priority.js';
-import { TABLE_NAME_ENV } from '../../infra/system.js';
-import { db } from '../../shared/db/client.js';
+import { TABLE_NAME_ENV } from '../../shared/system.js';
+import { db } from '../../shared/platform/db/client.js';
 import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
 import { dynamodbEndpoint } from '../support/api.js';
 

@@ -4,13 +4,13 @@
  * description marks read-only must issue only reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../infra/system.js';
+import { routes } from '../../shared/system.js';
 import { Api, confirmationLink, uniqueEmail, type User } from '../support/api.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
-import { transactWrite } from '../../shared/db/ops.js';
+import { transactWrite } from '../../shared/platform/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
 
 let api: Api;

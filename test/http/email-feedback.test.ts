@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invokeFunction } from '../../infra/local/functions.js';
-import { sesEvents } from '../../infra/system.js';
-import { advanceClock, resetClock } from '../../shared/clock.js';
+import { sesEvents } from '../../shared/system.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { allMailTo, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { captureLogs } from '../support/logs.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
-import { workers } from '../../infra/system.js';
+import { workers } from '../../shared/system.js';
 
 const calls = dynamoCalls();
 

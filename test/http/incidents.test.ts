@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
 import { logger } from '../../functions/lib/observability.js';

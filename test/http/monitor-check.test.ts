@@ -3,8 +3,8 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, uniqueEmail, type User } from '../support/api.js';
-import { queryCollection } from '../../shared/db/ops.js';
-import { keys } from '../../shared/db/keys.js';
+import { queryCollection } from '../../shared/platform/db/ops.js';
+import { keys } from '../../shared/platform/db/keys.js';
 
 let api: Api;
 let owner: User;

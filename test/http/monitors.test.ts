@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advanceClock } from '../../shared/clock.js';
+import { advanceClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;

@@ -5,10 +5,10 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
-import { db, tableName } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
-import { DAILY_QUOTAS, quotaMessage, utcDay, type QuotaKind } from '../../shared/quotas/daily.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { DAILY_QUOTAS, quotaMessage, utcDay, type QuotaKind } from '../../shared/platform/quotas/daily.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createMonitor, createTeam } from '../support/teams.js';
 

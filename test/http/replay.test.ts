@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { replayMessages } from '../../infra/tools/replay.js';
 import { Api, awaitMail, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
-import { eventRules, workers } from '../../infra/system.js';
-import { advanceClock, resetClock } from '../../shared/clock.js';
+import { eventRules, workers } from '../../shared/system.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { randomUUID } from 'node:crypto';
 
 let api: Api;

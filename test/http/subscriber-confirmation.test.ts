@@ -4,8 +4,8 @@
  * subscriptions from before (no status) count as confirmed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { batchWrite } from '../../shared/db/ops.js';
-import { advanceClock, resetClock } from '../../shared/clock.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { newSubscriber } from '../../shared/subscribers/service.js';
 import { CONFIRMATION_LINK_VALIDITY_MS } from '../../shared/subscribers/confirmation.js';

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { advanceClock, resetClock } from '../../shared/clock.js';
-import { db, tableName } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
-import { getByKeys } from '../../shared/db/ops.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { getByKeys } from '../../shared/platform/db/ops.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite } from '../support/teams.js';
 

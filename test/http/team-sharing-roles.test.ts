@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/db/keys.js';
-import { getByKeys, queryAll } from '../../shared/db/ops.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { getByKeys, queryAll } from '../../shared/platform/db/ops.js';
 import { Api, uniqueEmail } from '../support/api.js';
 import { sharedMonitorsFixture, type SharedFixture, type SharingActor } from '../support/teams.js';
 

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { keys } from '../../shared/db/keys.js';
-import { queryCollection } from '../../shared/db/ops.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { queryCollection } from '../../shared/platform/db/ops.js';
 import { Api, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { advanceClock, resetClock } from '../../shared/clock.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite, join, teamWithRoles, uniqueSlug } from '../support/teams.js';
 import { insertInvite } from '../../shared/teams/repository.js';

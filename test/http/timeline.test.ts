@@ -4,7 +4,7 @@
  * note's message; who may post and read; paging; Idempotency-Key.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { advanceClock, resetClock } from '../../shared/clock.js';
+import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { invokeFunction } from '../../infra/local/functions.js';
 import { Api, awaitMail, settle, uniqueEmail, walk, type User, subscribeConfirmed } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';

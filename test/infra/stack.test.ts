@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { IncidentServiceStack } from '../../infra/cdk/stack.js';
-import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../infra/system.js';
+import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { refersTo, synthStacks } from './templates.js';
 
 /**
@@ -214,7 +214,7 @@ describe('CDK stack', () => {
     // Every function that uses the table.
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
-    // Every prefix is a partition-key prefix of shared/db/keys.ts.
+    // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
     const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASELINE_SOURCE, bundleSource, median } from '../../infra/build/bundling.js';
-import { allFunctions } from '../../infra/system.js';
+import { allFunctions } from '../../shared/system.js';
 import { repositoryRoot } from '../../infra/local/paths.js';
 
 // About 470 KB of AWS SDK, zod and our code (docs/deployment.md#bundle-sizes).
@@ -85,7 +85,7 @@ describe('cdk synth', () => {
       expect(code.includes('AWS_XRAY_CONTEXT_MISSING'), bundle.name).toBe(false);
       // Contracts use zod/mini; classic zod (a method-chaining API around the same core, about 70 KB more) stays out.
       expect(code.includes('"ZodString"'), bundle.name).toBe(false);
-      // zod's English messages go wherever zod does (shared/zod.ts): a worker's logged error reads like the API's.
+      // zod's English messages go wherever zod does (shared/platform/zod.ts): a worker's logged error reads like the API's.
       if (code.includes('"$ZodType"')) expect(code.includes('Too small: expected'), bundle.name).toBe(true);
     }
   });

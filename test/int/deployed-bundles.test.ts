@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll } from '../../infra/build/bundling.js';
 import { invoke, lambdaContext, loadHandler } from '../../infra/local/functions.js';
-import { allFunctions, routes } from '../../infra/system.js';
+import { allFunctions, routes } from '../../shared/system.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { httpEvent, type EventOptions } from '../support/events.js';
 

@@ -1,10 +1,10 @@
 /** The incident repository against DynamoDB Local: conditional writes, item collection, owner index. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ownerIndex } from '../../shared/db/keys.js';
-import { queryAll, queryOwnerIndex } from '../../shared/db/ops.js';
+import { ownerIndex } from '../../shared/platform/db/keys.js';
+import { queryAll, queryOwnerIndex } from '../../shared/platform/db/ops.js';
 import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
-import { readSource } from '../../shared/db/paging.js';
+import { readSource } from '../../shared/platform/db/paging.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';

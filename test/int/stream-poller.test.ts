@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamPoller, type StreamPollerOptions } from '../../infra/local/stream.js';
-import { db, tableName } from '../../shared/db/client.js';
+import { db, tableName } from '../../shared/platform/db/client.js';
 
 type Middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName: string }) => (args: unknown) => Promise<unknown>;
 

@@ -1,6 +1,6 @@
 /** HTTP tests drive the local runtime (local API Gateway + JWT authorizer + real handlers) over real HTTP. */
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime.js';
-import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { checkContract } from './contract.js';
 
 export interface ApiResponse<T = any> {

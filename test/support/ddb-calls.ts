@@ -3,7 +3,7 @@
  * each request makes (the per-endpoint budget) and injects failures (the 500 paths).
  */
 import { invocationScope } from '../../infra/local/functions.js';
-import { db } from '../../shared/db/client.js';
+import { db } from '../../shared/platform/db/client.js';
 
 export interface CallLog {
   /**

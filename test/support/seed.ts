@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../shared/db/client.js';
-import { keys } from '../../shared/db/keys.js';
-import { batchWrite } from '../../shared/db/ops.js';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
 import { incidentAttributes, incidentMessageItem } from '../../shared/incidents/repository.js';
 import { SEVERITIES, STATUSES, type Incident } from '../../shared/incidents/model.js';
 

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, inject } from 'vitest';
 import { useLocalAws } from '../../infra/local/environment.js';
 import { ensureTable } from '../../infra/local/table.js';
-import { table } from '../../infra/system.js';
-import { db } from '../../shared/db/client.js';
+import { table } from '../../shared/system.js';
+import { db } from '../../shared/platform/db/client.js';
 import { leaseDynamoDb } from './dynamodb-pool.js';
 
 const tableName = `test-${randomUUID()}`;

@@ -8,7 +8,7 @@ import {
   WEBHOOK_MAX_BYTES,
   type WebhookNotification,
 } from '../../shared/alerts/alertmanager.js';
-import { PayloadTooLargeError, ValidationError, type FieldError } from '../../shared/errors.js';
+import { PayloadTooLargeError, ValidationError, type FieldError } from '../../shared/platform/errors.js';
 import { IncidentTitle } from '../../shared/incidents/model.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');

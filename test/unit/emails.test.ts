@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escalationEmail, inviteEmail, subscriberEmail } from '../../shared/notifications/emails.js';
-import type { IncidentSnapshot } from '../../shared/events/model.js';
+import type { IncidentSnapshot } from '../../shared/platform/events/model.js';
 
 const incident: IncidentSnapshot = {
   id: 'i-1',

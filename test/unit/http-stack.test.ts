@@ -1,10 +1,10 @@
 /** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
 import { describe, expect, it, vi } from 'vitest';
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 import { httpRoute, nextPageLink } from '../../functions/lib/http.js';
 import { logger } from '../../functions/lib/observability.js';
-import { BadRequestError, NotFoundError } from '../../shared/errors.js';
-import { idParams } from '../../shared/validation.js';
+import { BadRequestError, NotFoundError } from '../../shared/platform/errors.js';
+import { idParams } from '../../shared/platform/validation.js';
 import { httpEvent, lambdaContext } from '../support/events.js';
 
 const body = z.strictObject({ title: z.string().check(z.trim(), z.minLength(1), z.maxLength(5)), count: z.optional(z.int()) });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { denial } from '../../infra/local/grants.js';
-import { routes, workers } from '../../infra/system.js';
+import { routes, workers } from '../../shared/system.js';
 
 const route = (name: string) => routes.find((candidate) => candidate.name === name)!;
 

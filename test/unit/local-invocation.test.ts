@@ -2,7 +2,7 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { invoke } from '../../infra/local/functions.js';
-import { functionDefaults, workers } from '../../infra/system.js';
+import { functionDefaults, workers } from '../../shared/system.js';
 
 const remaining = async (functionName: string) =>
   (await invoke((async (_event: never, context: Context) => context.getRemainingTimeInMillis()) as never, functionName, {})) as number;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalScheduler, parseAt } from '../../infra/local/scheduler.js';
-import { advanceClock, freezeClock, resetClock } from '../../shared/clock.js';
+import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 
 afterEach(() => resetClock());
 

@@ -8,8 +8,8 @@ import {
   updateIncidentInput,
   type Incident,
 } from '../../shared/incidents/model.js';
-import { keys, ownerIndex } from '../../shared/db/keys.js';
-import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
+import { keys, ownerIndex } from '../../shared/platform/db/keys.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 
 const incident: Incident = {
   id: 'i',

@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildDocument, serialize } from '../../infra/openapi/document.js';
 import { repositoryRoot } from '../../infra/local/paths.js';
-import { routes } from '../../infra/system.js';
+import { routes } from '../../shared/system.js';
 
 const committed = readFileSync(join(repositoryRoot, 'docs', 'openapi.json'), 'utf8');
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../infra/local/paths.js';
 import { createOverrideInput, createScheduleInput, updateScheduleInput } from '../../shared/schedules/model.js';
-import { fieldErrors } from '../../shared/validation.js';
-import type * as z from '../../shared/zod.js';
+import { fieldErrors } from '../../shared/platform/validation.js';
+import type * as z from '../../shared/platform/zod.js';
 
 const ANA = '6f1c2a8e-3b0e-4f0e-9a59-8b0f5f0c1d2e';
 const BEN = '7a2d3b9f-4c1f-4a1f-8b6a-9c1e6a1d2e3f';

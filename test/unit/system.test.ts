@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventRules, routes, sesEvents, table, workers } from '../../infra/system.js';
-import { EVENT_TYPES } from '../../shared/events/model.js';
+import { eventRules, routes, sesEvents, table, workers } from '../../shared/system.js';
+import { EVENT_TYPES } from '../../shared/platform/events/model.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { standardBody, type WebhookEvent } from '../../shared/webhooks/payloads.js';
 import { classify, failedTooLong, failingSince, nextAttemptAt, type Verdict } from '../../shared/webhooks/retry.js';
 import { generateSecret, messageId, signatureHeaders } from '../../shared/webhooks/signing.js';

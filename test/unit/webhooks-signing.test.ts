@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freezeClock, resetClock } from '../../shared/clock.js';
+import { freezeClock, resetClock } from '../../shared/platform/clock.js';
 import {
   generateSecret,
   messageId,

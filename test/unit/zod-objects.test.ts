@@ -1,11 +1,11 @@
 /**
- * `shared/zod.ts` builds objects whose parser is compiled for their shape (classic zod's
+ * `shared/platform/zod.ts` builds objects whose parser is compiled for their shape (classic zod's
  * `$ZodObjectJIT`) in place of mini's generic loop. They must answer exactly as mini's objects do:
  * the same values (unknown keys stripped, defaults filled) and the same issues in the same order.
  */
 import * as mini from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import * as z from '../../shared/zod.js';
+import * as z from '../../shared/platform/zod.js';
 
 const shape = () => ({
   id: z.string(),
@@ -33,7 +33,7 @@ const outcome = (schema: { safeParse(value: unknown): { success: boolean; data?:
   return result.success ? { data: result.data } : { issues: result.error!.issues };
 };
 
-describe('objects compiled for their shape (shared/zod.ts)', () => {
+describe('objects compiled for their shape (shared/platform/zod.ts)', () => {
   const builders = [
     ['object', z.object, mini.object],
     ['strictObject', z.strictObject, mini.strictObject],

@@ -4,7 +4,7 @@
  * record published twice is harmless.
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { env, eventBus } from '../../infra/system.js';
+import { env, eventBus } from '../../system.js';
 import { leanClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
 import type { OutboxItem } from './model.js';

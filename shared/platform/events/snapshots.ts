@@ -1,4 +1,4 @@
-import type { Incident } from '../incidents/model.js';
+import type { Incident } from '../../incidents/model.js';
 import type { IncidentSnapshot } from './model.js';
 
 /** The incident as events carry it. */

@@ -4,8 +4,8 @@
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
 import * as z from '../zod.js';
-import { AcknowledgementMethod, Severity, Status } from '../incidents/model.js';
-import { AssignableRole } from '../teams/model.js';
+import { AcknowledgementMethod, Severity, Status } from '../../incidents/model.js';
+import { AssignableRole } from '../../teams/model.js';
 
 export const incidentSnapshot = z.object({
   id: z.string(),

@@ -111,7 +111,7 @@ export interface FunctionDescription {
   readonly batchWrite?: boolean;
   /**
    * The only partition-key prefixes the function may touch (an IAM `dynamodb:LeadingKeys`
-   * condition on AWS); unset: the whole table. Must match the key builders of `shared/db/keys.ts`.
+   * condition on AWS); unset: the whole table. Must match the key builders of `shared/platform/db/keys.ts`.
    */
   readonly leadingKeys?: readonly string[];
   /**

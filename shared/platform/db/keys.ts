@@ -1,8 +1,8 @@
 /**
  * Every key format of the single table, in one place. Attribute and index names come
- * from the system description (`infra/system.ts`).
+ * from the system description (`shared/system.ts`).
  */
-import { table, type IncidentFilterDimension } from '../../infra/system.js';
+import { table, type IncidentFilterDimension } from '../../system.js';
 
 const [ownerIndexDescription, teamIndexDescription, monitorIndexDescription] = table.globalIndexes;
 
@@ -185,7 +185,7 @@ export const monitorIndex = {
 export type Scope = 'owner' | 'team';
 
 /**
- * Filter indexes: one per scope and filter dimension (`infra/system.ts`). The partition names
+ * Filter indexes: one per scope and filter dimension (`shared/system.ts`). The partition names
  * the scope and the value (`OWNER#<id>#severity#HIGH`, `TEAM#<id>#open#OPEN`); the sort key is the
  * scope index's (`INCIDENT#<started_at>#<id>`).
  */

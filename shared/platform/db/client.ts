@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TABLE_NAME_ENV } from '../../infra/system.js';
+import { TABLE_NAME_ENV } from '../../system.js';
 import { leanClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
 
