@@ -117,16 +117,24 @@ export class TransactionCancelled extends Error {
   }
 }
 
-const MAX_CONFLICT_ATTEMPTS = 8;
+/**
+ * How long a transaction keeps retrying conflicts with concurrent transactions on its items: the
+ * competing writes finish in milliseconds, but fifty writers to one item (a busy monitor, a busy
+ * incident) on a loaded machine can keep one loser waiting for seconds. Well within a request
+ * function's 10 s timeout; a loser that runs out answers 500, as a real failure should.
+ */
+export const CONFLICT_RETRY_MS = 6_000;
 
 /**
  * Runs a write transaction. Conflicts with a concurrent transaction on the same items are
- * retried with jittered backoff (the competing write decides the outcome on the next try);
- * failed conditions surface as `TransactionCancelled` with the per-action reasons.
+ * retried with jittered backoff (the competing write decides the outcome on the next try) for up
+ * to `CONFLICT_RETRY_MS`; failed conditions surface as `TransactionCancelled` with the per-action
+ * reasons.
  */
 export async function transactWrite(
   transactItems: NonNullable<TransactWriteCommandInput['TransactItems']>,
 ): Promise<void> {
+  const deadline = performance.now() + CONFLICT_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: transactItems }));
@@ -139,8 +147,8 @@ export async function transactWrite(
       }));
       const conflict = reasons.some((reason) => reason.code === 'TransactionConflict');
       const conditionFailed = reasons.some((reason) => reason.code === 'ConditionalCheckFailed');
-      if (conflict && !conditionFailed && attempt < MAX_CONFLICT_ATTEMPTS) {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      if (conflict && !conditionFailed && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * attempt, 200)));
         continue;
       }
       throw new TransactionCancelled(reasons);
