@@ -198,7 +198,7 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#'] }),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#'] }),
+  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#'] }),
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
@@ -233,6 +233,16 @@ export const routes: readonly RouteDescription[] = [
     'functions/subscribers/delete.ts',
     'readwrite',
     { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
+  ),
+  route('integrations-list', 'GET', '/api/monitors/{id}/integrations', 'functions/integrations/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
+  route('integrations-create', 'POST', '/api/monitors/{id}/integrations', 'functions/integrations/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
+  route(
+    'integrations-delete',
+    'DELETE',
+    '/api/monitors/{id}/integrations/{integrationId}',
+    'functions/integrations/delete.ts',
+    'readwrite',
+    { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] },
   ),
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.

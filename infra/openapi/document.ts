@@ -159,6 +159,8 @@ const TAGS: Record<string, string> = {
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
   acknowledge: 'Incidents',
+  integrations: 'Integrations',
+  alerts: 'Integrations',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -166,6 +168,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
+  Integrations:
+    "Alerts in from the monitoring tools teams run: a monitor's integration keys, a PagerDuty Events API v2-compatible endpoint and an Alertmanager/Grafana webhook endpoint, both authenticated by a key.",
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 

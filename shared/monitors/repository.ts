@@ -54,6 +54,16 @@ export async function insertMonitor(monitor: Monitor, callerId: string) {
   ]);
 }
 
+/** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
+export const monitorAsRead = (monitor: Monitor): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitor.id),
+    ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq = :seq)`,
+    ExpressionAttributeValues: { ':seq': monitor.team_seq },
+  },
+});
+
 export async function getMonitor(monitorId: string): Promise<Monitor | undefined> {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.monitor(monitorId), ConsistentRead: true }),
@@ -245,6 +255,10 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
   return transactOutcome(actions);
 }
 
-/** Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, its open-incident marker. */
+/**
+ * Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, integrations
+ * and their key lookups, alert dedup claims, its open-incident marker. (Its keys stop working at once,
+ * before this runs: an event whose key names a monitor that is gone is refused.)
+ */
 export const purgeMonitorItems = (monitorId: string) =>
-  purgeCollection(keys.monitorPartition(monitorId), 'unsubscribe_token', keys.unsubscribeToken);
+  purgeCollection(keys.monitorPartition(monitorId), { unsubscribe_token: keys.unsubscribeToken, key_hash: keys.integrationKey });

@@ -3,6 +3,7 @@ import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
 import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
+import { monitorAsRead } from '../monitors/repository.js';
 import type { Source } from '../db/paging.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
@@ -25,16 +26,6 @@ export const subscriberSource = (monitorId: string): Source => ({
   partition: keys.monitorPartition(monitorId),
   prefix: monitorItemSk.subscriberPrefix,
   consistent: true,
-});
-
-/** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
-const monitorAsRead = (monitor: Monitor): TransactItem => ({
-  ConditionCheck: {
-    TableName: tableName(),
-    Key: keys.monitor(monitor.id),
-    ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq = :seq)`,
-    ExpressionAttributeValues: { ':seq': monitor.team_seq },
-  },
 });
 
 /** A subscription's items: the e-mail claim, the subscriber, the unsubscribe token. */

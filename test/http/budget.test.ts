@@ -104,6 +104,21 @@ const cases: Case[] = [
   { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
   { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${ids.monitor}/subscribers/${ids.subscriber}`, expectStatus: 200, budget: 2 },
+  // Read the monitor, then one transaction (the integration, its key's lookup, the monitor as read).
+  { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/integrations`, body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 2, rounds: 2 },
+  // The monitor and the integrations in parallel, then their keys' lookups (last events) in one BatchGetItem.
+  { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/integrations`, expectStatus: 200, budget: 3 },
+  {
+    route: 'integrations-delete',
+    method: 'DELETE',
+    path: async () => {
+      const listed = await api.request('GET', `/api/monitors/${ids.monitor}/integrations`, { token: user.token });
+      return `/api/monitors/${ids.monitor}/integrations/${listed.body.integrations[0].id}`;
+    },
+    expectStatus: 200,
+    budget: 2,
+    rounds: 2,
+  },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
