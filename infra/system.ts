@@ -244,6 +244,11 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
     { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] },
   ),
+  // Public: alerts in from monitoring tools. The integration key in the body (Events API v2) or in
+  // `Authorization` (webhooks) authenticates; each may touch its key's lookup, the key's monitor
+  // (its dedup items), the incidents it opens or changes, their policy and the outbox.
+  route('alerts-enqueue', 'POST', '/v2/enqueue', 'functions/alerts/enqueue.ts', 'readwrite', { auth: 'none', leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'] }),
+  route('alerts-alertmanager', 'POST', '/integrations/alertmanager', 'functions/alerts/alertmanager.ts', 'readwrite', { auth: 'none', leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'] }),
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),

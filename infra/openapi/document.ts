@@ -185,6 +185,23 @@ type Response = { description: string; content?: Record<string, { schema: JsonSc
 
 function responsesOf(components: Components, route: RouteDescription, contract: RouteContract): Record<string, Response> {
   const json = (schema: Schema) => ({ 'application/json': { schema: components.of(schema, 'output') } });
+  if (contract.responses) {
+    // A raw route documents its own answers (a peer protocol's, word for word), and its 500.
+    const declared: Record<string, Response> = Object.fromEntries(
+      Object.entries(contract.responses).map(([status, answer]) => [
+        status,
+        {
+          description: answer.description,
+          content: json(answer.schema),
+          ...(answer.headers
+            ? { headers: Object.fromEntries(Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 1 } }])) }
+            : {}),
+        },
+      ]),
+    );
+    declared[500] = { description: contract.failure, content: json(ServerError(contract.failure)) };
+    return withResponseHeaders(declared);
+  }
   const responses: Record<string, Response> = {
     [contract.status]: {
       description: contract.contentType === 'text/html' ? 'An HTML page' : 'Success',
@@ -295,6 +312,9 @@ export async function buildDocument() {
       ...(parameters.length ? { parameters } : {}),
       ...(body
         ? { requestBody: { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: components.body(body) } } } }
+        : {}),
+      ...(contract.requestBody
+        ? { requestBody: { required: true, description: contract.requestBody.description, content: { 'application/json': { schema: components.of(contract.requestBody.schema, 'input') } } } }
         : {}),
       responses: responsesOf(components, route, contract),
     };

@@ -3,13 +3,16 @@
  * middleware stack while the request runs through the local runtime. Routes the system
  * description marks read-only must issue only reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { freezeClock, resetClock } from '../../shared/clock.js';
 import { routes } from '../../infra/system.js';
 import { Api, confirmationLink, uniqueEmail, type User } from '../support/api.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
 import { transactWrite } from '../../shared/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
 
@@ -29,9 +32,11 @@ interface Case {
   budget: number;
   /** Round trips: calls made in parallel count once (asserted where given). */
   rounds?: number;
+  /** Runs once the case is done, whatever its outcome. */
+  after?: () => void;
 }
 
-const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -58,6 +63,8 @@ function partitionKeysOf(input: unknown): string[] {
   }
   return found;
 }
+
+const alertEvent = (dedupKey: string) => ({ routing_key: ids.alertKey, event_action: 'trigger', dedup_key: dedupKey, payload: { summary: 'Budget', source: 'bench', severity: 'error' } });
 
 /** In order: later cases use what earlier ones made. */
 const cases: Case[] = [
@@ -119,6 +126,37 @@ const cases: Case[] = [
     budget: 2,
     rounds: 2,
   },
+  // The key's lookup counted (one conditional UpdateItem: the integration and the rate at once), the monitor with
+  // the dedup key's item (BatchGetItem), then one transaction opening the incident; a repeat: the same two, then
+  // one UpdateItem of the incident (alert_count + 1).
+  // The key's first event starts its rate window (+ 1 UpdateItem, as the first event of every minute does); the
+  // clock stands still in the middle of a minute until the last alert case, so the others are in the same window.
+  {
+    route: 'alerts-enqueue',
+    method: 'POST',
+    path: () => {
+      freezeClock(new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000));
+      return '/v2/enqueue';
+    },
+    body: () => alertEvent('budget'),
+    expectStatus: 202,
+    budget: 4,
+    rounds: 4,
+  },
+  { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget'), expectStatus: 202, budget: 3, rounds: 3 },
+  // Likewise per alert of a notification, the key counted once.
+  { route: 'alerts-alertmanager', method: 'POST', path: () => '/integrations/alertmanager', body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')), as: () => ({ token: ids.alertKey }) as User, expectStatus: 200, budget: 3, rounds: 3 },
+  {
+    route: 'alerts-alertmanager',
+    method: 'POST',
+    path: () => '/integrations/alertmanager',
+    body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')),
+    as: () => ({ token: ids.alertKey }) as User,
+    expectStatus: 200,
+    budget: 3,
+    rounds: 3,
+    after: resetClock,
+  },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
@@ -152,6 +190,7 @@ beforeAll(async () => {
   invitee = await api.signUp(uniqueEmail('budget-invitee'));
   ids.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'M' } })).body.monitor.id;
   ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S' } })).body.monitor.id;
+  ids.alertKey = (await api.request('POST', `/api/monitors/${ids.spareMonitor}/integrations`, { token: user.token, body: { name: 'Budget' } })).body.integration.key;
   ids.incident = (
     await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'I' } })
   ).body.incident.id;
@@ -200,6 +239,7 @@ function budgetTest(testCase: Case) {
   const route = routes.find((candidate) => candidate.name === testCase.route)!;
   const rounds = testCase.rounds === undefined ? '' : ` in ${testCase.rounds} round trip(s)`;
   it(`${route.method} ${route.path} makes ${testCase.budget} call(s)${rounds}`, async () => {
+    onTestFinished(() => testCase.after?.());
     const path = await testCase.path();
     calls.reset();
     const response = await api.request(testCase.method, path, {
