@@ -3,14 +3,19 @@
  * `POST /integrations/alertmanager` (Alertmanager's and Grafana's webhooks) through the local runtime.
  * An alert opens, counts on, acknowledges and resolves automatic incidents of its key's monitor, paging
  * and e-mailing exactly as a failed check does. The parsers' every text is tested in
- * test/unit/alerts-*.test.ts; here each kind of answer once, through the route. A real Alertmanager
- * drives both endpoints in test/http/alertmanager.test.ts.
+ * test/unit/alerts-*.test.ts; here each kind of answer once, through the route.
+ *
+ * Last, a real Alertmanager (Debian's `prometheus-alertmanager`, test/support/alertmanager.ts) sends to
+ * the runtime through a `webhook_configs` receiver (`/integrations/alertmanager`, bearer key) and a
+ * `pagerduty_configs` receiver (`url` = the runtime's `/v2/enqueue`), each with the key of a monitor of
+ * its own: an alert posted to its API opens an incident through each, and its end resolves both.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Api, awaitMail, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
+import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
 import { reportDown } from '../support/teams.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
@@ -291,5 +296,46 @@ describe('POST /integrations/alertmanager', () => {
 
     await api.request('DELETE', `/api/monitors/${monitorId}/integrations/${id}`, { token: owner.token });
     expect(await post(firing, `Bearer ${key}`)).toMatchObject(unauthorized);
+  });
+});
+
+// Without the binary the test cannot run here; CI installs it (.ci/run) and sets CI, so there it never skips.
+describe.skipIf(!alertmanagerInstalled() && !process.env.CI)('a real Alertmanager', () => {
+  let alertmanager: Alertmanager;
+  const monitors = { webhook: '', pagerduty: '' };
+
+  beforeAll(async () => {
+    const keyOf = async (name: string) => {
+      const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name } })).body.monitor.id as string;
+      return { monitorId, key: (await newKey(monitorId)).key };
+    };
+    const [webhook, pagerduty] = [await keyOf('Via webhook'), await keyOf('Via PagerDuty')];
+    monitors.webhook = webhook.monitorId;
+    monitors.pagerduty = pagerduty.monitorId;
+    alertmanager = await Alertmanager.start({
+      webhook: { url: `${api.url}/integrations/alertmanager`, bearer: webhook.key },
+      pagerduty: { url: `${api.url}/v2/enqueue`, routingKey: pagerduty.key },
+    });
+  }, 60_000);
+  afterAll(() => alertmanager?.stop());
+
+  it('opens an incident through each receiver when the alert fires and resolves both when it ends', { timeout: 120_000 }, async () => {
+    const alert = {
+      labels: { alertname: 'DiskAlmostFull', instance: 'db1:9100', severity: 'critical' },
+      annotations: { summary: 'Disk almost full on db1', description: 'Less than 5% of / is free.' },
+      // A minute ago, so that the end posted below (a second ago) is after it however fast this runs.
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+    };
+    await alertmanager.postAlerts([alert]);
+    const viaWebhook = await eventually(() => incidentsOf(monitors.webhook), (list) => list.length > 0, 60_000);
+    expect(viaWebhook).toMatchObject([{ title: 'Disk almost full on db1', severity: 'CRITICAL', status: 'INVESTIGATING' }]);
+    // Alertmanager's PagerDuty output: its default summary names the group, `severity` from the label (as configured).
+    const viaPagerDuty = await eventually(() => incidentsOf(monitors.pagerduty), (list) => list.length > 0, 60_000);
+    expect(viaPagerDuty).toMatchObject([{ title: expect.stringContaining('[FIRING:1] DiskAlmostFull'), severity: 'CRITICAL', status: 'INVESTIGATING' }]);
+
+    await alertmanager.postAlerts([{ ...alert, endsAt: new Date(Date.now() - 1_000).toISOString() } as typeof alert]);
+    const resolved = (list: { status: string }[]) => list.length === 1 && list[0]!.status === 'RESOLVED';
+    await eventually(() => incidentsOf(monitors.webhook), resolved, 60_000);
+    await eventually(() => incidentsOf(monitors.pagerduty), resolved, 60_000);
   });
 });
