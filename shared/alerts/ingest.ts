@@ -14,11 +14,11 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock.js';
 import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys } from '../db/keys.js';
-import { conditionFailure, getByKeys, type TransactItem } from '../db/ops.js';
+import { itemPresent, keys } from '../db/keys.js';
+import { conditionFailure, getByKeys } from '../db/ops.js';
 import { countMetric } from '../observability/metrics.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
-import { openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
+import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
 import type { Acknowledgement } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { acknowledgementRecords } from '../incidents/timeline.js';
@@ -135,16 +135,6 @@ export async function ingestEvent(integration: IntegrationRef, event: IngestEven
   return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
 }
 
-/** The dedup item claimed for a new incident: if absent, or still naming a resolved one (`stale`). */
-const claimDedup = (monitorId: string, dedupKey: string, stale: string | undefined) => (incidentId: string): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...keys.alertDedup(monitorId, dedupKey), type: 'alert_dedup', incident_id: incidentId, dedup_key: dedupKey },
-    ConditionExpression: stale ? `${itemAbsent} OR incident_id = :stale` : itemAbsent,
-    ExpressionAttributeValues: stale ? { ':stale': stale } : undefined,
-  },
-});
-
 /** A repeat trigger: one UpdateItem of the open incident. False when it is resolved (the dedup item is stale). */
 async function countTrigger(incidentId: string): Promise<boolean> {
   try {
@@ -176,7 +166,7 @@ async function trigger(integration: IntegrationRef, event: TriggerEvent & { mess
       title: event.title,
       severity: event.severity,
       message: event.message ?? null,
-      claim: claimDedup(monitor.id, event.dedupKey, incidentId),
+      claim: claimPut(keys.alertDedup(monitor.id, event.dedupKey), 'alert_dedup', incidentId, { dedup_key: event.dedupKey }),
       fields: { alert_count: 1, last_alert_at: now, dedup_key: event.dedupKey },
       createdDetails: {
         integration_id: integration.integrationId,
@@ -219,15 +209,7 @@ async function acknowledge(integration: IntegrationRef, incidentId: string): Pro
 
 /** Resolves the incident, releasing the dedup key in the same transaction (timeline: resolved by the integration). */
 async function resolve(integration: IntegrationRef, dedupKey: string, incidentId: string): Promise<IngestOutcome> {
-  const release = (monitorId: string): TransactItem => ({
-    Delete: {
-      TableName: tableName(),
-      Key: keys.alertDedup(monitorId, dedupKey),
-      ConditionExpression: 'incident_id = :incident',
-      ExpressionAttributeValues: { ':incident': incidentId },
-    },
-  });
-  const resolved = await resolveAutomaticIncident(incidentId, release, {
+  const resolved = await resolveAutomaticIncident(incidentId, (monitorId) => keys.alertDedup(monitorId, dedupKey), {
     by: 'integration',
     integration_id: integration.integrationId,
     integration_name: integration.integrationName,

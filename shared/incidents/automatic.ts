@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../clock.js';
 import { tableName } from '../db/client.js';
-import { keys } from '../db/keys.js';
+import { itemAbsent, keys, type Key } from '../db/keys.js';
 import type { TransactItem } from '../db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
 import { outboxPut } from '../events/outbox.js';
@@ -24,6 +24,19 @@ import type { Incident, Severity } from './model.js';
 import * as incidents from './repository.js';
 import { applyChanges, statusEvents } from './service.js';
 import { changeEntries, createdEntry, pagedEntry, timelinePut, type TimelineDetails } from './timeline.js';
+
+/**
+ * The claim on `key` for a new incident, a Put on the condition that no claim is there, or that it
+ * still names the incident it was read naming (`stale`: since resolved by a person).
+ */
+export const claimPut = (key: Key, type: string, stale: string | undefined, fields: Record<string, unknown> = {}) => (incidentId: string): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...key, type, incident_id: incidentId, ...fields },
+    ConditionExpression: stale ? `${itemAbsent} OR incident_id = :stale` : itemAbsent,
+    ExpressionAttributeValues: stale ? { ':stale': stale } : undefined,
+  },
+});
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -126,15 +139,24 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
 const MAX_ATTEMPTS = 5;
 
 /**
- * Resolves an automatic incident and releases its claim (`release`, conditioned on still naming
- * it), with the `incident.resolved` event and the `resolved` entry (`resolvedDetails` added to it: by
- * whom). Already resolved (by a person): only the stale claim goes; `false`.
+ * Resolves an automatic incident and releases its claim (the item at `claimKey(monitorId)`, deleted on
+ * the condition that it still names the incident), with the `incident.resolved` event and the
+ * `resolved` entry (`resolvedDetails` added to it: by whom). Already resolved (by a person): only the
+ * stale claim goes; `false`.
  */
 export async function resolveAutomaticIncident(
   incidentId: string,
-  release: (monitorId: string) => TransactItem,
+  claimKey: (monitorId: string) => Key,
   resolvedDetails: TimelineDetails = {},
 ): Promise<boolean> {
+  const release = (monitorId: string): TransactItem => ({
+    Delete: {
+      TableName: tableName(),
+      Key: claimKey(monitorId),
+      ConditionExpression: 'incident_id = :incident',
+      ExpressionAttributeValues: { ':incident': incidentId },
+    },
+  });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await incidents.getIncident(incidentId);
     if (!current || current.status === 'RESOLVED') {

@@ -1,8 +1,8 @@
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
 import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
-import { monitorItem, type Monitor } from '../monitors/model.js';
-import { monitorAsRead } from '../monitors/repository.js';
+import type { Monitor } from '../monitors/model.js';
+import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
 import { integrationItem, integrationKeyItem, type Integration, type IntegrationKey } from './model.js';
 
 type Guard<G extends string> = readonly (readonly [G, TransactItem])[];
@@ -30,14 +30,8 @@ export async function insertIntegration<G extends string>(monitor: Monitor, inte
 
 /** The monitor and one integration, in one BatchGetItem. */
 export async function getMonitorAndIntegration(monitorId: string, integrationId: string) {
-  const items = await batchGet([keys.monitor(monitorId), keys.integration(monitorId, integrationId)]);
-  const bySk = (sk: string) => items.find((item) => item[attributes.sk] === sk);
-  const monitor = bySk(monitorItemSk.monitor);
-  const integration = bySk(keys.integration(monitorId, integrationId)[attributes.sk]!);
-  return {
-    monitor: monitor ? monitorItem.parse(monitor) : undefined,
-    integration: integration ? integrationItem.parse(integration) : undefined,
-  };
+  const { monitor, item } = await getMonitorAnd(monitorId, keys.integration(monitorId, integrationId), (found) => integrationItem.parse(found));
+  return { monitor, integration: item };
 }
 
 /** Every integration of a monitor, oldest first (one Query of its collection), with its key's lookup item (one BatchGetItem). */

@@ -1,11 +1,11 @@
 import type { Caller } from '../caller.js';
 import { clock } from '../clock.js';
 import { timeOrderedUuid } from '../ids.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { identityOf } from '../accounts/service.js';
 import { integrationKeyHash, integrationKeyHint, newIntegrationKey } from '../alerts/keys.js';
 import { getMonitor } from '../monitors/repository.js';
-import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
+import { missingRefusal, monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
 import * as repository from './repository.js';
 import { integrationView, type CreateIntegrationInput, type Integration, type IntegrationView } from './model.js';
@@ -53,15 +53,7 @@ export async function deleteIntegration(caller: Caller, monitorId: string, integ
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { monitor, integration } = await repository.getMonitorAndIntegration(monitorId, integrationId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
-    if (!integration) {
-      // Tell a missing integration (404 Integration not found) only to whoever may delete one.
-      if (guard.length > 0) {
-        const access = await accessTo(caller.userId, monitor!);
-        if (!allows(access, READERS)) throw monitorNotFound();
-        if (!allows(access, OPERATORS)) throw new ForbiddenError('Not authorized');
-      }
-      throw integrationNotFound();
-    }
+    if (!integration) throw await missingRefusal(caller, monitor!, guard, integrationNotFound);
     const { outcome, item } = await repository.deleteIntegration(monitor!, integration, guard);
     if (outcome === 'ok') return;
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);

@@ -7,12 +7,11 @@
  */
 import * as z from '../zod.js';
 import { Text } from '../api/common.js';
-import { tableName } from '../db/client.js';
-import { itemAbsent, keys } from '../db/keys.js';
-import { getByKeys, type TransactItem } from '../db/ops.js';
+import { keys } from '../db/keys.js';
+import { getByKeys } from '../db/ops.js';
 import { NotFoundError } from '../errors.js';
 import * as incidents from '../incidents/repository.js';
-import { openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
+import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
 import { monitorItem } from './model.js';
 
 export const monitorCheckInput = z.strictObject({
@@ -60,7 +59,7 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
       title: `${monitor.name} is down`.slice(0, 200),
       severity: 'HIGH',
       message: input.message ?? null,
-      claim: claimMarker(monitor.id, marker?.incident_id),
+      claim: claimPut(keys.monitorOpenIncident(monitor.id), 'open_incident_marker', marker?.incident_id),
     });
     if (opened) return { ok: true, outcome: 'incident_opened', incident_id: opened.id };
     // Another check claimed the marker first (look at what it opened), or the monitor moved to
@@ -73,27 +72,9 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
   throw new Error(`Monitor ${input.monitorId}: could not settle the open incident after ${MAX_ATTEMPTS} attempts`);
 }
 
-/** The monitor's open-incident marker, claimed for a new incident (if absent, or still naming `staleIncidentId`). */
-const claimMarker = (monitorId: string, staleIncidentId: string | undefined) => (incidentId: string): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...keys.monitorOpenIncident(monitorId), type: 'open_incident_marker', incident_id: incidentId },
-    ConditionExpression: staleIncidentId ? `${itemAbsent} OR incident_id = :stale` : itemAbsent,
-    ExpressionAttributeValues: staleIncidentId ? { ':stale': staleIncidentId } : undefined,
-  },
-});
-
 /** Resolves the monitor's open automatic incident and releases the marker, with the `incident.resolved` event. */
 async function recover(incidentId: string | undefined): Promise<CheckResult> {
   if (!incidentId) return { ok: true, outcome: 'no_open_incident' };
-  const releaseMarker = (monitorId: string): TransactItem => ({
-    Delete: {
-      TableName: tableName(),
-      Key: keys.monitorOpenIncident(monitorId),
-      ConditionExpression: 'incident_id = :incident',
-      ExpressionAttributeValues: { ':incident': incidentId },
-    },
-  });
-  const resolved = await resolveAutomaticIncident(incidentId, releaseMarker);
-  return resolved ? { ok: true, outcome: 'incident_resolved', incident_id: incidentId } : { ok: true, outcome: 'no_open_incident', incident_id: incidentId };
+  const resolved = await resolveAutomaticIncident(incidentId, keys.monitorOpenIncident);
+  return { ok: true, outcome: resolved ? 'incident_resolved' : 'no_open_incident', incident_id: incidentId };
 }

@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../db/client.js';
-import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../db/keys.js';
+import { attributes, itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../db/keys.js';
 import {
+  batchGet,
   conditionFailure,
   purgeCollection,
   transactOutcome,
@@ -63,6 +64,15 @@ export const monitorAsRead = (monitor: Monitor): TransactItem => ({
     ExpressionAttributeValues: { ':seq': monitor.team_seq },
   },
 });
+
+/** The monitor and one item of its collection (a subscriber, an integration), in one BatchGetItem. */
+export async function getMonitorAnd<T>(monitorId: string, itemKey: Record<string, string>, parse: (item: Item) => T): Promise<{ monitor?: Monitor; item?: T }> {
+  const items = await batchGet([keys.monitor(monitorId), itemKey]);
+  const bySk = (sk: string) => items.find((item) => item[attributes.sk] === sk);
+  const monitor = bySk(keys.monitor(monitorId)[attributes.sk]!);
+  const item = bySk(itemKey[attributes.sk]!);
+  return { monitor: monitor ? monitorItem.parse(monitor) : undefined, item: item ? parse(item) : undefined };
+}
 
 export async function getMonitor(monitorId: string): Promise<Monitor | undefined> {
   const { Item } = await db().send(

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../db/keys.js';
-import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
+import { queryCollection, transactOutcome, type TransactItem } from '../db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
-import { monitorAsRead } from '../monitors/repository.js';
+import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
 import type { Source } from '../db/paging.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
@@ -70,14 +70,8 @@ export async function insertSubscriber<G extends string>(
 
 /** The monitor and one subscriber, in one BatchGetItem. */
 export async function getMonitorAndSubscriber(monitorId: string, subscriberId: string) {
-  const items = await batchGet([keys.monitor(monitorId), keys.subscriber(monitorId, subscriberId)]);
-  const bySk = (sk: string) => items.find((item) => item[attributes.sk] === sk);
-  const monitor = bySk(monitorItemSk.monitor);
-  const subscriber = bySk(keys.subscriber(monitorId, subscriberId)[attributes.sk]!);
-  return {
-    monitor: monitor ? monitorItem.parse(monitor) : undefined,
-    subscriber: subscriber ? subscriberItem.parse(subscriber) : undefined,
-  };
+  const { monitor, item } = await getMonitorAnd(monitorId, keys.subscriber(monitorId, subscriberId), (found) => subscriberItem.parse(found));
+  return { monitor, subscriber: item };
 }
 
 /**
