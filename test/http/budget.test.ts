@@ -318,6 +318,21 @@ describe('DynamoDB calls per route, through a team', () => {
     { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/subscribers`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
     { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/subscribers`, body: () => ({ email: uniqueEmail('tm') }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
     { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${team.monitor}/subscribers/${team.subscriber}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    // Through the team: the guard rides in the write's transaction; the list adds one BatchGetItem of team + membership.
+    { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/integrations`, body: () => ({ name: 'Team' }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
+    { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/integrations`, as: asMate, expectStatus: 200, budget: 4 },
+    {
+      route: 'integrations-delete',
+      method: 'DELETE',
+      path: async () => {
+        const listed = await api.request('GET', `/api/monitors/${team.monitor}/integrations`, { token: mate.token });
+        return `/api/monitors/${team.monitor}/integrations/${listed.body.integrations[0].id}`;
+      },
+      as: asMate,
+      expectStatus: 200,
+      budget: 2,
+      rounds: 2,
+    },
     { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
   ];
   for (const testCase of teamCases) budgetTest(testCase);
