@@ -153,8 +153,13 @@ export interface RouteDescription extends FunctionDescription {
   readonly method: HttpMethod;
   /** API Gateway route path, with `{param}` placeholders. */
   readonly path: string;
-  /** `jwt` (the default): the JWT authorizer guards it. `none`: public (unsubscribe links). */
+  /** `jwt` (the default): the JWT authorizer guards it. `none`: public (unsubscribe links, alerts in). */
   readonly auth: 'jwt' | 'none';
+  /**
+   * A public route's own throttling on AWS: `links` (the default: links in e-mails, a person's pace) or
+   * `alerts` (monitoring tools' events, higher; each key's rate is also held in the table).
+   */
+  readonly throttle?: 'links' | 'alerts';
 }
 
 // Marked free of side effects so a function's bundle, which imports this module for its table and
@@ -166,7 +171,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -198,7 +203,7 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#'] }),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#'] }),
+  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#'] }),
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
@@ -234,6 +239,32 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
     { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
   ),
+  route('integrations-list', 'GET', '/api/monitors/{id}/integrations', 'functions/integrations/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
+  route('integrations-create', 'POST', '/api/monitors/{id}/integrations', 'functions/integrations/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
+  route(
+    'integrations-delete',
+    'DELETE',
+    '/api/monitors/{id}/integrations/{integrationId}',
+    'functions/integrations/delete.ts',
+    'readwrite',
+    { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] },
+  ),
+  // Public: alerts in from monitoring tools. The integration key in the body (Events API v2) or in
+  // `Authorization` (webhooks) authenticates; each may touch its key's lookup, the key's monitor
+  // (its dedup items), the incidents it opens or changes, their policy and the outbox.
+  // On the paging path: an alert pages as a failed check does.
+  route('alerts-enqueue', 'POST', '/v2/enqueue', 'functions/alerts/enqueue.ts', 'readwrite', {
+    auth: 'none',
+    throttle: 'alerts',
+    paging: true,
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+  }),
+  route('alerts-alertmanager', 'POST', '/integrations/alertmanager', 'functions/alerts/alertmanager.ts', 'readwrite', {
+    auth: 'none',
+    throttle: 'alerts',
+    paging: true,
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+  }),
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),

@@ -261,7 +261,17 @@ export interface RouteContract {
   paged: boolean;
   idempotent: boolean;
   example?: unknown;
+  /**
+   * A raw route's answers, as documented (`rawRoute`): each status with its description, its JSON body
+   * and the headers it carries; the generator writes these instead of deriving them.
+   */
+  responses?: RawResponses;
+  /** A raw route's request body, as documented (it is parsed by the route itself, from its raw text). */
+  requestBody?: { description: string; schema: z.ZodMiniType };
 }
+
+/** The answers of a raw route, by status. */
+export type RawResponses = Record<number, { description: string; schema: z.ZodMiniType; headers?: Record<string, string> }>;
 
 /**
  * RFC 8288 link to the next page: the request's own path and query with `cursor` set to
@@ -401,5 +411,44 @@ export function publicHtmlRoute<P extends z.ZodMiniType>(
       },
     })
     .handler(async (event) => handle((validatedInput.get(event) as { params: z.output<P> }).params));
+  return Object.assign(handler, { contract });
+}
+
+/** What a raw route's handler gets: the body as text (decoded if the gateway base64-encoded it) and the headers. */
+export interface RawRequest {
+  body: string;
+  headers: Record<string, string | undefined>;
+}
+
+/**
+ * A public route that takes its body raw: no JWT, no JSON parser and no 64 KiB limit in front of it
+ * (the route sets its own, and answers in a protocol's own words: PagerDuty's Events API, Alertmanager's
+ * webhooks). Service errors are answered as every route answers them; anything else is logged and
+ * answered with the route's 500 text and the request id.
+ */
+export function rawRoute(
+  options: { summary: string; failure: string; requestBody: RouteContract['requestBody']; responses: RawResponses; status: number },
+  handle: (request: RawRequest) => Promise<HttpResult>,
+) {
+  const contract: RouteContract = {
+    summary: options.summary,
+    status: options.status,
+    response: options.responses[options.status]!.schema,
+    contentType: 'application/json',
+    errors: {},
+    failure: options.failure,
+    paged: false,
+    idempotent: false,
+    responses: options.responses,
+    requestBody: options.requestBody,
+  };
+  const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(httpObservability())
+    .use(errorHandler(options.failure))
+    .handler(async (event) => {
+      const raw = event.body ?? '';
+      const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      return handle({ body, headers: event.headers ?? {} });
+    });
   return Object.assign(handler, { contract });
 }

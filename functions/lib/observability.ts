@@ -20,10 +20,13 @@ import { setMetricSink } from '../../shared/platform/observability/metrics.js';
 // serialized text, and one that swallowed half an escape would leave a line that is not JSON.
 const EMAIL = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 const JWT = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
+// An integration key (`shared/alerts/keys.ts`): 32 characters of `[a-z0-9]` standing alone, or right
+// after a one-letter escape (`\n`); never from inside a `\u` escape.
+const INTEGRATION_KEY = /(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9\\]))[a-z0-9]{32}(?![A-Za-z0-9])/g;
 
 /**
  * A log item as its JSON line, masked: errors at any depth as their name, message and stack, e-mail
- * addresses as `a***@example.com`, JWTs as `[jwt]`. The masks apply to the serialized text (neither
+ * addresses as `a***@example.com`, JWTs as `[jwt]`, integration keys as `[key]`. The masks apply to the serialized text (neither
  * pattern can reach across a JSON quote), which spares building a masked copy of every item.
  */
 export function maskedJson(value: unknown): string {
@@ -32,7 +35,7 @@ export function maskedJson(value: unknown): string {
   // Most lines hold neither; a substring test is far cheaper than a replace that finds nothing.
   if (text.includes('eyJ')) text = text.replace(JWT, '[jwt]');
   if (text.includes('@')) text = text.replace(EMAIL, '$1***@$2');
-  return text;
+  return text.replace(INTEGRATION_KEY, '[key]');
 }
 
 function holdsError(value: unknown): boolean {

@@ -47,6 +47,12 @@ const schema = z.object({
   publicThrottleRate: z.coerce.number().positive().default(10),
   publicThrottleBurst: z.coerce.number().int().positive().default(20),
   /**
+   * The alert routes' own throttling (`/v2/enqueue`, `/integrations/alertmanager`), for every key at
+   * once: a second line behind each key's rate (120 events a minute, held in the table).
+   */
+  alertThrottleRate: z.coerce.number().positive().default(50),
+  alertThrottleBurst: z.coerce.number().int().positive().default(200),
+  /**
    * Reserved concurrency of each paging-path function (`paging` in the system description), so no
    * flood elsewhere can starve a page. Off by default: a new account may have only 10 concurrent
    * executions, and Lambda keeps 100 unreserved.

@@ -21,7 +21,7 @@ export const ACKNOWLEDGED: Record<string, string> = {
 
 /** Findings that name the stack's own resources. */
 const stackFindings = (stack: Stack): Record<string, string> => ({
-  'AwsSolutions-APIG4': `Only the ${publicRouteKeys().length} routes of links in e-mails are public (${publicRouteKeys().join(', ')}): a link must work without signing in; its 256-bit token authorizes it, and each of these routes has throttling of its own.`,
+  'AwsSolutions-APIG4': `Only ${publicRouteKeys().length} routes are public (${publicRouteKeys().join(', ')}): the links in e-mails, which must work without signing in (a 256-bit token authorizes each), and the alert endpoints monitoring tools post to, which an integration key of about 165 bits authorizes (in the body, as PagerDuty's Events API has it, or in Authorization); each of these routes has throttling of its own.`,
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/*]`]:
     'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
 });

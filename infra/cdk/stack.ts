@@ -64,7 +64,7 @@ import { ServiceFunction } from './service-function.js';
 
 const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
 
-/** The public routes (links of e-mails), from the description: their own throttling and 429 alarm. */
+/** The public routes (links of e-mails, alerts in), from the description: their own throttling and 429 alarm. */
 export const publicRoutes = () => routes.filter((route) => route.auth === 'none');
 export const routeKeyOf = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
 
@@ -321,10 +321,15 @@ export class IncidentServiceStack extends Stack {
         ),
       },
     });
-    // Each public route (the links of e-mails) has its own, lower, throttling: a flood there is
-    // refused on that route and never takes the signed-in routes' share.
+    // Each public route (the links of e-mails, the alert endpoints) has its own throttling: a flood
+    // there is refused on that route and never takes the signed-in routes' share.
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      (config.withoutRoutes ? [] : publicRoutes()).map((route) => [routeKeyOf(route), { ThrottlingRateLimit: config.publicThrottleRate, ThrottlingBurstLimit: config.publicThrottleBurst }]),
+      (config.withoutRoutes ? [] : publicRoutes()).map((route) => [
+        routeKeyOf(route),
+        route.throttle === 'alerts'
+          ? { ThrottlingRateLimit: config.alertThrottleRate, ThrottlingBurstLimit: config.alertThrottleBurst }
+          : { ThrottlingRateLimit: config.publicThrottleRate, ThrottlingBurstLimit: config.publicThrottleBurst },
+      ]),
     );
     // Links in e-mails carry this: the custom domain when one is given, else the execute-api URL.
     let apiUrl = `https://${api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;

@@ -159,6 +159,8 @@ const TAGS: Record<string, string> = {
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
   acknowledge: 'Incidents',
+  integrations: 'Integrations',
+  alerts: 'Integrations',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -166,6 +168,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
+  Integrations:
+    "Alerts in from the monitoring tools teams run: a monitor's integration keys, a PagerDuty Events API v2-compatible endpoint and an Alertmanager/Grafana webhook endpoint, both authenticated by a key.",
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 
@@ -181,6 +185,23 @@ type Response = { description: string; content?: Record<string, { schema: JsonSc
 
 function responsesOf(components: Components, route: RouteDescription, contract: RouteContract): Record<string, Response> {
   const json = (schema: Schema) => ({ 'application/json': { schema: components.of(schema, 'output') } });
+  if (contract.responses) {
+    // A raw route documents its own answers (a peer protocol's, word for word), and its 500.
+    const declared: Record<string, Response> = Object.fromEntries(
+      Object.entries(contract.responses).map(([status, answer]) => [
+        status,
+        {
+          description: answer.description,
+          content: json(answer.schema),
+          ...(answer.headers
+            ? { headers: Object.fromEntries(Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 1 } }])) }
+            : {}),
+        },
+      ]),
+    );
+    declared[500] = { description: contract.failure, content: json(ServerError(contract.failure)) };
+    return withResponseHeaders(declared);
+  }
   const responses: Record<string, Response> = {
     [contract.status]: {
       description: contract.contentType === 'text/html' ? 'An HTML page' : 'Success',
@@ -291,6 +312,9 @@ export async function buildDocument() {
       ...(parameters.length ? { parameters } : {}),
       ...(body
         ? { requestBody: { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: components.body(body) } } } }
+        : {}),
+      ...(contract.requestBody
+        ? { requestBody: { required: true, description: contract.requestBody.description, content: { 'application/json': { schema: components.of(contract.requestBody.schema, 'input') } } } }
         : {}),
       responses: responsesOf(components, route, contract),
     };

@@ -112,6 +112,10 @@ export const incidentItem = z.object({
   team_seq: z._default(z.number(), 0),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Opened by an alert: the triggers received for it (the first included), the last one's time, its dedup key. */
+  alert_count: z.optional(z.number()),
+  last_alert_at: z.optional(z.string()),
+  dedup_key: z.optional(z.string()),
 });
 export type Incident = z.output<typeof incidentItem>;
 
@@ -157,6 +161,10 @@ export const IncidentListItem = described(
   z.extend(IncidentBody, {
     monitor_name: described(z.string(), { example: 'Checkout API' }),
     escalation_policy_id: z.nullable(Id),
+    alert_count: described(z.optional(z.int().check(z.minimum(1))), {
+      description: 'Incidents opened by an alert only: the triggers received for its dedup key while it was open, the first included',
+    }),
+    last_alert_at: described(z.optional(Timestamp), { description: 'Incidents opened by an alert only: when the last trigger arrived' }),
   }),
   { id: 'IncidentListItem', example: incidentListItemExample },
 );
@@ -202,6 +210,7 @@ export const incidentListView = (incident: Incident): z.output<typeof IncidentLi
   ...incidentView(incident),
   monitor_name: incident.monitor_name,
   escalation_policy_id: incident.escalation_policy_id,
+  ...(incident.alert_count === undefined ? {} : { alert_count: incident.alert_count, last_alert_at: incident.last_alert_at }),
 });
 export type IncidentListView = ReturnType<typeof incidentListView>;
 

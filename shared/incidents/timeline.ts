@@ -34,7 +34,7 @@ const documented = <T extends z.ZodMiniType>(schema: T, description: string) => 
 /** Facts of an entry beyond its kind; which ones depends on the kind (documented per field). */
 export const TimelineDetails = described(
   z.strictObject({
-    automatic: documented(z.optional(z.boolean()), '`created`: opened by a monitor check (true) or by a person'),
+    automatic: documented(z.optional(z.boolean()), '`created`: opened by a monitor check or an alert (true), or by a person'),
     title: documented(z.optional(z.string()), '`created`: the title the incident was opened with'),
     severity: documented(z.optional(Severity), '`created`: the severity it was opened with'),
     previous_status: documented(z.optional(Status), '`status_changed` and `resolved`: the status before'),
@@ -46,7 +46,14 @@ export const TimelineDetails = described(
     user_email: documented(z.optional(z.string()), '`acknowledged`: the e-mail address of who acknowledged'),
     step_order: documented(z.optional(z.int()), '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was'),
     recipients: documented(z.optional(z.array(z.string())), '`escalation_paged`: who was paged'),
-    by: documented(z.optional(z.enum(['user', 'recovery'])), '`resolved`: by a person, or by the monitor recovering'),
+    by: documented(
+      z.optional(z.enum(['user', 'recovery', 'integration'])),
+      '`resolved`: by a person, by the monitor recovering, or by an alert\'s resolve event (`integration_id`, `integration_name` say which)',
+    ),
+    integration_id: documented(z.optional(z.uuid()), '`created`, `acknowledged`, `resolved` by an alert: the integration whose key sent it'),
+    integration_name: documented(z.optional(z.string()), 'likewise: its name'),
+    dedup_key: documented(z.optional(z.string()), '`created` by an alert: the alert\'s dedup key'),
+    summary: documented(z.optional(z.string()), '`created` by an alert: its full summary, of which the title may be cut'),
   }),
   { id: 'TimelineDetails' },
 );

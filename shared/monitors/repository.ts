@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../platform/db/client.js';
-import { itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../platform/db/keys.js';
+import { attributes, itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../platform/db/keys.js';
 import {
+  batchGet,
   conditionFailure,
   purgeCollection,
   transactOutcome,
@@ -52,6 +53,25 @@ export async function insertMonitor(monitor: Monitor, callerId: string) {
       ? [['policy_not_found', policyUse(monitor.escalation_policy_id, scopeOf(monitor), 1)] as const]
       : []),
   ]);
+}
+
+/** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
+export const monitorAsRead = (monitor: Monitor): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitor.id),
+    ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq = :seq)`,
+    ExpressionAttributeValues: { ':seq': monitor.team_seq },
+  },
+});
+
+/** The monitor and one item of its collection (a subscriber, an integration), in one BatchGetItem. */
+export async function getMonitorAnd<T>(monitorId: string, itemKey: Record<string, string>, parse: (item: Item) => T): Promise<{ monitor?: Monitor; item?: T }> {
+  const items = await batchGet([keys.monitor(monitorId), itemKey]);
+  const bySk = (sk: string) => items.find((item) => item[attributes.sk] === sk);
+  const monitor = bySk(keys.monitor(monitorId)[attributes.sk]!);
+  const item = bySk(itemKey[attributes.sk]!);
+  return { monitor: monitor ? monitorItem.parse(monitor) : undefined, item: item ? parse(item) : undefined };
 }
 
 export async function getMonitor(monitorId: string): Promise<Monitor | undefined> {
@@ -245,6 +265,10 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
   return transactOutcome(actions);
 }
 
-/** Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, its open-incident marker. */
+/**
+ * Removes what a deleted monitor leaves: subscribers, their claims and unsubscribe tokens, integrations
+ * and their key lookups, alert dedup claims, its open-incident marker. (Its keys stop working at once,
+ * before this runs: an event whose key names a monitor that is gone is refused.)
+ */
 export const purgeMonitorItems = (monitorId: string) =>
-  purgeCollection(keys.monitorPartition(monitorId), 'unsubscribe_token', keys.unsubscribeToken);
+  purgeCollection(keys.monitorPartition(monitorId), { unsubscribe_token: keys.unsubscribeToken, key_hash: keys.integrationKey });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../platform/clock.js';
-import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../platform/caller.js';
 import {
@@ -51,6 +51,20 @@ export function monitorWriteGuard(caller: Caller, monitor: Monitor | undefined, 
   if (monitor.owner_id === caller.userId) return [];
   if (!monitor.team_id) throw monitorNotFound();
   return teamGuard(monitor.team_id, caller.userId, roles) as readonly (readonly [GuardOutcome, TransactItem])[];
+}
+
+/**
+ * What to answer for a thing of a monitor (a subscriber, an integration) that is not there, on a write
+ * the caller asked for: its own 404 only to whoever may make that write; through the monitor's team, a
+ * reader short of the role gets 403 Not authorized and anyone else the monitor's 404.
+ */
+export async function missingRefusal(caller: Caller, monitor: Monitor, guard: readonly unknown[], notFound: () => Error): Promise<Error> {
+  if (guard.length > 0) {
+    const access = await accessTo(caller.userId, monitor);
+    if (!allows(access, READERS)) return monitorNotFound();
+    if (!allows(access, OPERATORS)) return new ForbiddenError('Not authorized');
+  }
+  return notFound();
 }
 
 export async function createMonitor(caller: Caller, input: CreateMonitorInput): Promise<MonitorView> {

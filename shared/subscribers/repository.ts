@@ -1,8 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../platform/db/keys.js';
-import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
+import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
 import type { Source } from '../platform/db/paging.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber } from './model.js';
 
@@ -25,16 +26,6 @@ export const subscriberSource = (monitorId: string): Source => ({
   partition: keys.monitorPartition(monitorId),
   prefix: monitorItemSk.subscriberPrefix,
   consistent: true,
-});
-
-/** ConditionCheck: the monitor still exists in the scope it was read in (a move changes `team_seq`). */
-const monitorAsRead = (monitor: Monitor): TransactItem => ({
-  ConditionCheck: {
-    TableName: tableName(),
-    Key: keys.monitor(monitor.id),
-    ConditionExpression: `${itemPresent} AND (attribute_not_exists(team_seq) OR team_seq = :seq)`,
-    ExpressionAttributeValues: { ':seq': monitor.team_seq },
-  },
 });
 
 /** A subscription's items: the e-mail claim, the subscriber, the unsubscribe token. */
@@ -79,14 +70,8 @@ export async function insertSubscriber<G extends string>(
 
 /** The monitor and one subscriber, in one BatchGetItem. */
 export async function getMonitorAndSubscriber(monitorId: string, subscriberId: string) {
-  const items = await batchGet([keys.monitor(monitorId), keys.subscriber(monitorId, subscriberId)]);
-  const bySk = (sk: string) => items.find((item) => item[attributes.sk] === sk);
-  const monitor = bySk(monitorItemSk.monitor);
-  const subscriber = bySk(keys.subscriber(monitorId, subscriberId)[attributes.sk]!);
-  return {
-    monitor: monitor ? monitorItem.parse(monitor) : undefined,
-    subscriber: subscriber ? subscriberItem.parse(subscriber) : undefined,
-  };
+  const { monitor, item } = await getMonitorAnd(monitorId, keys.subscriber(monitorId, subscriberId), (found) => subscriberItem.parse(found));
+  return { monitor, subscriber: item };
 }
 
 /**

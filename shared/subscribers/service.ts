@@ -5,9 +5,9 @@ import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js
 import { subscriberItem } from './model.js';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
+import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { getMonitor } from '../monitors/repository.js';
-import { monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
+import { missingRefusal, monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
 import * as repository from './repository.js';
 import { subscriberView, type SubscribeInput, type Subscriber, type SubscriptionStatus } from './model.js';
@@ -70,15 +70,7 @@ export async function removeSubscriber(caller: Caller, monitorId: string, subscr
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { monitor, subscriber } = await repository.getMonitorAndSubscriber(monitorId, subscriberId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
-    if (!subscriber) {
-      // Tell a missing subscriber (404 Subscriber not found) only to whoever may remove one.
-      if (guard.length > 0) {
-        const access = await accessTo(caller.userId, monitor!);
-        if (!allows(access, READERS)) throw monitorNotFound();
-        if (!allows(access, OPERATORS)) throw new ForbiddenError('Not authorized');
-      }
-      throw subscriberNotFound();
-    }
+    if (!subscriber) throw await missingRefusal(caller, monitor!, guard, subscriberNotFound);
     const { outcome, item } = await repository.deleteSubscriber(subscriber, guard, guard.length > 0 ? monitor : undefined);
     if (outcome === 'ok') return;
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);

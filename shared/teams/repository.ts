@@ -401,7 +401,7 @@ export interface Shared {
  * `release` gives back what the team's links name (read in the same consistent Query).
  */
 export const purgeTeamItems = (teamId: string, release: (shared: Shared) => Promise<void>) =>
-  purgeCollection(keys.teamPartition(teamId), 'token', keys.inviteToken, {
+  purgeCollection(keys.teamPartition(teamId), { token: keys.inviteToken }, {
     attributes: ['monitor_id', 'policy_id'],
     before: (items) => {
       const links = items.filter((item) => String(item[attributes.sk]).startsWith(teamItemSk.sharedPrefix));

@@ -3,13 +3,16 @@
  * middleware stack while the request runs through the local runtime. Routes the system
  * description marks read-only must issue only reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { routes } from '../../shared/system.js';
 import { Api, confirmationLink, uniqueEmail, type User } from '../support/api.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
 import { transactWrite } from '../../shared/platform/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
 
@@ -29,9 +32,11 @@ interface Case {
   budget: number;
   /** Round trips: calls made in parallel count once (asserted where given). */
   rounds?: number;
+  /** Runs once the case is done, whatever its outcome. */
+  after?: () => void;
 }
 
-const ids = { monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -58,6 +63,8 @@ function partitionKeysOf(input: unknown): string[] {
   }
   return found;
 }
+
+const alertEvent = (dedupKey: string) => ({ routing_key: ids.alertKey, event_action: 'trigger', dedup_key: dedupKey, payload: { summary: 'Budget', source: 'bench', severity: 'error' } });
 
 /** In order: later cases use what earlier ones made. */
 const cases: Case[] = [
@@ -104,6 +111,52 @@ const cases: Case[] = [
   { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
   { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${ids.monitor}/subscribers/${ids.subscriber}`, expectStatus: 200, budget: 2 },
+  // Read the monitor, then one transaction (the integration, its key's lookup, the monitor as read).
+  { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/integrations`, body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 2, rounds: 2 },
+  // The monitor and the integrations in parallel, then their keys' lookups (last events) in one BatchGetItem.
+  { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/integrations`, expectStatus: 200, budget: 3 },
+  {
+    route: 'integrations-delete',
+    method: 'DELETE',
+    path: async () => {
+      const listed = await api.request('GET', `/api/monitors/${ids.monitor}/integrations`, { token: user.token });
+      return `/api/monitors/${ids.monitor}/integrations/${listed.body.integrations[0].id}`;
+    },
+    expectStatus: 200,
+    budget: 2,
+    rounds: 2,
+  },
+  // The key's lookup counted (one conditional UpdateItem: the integration and the rate at once), the monitor with
+  // the dedup key's item (BatchGetItem), then one transaction opening the incident; a repeat: the same two, then
+  // one UpdateItem of the incident (alert_count + 1).
+  // The key's first event starts its rate window (+ 1 UpdateItem, as the first event of every minute does); the
+  // clock stands still in the middle of a minute until the last alert case, so the others are in the same window.
+  {
+    route: 'alerts-enqueue',
+    method: 'POST',
+    path: () => {
+      freezeClock(new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000));
+      return '/v2/enqueue';
+    },
+    body: () => alertEvent('budget'),
+    expectStatus: 202,
+    budget: 4,
+    rounds: 4,
+  },
+  { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget'), expectStatus: 202, budget: 3, rounds: 3 },
+  // Likewise per alert of a notification, the key counted once.
+  { route: 'alerts-alertmanager', method: 'POST', path: () => '/integrations/alertmanager', body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')), as: () => ({ token: ids.alertKey }) as User, expectStatus: 200, budget: 3, rounds: 3 },
+  {
+    route: 'alerts-alertmanager',
+    method: 'POST',
+    path: () => '/integrations/alertmanager',
+    body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')),
+    as: () => ({ token: ids.alertKey }) as User,
+    expectStatus: 200,
+    budget: 3,
+    rounds: 3,
+    after: resetClock,
+  },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
@@ -137,6 +190,7 @@ beforeAll(async () => {
   invitee = await api.signUp(uniqueEmail('budget-invitee'));
   ids.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'M' } })).body.monitor.id;
   ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S' } })).body.monitor.id;
+  ids.alertKey = (await api.request('POST', `/api/monitors/${ids.spareMonitor}/integrations`, { token: user.token, body: { name: 'Budget' } })).body.integration.key;
   ids.incident = (
     await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'I' } })
   ).body.incident.id;
@@ -185,6 +239,7 @@ function budgetTest(testCase: Case) {
   const route = routes.find((candidate) => candidate.name === testCase.route)!;
   const rounds = testCase.rounds === undefined ? '' : ` in ${testCase.rounds} round trip(s)`;
   it(`${route.method} ${route.path} makes ${testCase.budget} call(s)${rounds}`, async () => {
+    onTestFinished(() => testCase.after?.());
     const path = await testCase.path();
     calls.reset();
     const response = await api.request(testCase.method, path, {
@@ -263,6 +318,21 @@ describe('DynamoDB calls per route, through a team', () => {
     { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/subscribers`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
     { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/subscribers`, body: () => ({ email: uniqueEmail('tm') }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
     { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${team.monitor}/subscribers/${team.subscriber}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
+    // Through the team: the guard rides in the write's transaction; the list adds one BatchGetItem of team + membership.
+    { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/integrations`, body: () => ({ name: 'Team' }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
+    { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/integrations`, as: asMate, expectStatus: 200, budget: 4 },
+    {
+      route: 'integrations-delete',
+      method: 'DELETE',
+      path: async () => {
+        const listed = await api.request('GET', `/api/monitors/${team.monitor}/integrations`, { token: mate.token });
+        return `/api/monitors/${team.monitor}/integrations/${listed.body.integrations[0].id}`;
+      },
+      as: asMate,
+      expectStatus: 200,
+      budget: 2,
+      rounds: 2,
+    },
     { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
   ];
   for (const testCase of teamCases) budgetTest(testCase);

@@ -70,11 +70,20 @@ describe('CDK stack', () => {
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm)', () => {
+  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm) and the alert endpoints', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
-      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}', 'GET /confirm/{token}', 'POST /confirm/{token}'].includes(route.RouteKey);
+      const public_ = [
+        'GET /unsubscribe/{token}',
+        'POST /unsubscribe/{token}',
+        'GET /acknowledge/{token}',
+        'POST /acknowledge/{token}',
+        'GET /confirm/{token}',
+        'POST /confirm/{token}',
+        'POST /v2/enqueue',
+        'POST /integrations/alertmanager',
+      ].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -215,7 +224,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
+    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -419,7 +428,11 @@ describe('CDK stack', () => {
     const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0]!;
     const publicKeys = routes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`);
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(publicKeys.sort());
-    for (const key of publicKeys) expect(stage.Properties.RouteSettings[key]).toEqual({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 });
+    for (const route of routes.filter((candidate) => candidate.auth === 'none')) {
+      const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 200 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
+      expect(stage.Properties.RouteSettings[`${route.method} ${route.path}`]).toEqual(expected);
+    }
+    expect(routes.filter((route) => route.throttle === 'alerts').map((route) => route.path)).toEqual(['/v2/enqueue', '/integrations/alertmanager']);
     // The route settings name routes of nested stacks: the stage waits for them.
     expect(stage.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^IncidentsFunctions/), expect.stringMatching(/^SubscribersFunctions/)]));
     const custom = synth({ publicThrottleRate: '2', publicThrottleBurst: '4' }).template;
@@ -432,7 +445,9 @@ describe('CDK stack', () => {
       .filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map((fn) => [String(fn.Properties.Description).split(' ')[0], fn.Properties.ReservedConcurrentExecutions]);
     expect(reserved.sort()).toEqual(
-      [workers.monitorCheck.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name].sort().map((name) => [name, 5]),
+      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
+        .sort()
+        .map((name) => [name, 5]),
     );
     expect(allFunctions.filter((description) => description.paging).map((description) => description.name)).toEqual(expect.arrayContaining([workers.notifier.name, workers.escalationStep.name]));
   });

@@ -20,6 +20,21 @@ describe('log masking', () => {
     });
   });
 
+  it('masks integration keys standing alone, and no longer or shorter runs of letters and digits', () => {
+    const key = 'q3xw8e1vz0c6ty5bu4nj7mr9sa2hdk2m';
+    const hash = 'a'.repeat(64);
+    // "\u001e" and 27 characters more serialize as 32 of [a-z0-9] after a backslash: no key, kept as it is.
+    const escaped = `\u001e${'a'.repeat(27)}`;
+    expect(JSON.parse(maskedJson({ body: `{"routing_key":"${key}"}`, header: `Bearer ${key}`, line: `key:\n${key}`, hash, escaped, id: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01' }))).toEqual({
+      body: '{"routing_key":"[key]"}',
+      header: 'Bearer [key]',
+      line: 'key:\n[key]',
+      hash,
+      escaped,
+      id: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01',
+    });
+  });
+
   it('keeps an own __proto__ key (parsed JSON) as a masked key, not as a prototype', () => {
     const masked = maskedJson(JSON.parse('{"__proto__":{"email":"alice@example.com"},"a":1}'));
     expect(masked).toBe('{"__proto__":{"email":"a***@example.com"},"a":1}');

@@ -17,6 +17,7 @@ export const ids = {
   invite: '4fad7a5c-a06e-4b5d-9e9c-6d1b2a3f5e03',
   subscriber: '5abe8b6d-b17f-4c6e-8fad-7e2c3b4a6f01',
   update: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01',
+  integration: '6bcf9c7e-c280-4d7f-9abe-8f3d4c5b7a01',
 } as const;
 
 const at = (time: string) => `2026-11-21T${time}:00.000Z`;
@@ -123,6 +124,18 @@ export const inviteExample = {
 };
 
 export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [inviteExample], userRole: 'OWNER' };
+
+export const integrationListExample = {
+  id: ids.integration,
+  monitor_id: ids.monitor,
+  name: 'Prometheus Alertmanager',
+  key_hint: 'k2m9',
+  created_at: at('09:20'),
+  created_by: ids.alice,
+  last_event_at: at('10:05'),
+};
+
+export const integrationExample = { ...integrationListExample, key: '3xw8e1vz0c6ty5bu4nj7mr9sa2hdk2m9', last_event_at: null };
 
 export const subscriberExample = {
   id: ids.subscriber,

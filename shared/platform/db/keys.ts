@@ -47,6 +47,8 @@ export const teamItemSk = {
 export const monitorItemSk = {
   monitor: 'MONITOR',
   subscriberPrefix: 'SUB#',
+  integrationPrefix: 'INTEGRATION#',
+  alertPrefix: 'ALERT#',
 } as const;
 
 /** `OUTBOX#2026-11-23T10#a`: one hour (UTC, `yyyy-mm-ddThh`), one of 16 shards. */
@@ -94,6 +96,18 @@ export const keys = {
   /** The monitor's open automatic incident: at most one, held by a conditional write. */
   monitorOpenIncident: (monitorId: string) => key(`MONITOR#${monitorId}`, 'OPEN_INCIDENT'),
   monitorPartition: (monitorId: string) => `MONITOR#${monitorId}`,
+  /** An integration (a key monitoring tools send alerts with) of a monitor. */
+  integration: (monitorId: string, integrationId: string) => key(`MONITOR#${monitorId}`, `${monitorItemSk.integrationPrefix}${integrationId}`),
+  /**
+   * Finds an integration by the SHA-256 of its key (the key itself is never stored); also holds the
+   * key's rate window and its last accepted event.
+   */
+  integrationKey: (keyHash: string) => key(`INTEGRATIONKEY#${keyHash}`, 'INTEGRATIONKEY'),
+  /**
+   * The open incident of one dedup key of a monitor's alerts: at most one, claimed with a conditional
+   * write in the transaction that opens it, released in the one that resolves it.
+   */
+  alertDedup: (monitorId: string, dedupKey: string) => key(`MONITOR#${monitorId}`, `${monitorItemSk.alertPrefix}${dedupKey}`),
   /** A status-page subscriber of a monitor. */
   subscriber: (monitorId: string, subscriberId: string) => key(`MONITOR#${monitorId}`, `SUB#${subscriberId}`),
   /** One subscription per (monitor, lower-cased e-mail). */

@@ -286,23 +286,25 @@ export async function transactOutcome<N extends string>(
 }
 
 /**
- * Deletes every item of an item collection, and for each item that holds a lookup token
- * (`tokenAttribute`), the lookup item `lookupKey(token)` too. `before` sees the items (with
- * `attributes` too) before they go.
+ * Deletes every item of an item collection, and for each item that holds a lookup token (an
+ * attribute named in `lookups`), the lookup item `lookups[attribute](token)` too. `before` sees the
+ * items (with `attributes` too) before they go.
  */
 export async function purgeCollection(
   partition: string,
-  tokenAttribute: string,
-  lookupKey: (token: string) => Record<string, string>,
+  lookups: Record<string, (token: string) => Record<string, string>>,
   options: { attributes?: string[]; before?: (items: Item[]) => Promise<void> } = {},
 ): Promise<number> {
-  const items = await queryCollection(partition, [attributes.pk, attributes.sk, tokenAttribute, ...(options.attributes ?? [])]);
+  const tokenAttributes = Object.keys(lookups);
+  const items = await queryCollection(partition, [attributes.pk, attributes.sk, ...tokenAttributes, ...(options.attributes ?? [])]);
   await options.before?.(items);
   const doomed: Record<string, string>[] = [];
   for (const item of items) {
     doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
-    const token = item[tokenAttribute];
-    if (typeof token === 'string') doomed.push(lookupKey(token));
+    for (const tokenAttribute of tokenAttributes) {
+      const token = item[tokenAttribute];
+      if (typeof token === 'string') doomed.push(lookups[tokenAttribute]!(token));
+    }
   }
   await batchDelete(doomed);
   return doomed.length;

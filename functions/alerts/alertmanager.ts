@@ -1,0 +1,58 @@
+import * as z from '../../shared/platform/zod.js';
+import { described, FieldError } from '../../shared/platform/api/common.js';
+import { WEBHOOK_MAX_BYTES } from '../../shared/alerts/alertmanager.js';
+import { EVENTS_PER_MINUTE } from '../../shared/alerts/ingest.js';
+import { receiveWebhook, WEBHOOK_RATE_MESSAGE } from '../../shared/alerts/receive.js';
+import { jsonResponse, rawRoute } from '../lib/http.js';
+
+export const handler = rawRoute(
+  {
+    summary:
+      "Alertmanager's and Grafana's webhook (public; the integration key as `Authorization: Bearer <key>`, or as the password of Basic auth): each alert is an event keyed by its `fingerprint`, firing → trigger, resolved → resolve",
+    failure: 'Failed to process notification',
+    status: 200,
+    requestBody: {
+      description: `An Alertmanager (\`version\` "4") or Grafana (\`version\` "1") webhook payload, up to ${WEBHOOK_MAX_BYTES} bytes`,
+      schema: described(
+        z.looseObject({
+          version: z.enum(['4', '1']),
+          groupKey: z.optional(z.string()),
+          status: z.optional(z.enum(['firing', 'resolved'])),
+          alerts: z.array(
+            z.looseObject({
+              status: z.enum(['firing', 'resolved']),
+              labels: z.record(z.string(), z.string()),
+              annotations: z.optional(z.record(z.string(), z.string())),
+              startsAt: z.optional(z.string()),
+              endsAt: z.optional(z.string()),
+              generatorURL: z.optional(z.string()),
+              fingerprint: z.string(),
+            }),
+          ),
+        }),
+        { id: 'AlertmanagerWebhook' },
+      ),
+    },
+    responses: {
+      200: {
+        description: 'Every alert of the notification applied',
+        schema: described(z.strictObject({ message: z.literal('Notification processed'), alerts: z.int().check(z.minimum(0)) }), { id: 'WebhookProcessed' }),
+      },
+      400: {
+        description: 'Not an Alertmanager or Grafana webhook payload',
+        schema: z.strictObject({ error: z.literal('Validation errors'), details: z.array(FieldError) }),
+      },
+      401: {
+        description: 'No integration key, or one that names no integration (unknown, revoked, or its monitor deleted)',
+        schema: z.strictObject({ error: z.literal('Unauthorized') }),
+      },
+      413: { description: `Past ${WEBHOOK_MAX_BYTES} bytes`, schema: z.strictObject({ error: z.string() }) },
+      429: {
+        description: `Past the key's rate, ${EVENTS_PER_MINUTE} requests a minute (a notification counts once)`,
+        schema: z.strictObject({ message: z.literal(WEBHOOK_RATE_MESSAGE) }),
+        headers: { 'Retry-After': "Seconds until the key's current one-minute window ends" },
+      },
+    },
+  },
+  async ({ body, headers }) => jsonResponse(200, await receiveWebhook(headers.authorization, body)),
+);

@@ -1,0 +1,218 @@
+/**
+ * Alerts in: what an event from a monitoring tool does, whichever protocol brought it (Events API v2,
+ * an Alertmanager or Grafana webhook). A key is admitted (it names an integration of a monitor that
+ * exists, and is within its rate), then each event is applied with PagerDuty's semantics, scoped to
+ * the integration's monitor:
+ * - trigger: adds to the monitor's open incident of that dedup key (one UpdateItem: `alert_count + 1`,
+ *   `last_alert_at`; no timeline entry, no e-mail, no page), or opens an automatic incident exactly as
+ *   a failed check does, claiming the dedup key in the same transaction (`attribute_not_exists`), so
+ *   concurrent triggers open one;
+ * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
+ *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
+ */
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import { conditionFailure, getByKeys } from '../platform/db/ops.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import { monitorItem, type Monitor } from '../monitors/model.js';
+import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
+import type { Acknowledgement } from '../incidents/model.js';
+import * as incidents from '../incidents/repository.js';
+import { acknowledgementRecords } from '../incidents/timeline.js';
+import { integrationKeyItem } from '../integrations/model.js';
+import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
+import type { AlertEvent, TriggerEvent } from './model.js';
+
+/**
+ * Events a key may send a minute: PagerDuty's documented rate ("approximately 120 calls/minute per
+ * integration key"), counted in fixed one-minute windows in the key's lookup item, so it holds across
+ * every function instance at once.
+ */
+export const EVENTS_PER_MINUTE = 120;
+const WINDOW_MS = 60_000;
+
+/** The integration an admitted key belongs to. */
+export interface IntegrationRef {
+  integrationId: string;
+  integrationName: string;
+  monitorId: string;
+  /** Whom its acknowledgements name as accountable: the e-mail of the integration's creator. */
+  createdByEmail: string;
+}
+
+export type KeyAdmission =
+  | { ok: true; integration: IntegrationRef }
+  | { ok: false; reason: 'unknown' }
+  | { ok: false; reason: 'rate'; retryAfterSeconds: number };
+
+const refOf = (item: Record<string, unknown>): IntegrationRef => {
+  const lookup = integrationKeyItem.parse(item);
+  return { integrationId: lookup.integration_id, integrationName: lookup.integration_name, monitorId: lookup.monitor_id, createdByEmail: lookup.created_by_email };
+};
+
+/** One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the condition failed. */
+async function updateLookup(keyHash: string, update: { expression: string; condition: string }, values: Record<string, unknown>) {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.integrationKey(keyHash),
+        UpdateExpression: update.expression,
+        ConditionExpression: update.condition,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { ok: true as const, item: Attributes! };
+  } catch (error) {
+    const failed = conditionFailure(error);
+    if (!failed) throw error;
+    return { ok: false as const, item: failed.item };
+  }
+}
+
+/**
+ * Admits one request of `key`: finds its integration and counts it against the key's rate, in one
+ * conditional UpdateItem of the key's lookup item in the common case (the window is the current one
+ * and not full), two when a new minute starts. An unknown or revoked key writes nothing.
+ * `last_event_at` is set by the same write.
+ */
+export async function admitKey(key: string): Promise<KeyAdmission> {
+  if (!isIntegrationKeyShaped(key)) return { ok: false, reason: 'unknown' };
+  const keyHash = integrationKeyHash(key);
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    const values = { ':window': window, ':one': 1, ':now': now.toISOString() };
+    const counted = await updateLookup(
+      keyHash,
+      { expression: 'SET last_event_at = :now ADD rate_count :one', condition: `${itemPresent} AND rate_window = :window AND rate_count < :max` },
+      { ...values, ':max': EVENTS_PER_MINUTE },
+    );
+    if (counted.ok) return { ok: true, integration: refOf(counted.item) };
+    if (!counted.item) return { ok: false, reason: 'unknown' };
+    if (counted.item.rate_window === window) {
+      return { ok: false, reason: 'rate', retryAfterSeconds: Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000) };
+    }
+    // A new window (or the key's first event): start it, unless another request just did.
+    const started = await updateLookup(
+      keyHash,
+      { expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now', condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)` },
+      values,
+    );
+    if (started.ok) return { ok: true, integration: refOf(started.item) };
+    if (!started.item) return { ok: false, reason: 'unknown' };
+  }
+  throw new Error('The key\'s rate window kept changing; gave up after 5 attempts');
+}
+
+/** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
+export type IngestEvent = AlertEvent & { message?: string | null };
+
+export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
+
+const MAX_ATTEMPTS = 5;
+
+/** The monitor and the open incident (if any) of a dedup key: one BatchGetItem. */
+async function readDedup(monitorId: string, dedupKey: string): Promise<{ monitor?: Monitor; incidentId?: string }> {
+  const read = await getByKeys({ monitor: keys.monitor(monitorId), dedup: keys.alertDedup(monitorId, dedupKey) });
+  return {
+    monitor: read.monitor ? monitorItem.parse(read.monitor) : undefined,
+    incidentId: typeof read.dedup?.incident_id === 'string' ? read.dedup.incident_id : undefined,
+  };
+}
+
+/** Applies one event of an admitted key. */
+export async function ingestEvent(integration: IntegrationRef, event: IngestEvent): Promise<IngestOutcome> {
+  if (event.action === 'trigger') return trigger(integration, event);
+  const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
+  if (!monitor) return 'monitor_gone';
+  if (!incidentId) return 'ignored';
+  return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
+}
+
+/** A repeat trigger: one UpdateItem of the open incident. False when it is resolved (the dedup item is stale). */
+async function countTrigger(incidentId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.incident(incidentId),
+        UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
+        ConditionExpression: `${itemPresent} AND #status <> :resolved`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (conditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }): Promise<IngestOutcome> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
+    if (!monitor) return 'monitor_gone';
+    if (incidentId && (await countTrigger(incidentId))) return 'counted';
+    const now = clock.nowIso();
+    const opened = await openAutomaticIncident({
+      monitor,
+      title: event.title,
+      severity: event.severity,
+      message: event.message ?? null,
+      claim: claimPut(keys.alertDedup(monitor.id, event.dedupKey), 'alert_dedup', incidentId, { dedup_key: event.dedupKey }),
+      fields: { alert_count: 1, last_alert_at: now, dedup_key: event.dedupKey },
+      createdDetails: {
+        integration_id: integration.integrationId,
+        integration_name: integration.integrationName,
+        dedup_key: event.dedupKey,
+        ...(event.summary !== event.title ? { summary: event.summary } : {}),
+      },
+    });
+    if (opened) return 'opened';
+    // Another trigger of the key opened it first (count on it), or the monitor moved (read it again).
+  }
+  throw new Error(`Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** Acknowledges the incident as the integration (method `api`); already acknowledged or resolved: nothing changes. */
+async function acknowledge(integration: IntegrationRef, incidentId: string): Promise<IngestOutcome> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const incident = await incidents.getIncident(incidentId);
+    if (!incident || incident.status === 'RESOLVED' || incident.acknowledged) return 'ignored';
+    const now = incidents.writeInstant(incident);
+    const acknowledgement: Acknowledgement = {
+      id: randomUUID(),
+      incident_id: incident.id,
+      user_id: integration.integrationId,
+      user_name: integration.integrationName,
+      user_email: integration.createdByEmail,
+      method: 'api',
+      acknowledged_at: now,
+    };
+    const records = acknowledgementRecords(incident, acknowledgement, { integration_id: integration.integrationId, integration_name: integration.integrationName });
+    const { outcome } = await incidents.acknowledgeIncident(incident, acknowledgement, now, records, []);
+    if (outcome === 'acknowledged') {
+      countMetric('IncidentAcknowledged', { method: 'api' });
+      return 'acknowledged';
+    }
+    if (outcome !== 'rescoped') return 'ignored';
+  }
+  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** Resolves the incident, releasing the dedup key in the same transaction (timeline: resolved by the integration). */
+async function resolve(integration: IntegrationRef, dedupKey: string, incidentId: string): Promise<IngestOutcome> {
+  const resolved = await resolveAutomaticIncident(incidentId, (monitorId) => keys.alertDedup(monitorId, dedupKey), {
+    by: 'integration',
+    integration_id: integration.integrationId,
+    integration_name: integration.integrationName,
+  });
+  return resolved ? 'resolved' : 'ignored';
+}

@@ -1,0 +1,54 @@
+/**
+ * The two ways alerts come in, each from its raw request: `POST /v2/enqueue` (PagerDuty's Events API
+ * v2, answered in PagerDuty's words) and `POST /integrations/alertmanager` (Alertmanager's and
+ * Grafana's webhooks, answered in the API's). Both admit the key, then apply each event (`ingest.ts`).
+ */
+import { TooManyRequestsError, UnauthorizedError } from '../platform/errors.js';
+import { parseWebhookNotification } from './alertmanager.js';
+import {
+  acceptedAnswer,
+  parseEventsV2,
+  rateLimitedAnswer,
+  unknownRoutingKeyAnswer,
+  type EventsV2Answer,
+} from './events-v2.js';
+import { admitKey, ingestEvent } from './ingest.js';
+import { keyFromAuthorization } from './keys.js';
+
+/** One Events API v2 event: PagerDuty's answer (202, 400, 413, 429). */
+export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
+  const parsed = parseEventsV2(raw);
+  if (!parsed.ok) return parsed.answer;
+  const { event } = parsed;
+  const admission = await admitKey(event.routingKey);
+  if (!admission.ok) return admission.reason === 'rate' ? rateLimitedAnswer(admission.retryAfterSeconds) : unknownRoutingKeyAnswer();
+  // The incident's message: the full summary when the title had to be cut from it.
+  const message = event.action === 'trigger' && event.summary !== event.title ? event.summary : null;
+  const outcome = await ingestEvent(admission.integration, { ...event, message });
+  return outcome === 'monitor_gone' ? unknownRoutingKeyAnswer() : acceptedAnswer(event.dedupKey);
+}
+
+/** The 429 of a webhook: the API's own form (`{"message"}` with `Retry-After`). */
+export const WEBHOOK_RATE_MESSAGE = 'Too many requests for this integration key';
+
+/**
+ * One Alertmanager or Grafana notification: each of its alerts applied in order. 401 without a key we
+ * know, 400 for a body that is not such a payload, 413 past 1 MiB, 429 past the key's rate (a
+ * notification counts once, whatever its number of alerts).
+ */
+export async function receiveWebhook(authorization: string | undefined, raw: string): Promise<{ message: string; alerts: number }> {
+  const credentials = keyFromAuthorization(authorization);
+  if (!credentials.ok) throw new UnauthorizedError();
+  const parsed = parseWebhookNotification(raw);
+  if (!parsed.ok) throw parsed.error;
+  const admission = await admitKey(credentials.key);
+  if (!admission.ok) {
+    if (admission.reason === 'rate') throw new TooManyRequestsError(WEBHOOK_RATE_MESSAGE, admission.retryAfterSeconds);
+    throw new UnauthorizedError();
+  }
+  for (const event of parsed.notification.events) {
+    const message = [event.action === 'trigger' && event.summary !== event.title ? event.summary : null, event.description].filter(Boolean).join('\n\n') || null;
+    if ((await ingestEvent(admission.integration, { ...event, message })) === 'monitor_gone') throw new UnauthorizedError();
+  }
+  return { message: 'Notification processed', alerts: parsed.notification.events.length };
+}
