@@ -204,7 +204,7 @@ export const routes: readonly RouteDescription[] = [
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
   route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'OUTBOX#'] }),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#'] }),
   route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
   route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#'] }),
   route(
@@ -223,6 +223,25 @@ export const routes: readonly RouteDescription[] = [
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
   route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
   route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+
+  // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
+  route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
+  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-get', 'GET', '/api/schedules/{id}', 'functions/schedules/get.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-overrides-list', 'GET', '/api/schedules/{id}/overrides', 'functions/schedules/override-list.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route(
+    'schedules-overrides-delete',
+    'DELETE',
+    '/api/schedules/{id}/overrides/{overrideId}',
+    'functions/schedules/override-delete.ts',
+    'readwrite',
+    { leadingKeys: ['SCHEDULE#', 'TEAM#'] },
+  ),
+  route('schedules-on-call', 'GET', '/api/schedules/{id}/on-call', 'functions/schedules/on-call.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-shifts', 'GET', '/api/schedules/{id}/shifts', 'functions/schedules/shifts.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
 
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),

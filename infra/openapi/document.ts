@@ -155,6 +155,7 @@ const TAGS: Record<string, string> = {
   monitors: 'Monitors',
   teams: 'Teams',
   policies: 'Escalation policies',
+  schedules: 'Schedules',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
@@ -165,6 +166,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Incidents: 'Disruptions of a monitored target: status flow, severity, acknowledgement. Scoped to the caller\'s monitors.',
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
+  Schedules: 'On-call schedules: rotations in layers, restrictions and overrides in an IANA time zone, exact across DST; who is on call, rendered shifts.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
@@ -209,7 +211,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[500] = page('An HTML page: try again in a moment');
     return withResponseHeaders(responses);
   }
-  const { 400: bad = [], 403: forbidden, 404: missing, 429: quota } = contract.errors;
+  const { 400: bad = [], 403: forbidden, 404: missing, 409: conflict, 429: quota } = contract.errors;
   responses[400] = {
     description: ['Validation errors', ...bad].join('; '),
     content: json(bad.length ? z.union([ValidationError, errorBody(bad)]) : ValidationError),
@@ -217,6 +219,12 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
   if (route.auth === 'jwt') responses[401] = { description: 'Unauthorized', content: json(Unauthorized) };
   if (forbidden?.length) responses[403] = { description: forbidden.join('; '), content: json(errorBody(forbidden)) };
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
+  if (conflict?.length) {
+    responses[409] = {
+      description: `${conflict.join('; ')} (details name what is in the way)`,
+      content: json(z.strictObject({ error: z.enum(conflict as [string, ...string[]]), details: z.array(FieldError) })),
+    };
+  }
   if (quota?.length) {
     responses[429] = {
       description: `The account's daily quota is reached: ${quota.join('; ')}`,

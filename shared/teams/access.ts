@@ -192,6 +192,19 @@ export const teamGuard = (teamId: string, userId: string, roles: readonly Role[]
   ] as const satisfies readonly (readonly [GuardOutcome, TransactItem])[];
 
 /**
+ * For a write about a shared thing (a monitor's incident or subscriber, a schedule's override): the
+ * guard actions the write's transaction must carry. None for the owner; through the thing's team,
+ * that the team exists and the caller holds one of `roles` there. A thing the caller cannot reach at
+ * all is `hidden()` (404, as if it did not exist).
+ */
+export function writeGuard(userId: string, thing: Shareable | undefined, roles: readonly Role[], hidden: () => Error) {
+  if (!thing) throw hidden();
+  if (thing.owner_id === userId) return [];
+  if (!thing.team_id) throw hidden();
+  return teamGuard(thing.team_id, userId, roles) as readonly (readonly [GuardOutcome, TransactItem])[];
+}
+
+/**
  * What a failed guard means to the caller: `denied` (a member whose role falls short: 403) or
  * `hidden` (no member, or the team is gone: 404, exactly as if the thing did not exist).
  */

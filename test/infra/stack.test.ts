@@ -194,7 +194,7 @@ describe('CDK stack', () => {
     }
     // BatchWriteItem only where whole collections are deleted; no schedule deletion (schedules delete themselves).
     const holders = (action: string) => [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
-    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'teams-delete']);
+    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'schedules-delete', 'teams-delete']);
     expect(holders('scheduler:DeleteSchedule')).toEqual([]);
   });
 
@@ -204,7 +204,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/db/keys.ts.
-    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
+    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -225,6 +225,7 @@ describe('CDK stack', () => {
       'incidents-list',
       'monitors-list',
       'policies-list',
+      'schedules-list',
       'teams-list',
     ]);
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
