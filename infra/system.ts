@@ -219,10 +219,10 @@ export const routes: readonly RouteDescription[] = [
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
+  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#'] }),
 
   // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
   route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
@@ -302,7 +302,8 @@ export const workers = {
     handler: 'functions/escalation/schedule.ts',
     table: 'readwrite',
     capabilities: ['manage-schedules'],
-    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
+    // A due step's targets are resolved at its page: on-call schedules, accounts, team memberships.
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
@@ -325,7 +326,7 @@ export const workers = {
     paging: true,
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
-    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their

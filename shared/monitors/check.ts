@@ -13,6 +13,7 @@ import { tableName } from '../db/client.js';
 import { itemAbsent, keys } from '../db/keys.js';
 import { getByKeys, type TransactItem } from '../db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
+import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
 import { outboxPut } from '../events/outbox.js';
 import { incidentSnapshot } from '../events/snapshots.js';
 import { NotFoundError } from '../errors.js';
@@ -109,7 +110,7 @@ async function openIncident(
     created_at: now,
     updated_at: now,
   };
-  const steps = (policy?.steps ?? []).map((step) => ({
+  const steps = (policy ? incidentSteps(policy) : []).map((step) => ({
     ...step,
     due_at: new Date(Date.parse(now) + step.delay_minutes * 60_000).toISOString(),
   }));
@@ -123,7 +124,8 @@ async function openIncident(
   };
   // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event —
   // rather than through the scheduler after the incident's own event (one pass, not two).
-  const pagedNow = steps.filter((step) => step.delay_minutes === 0);
+  // (A step with schedule or person targets is resolved at its page, by the escalation scheduler at once.)
+  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !resolvedAtPage(step));
   const stepItems: TransactItem[] = steps.map((step) => ({
     Put: {
       TableName: tableName(),
@@ -132,7 +134,7 @@ async function openIncident(
         type: 'escalation_step',
         incident_id: incident.id,
         ...step,
-        ...(step.delay_minutes === 0 ? { sent_at: now } : {}),
+        ...(pagedNow.includes(step) ? { sent_at: now } : {}),
       },
     },
   }));

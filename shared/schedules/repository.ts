@@ -10,12 +10,11 @@ import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, scheduleItemSk, teamIndex } from '../db/keys.js';
 import { conditionFailure, purgeCollection, queryAll, queryCollection, transactOutcome, updateExpression, type Item, type TransactItem } from '../db/ops.js';
 import type { Source } from '../db/paging.js';
-import type { GuardOutcome } from '../teams/access.js';
+import type { GuardOutcome, PersonOutcome } from '../teams/access.js';
+export { personChecks, type PersonOutcome } from '../teams/access.js';
 import { MAX_OVERRIDE_DAYS, scheduleItem, scheduleOverrideItem, type Schedule, type StoredOverride } from './model.js';
 
 type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
-/** A failed check of one person: `person:<userId>`. */
-export type PersonOutcome = `person:${string}`;
 
 const DAY_MS = 86_400_000;
 
@@ -31,20 +30,6 @@ const scheduleAttributes = (schedule: Schedule) => ({
 const sharedLink = (teamId: string, scheduleId: string) => ({
   Put: { TableName: tableName(), Item: { ...keys.teamSharedSchedule(teamId, scheduleId), type: 'team_shared_schedule', schedule_id: scheduleId } },
 });
-
-/**
- * ConditionChecks that each person may be named in a schedule of `teamId` (a member of it) or of its
- * owner alone (an account). `except` is a person a guard of the same transaction already checks (the
- * caller, on a team), since a transaction touches an item once.
- */
-export function personChecks(teamId: string | null, people: readonly string[], except?: string): (readonly [PersonOutcome, TransactItem])[] {
-  return people
-    .filter((userId) => userId !== except)
-    .map((userId) => [
-      `person:${userId}` as PersonOutcome,
-      { ConditionCheck: { TableName: tableName(), Key: teamId ? keys.teamMembership(teamId, userId) : keys.account(userId), ConditionExpression: itemPresent } },
-    ] as const);
-}
 
 /** Writes the schedule with its people's checks; shared with a team, with the caller's guard and the team's link. */
 export async function insertSchedule(schedule: Schedule, guard: Guard, people: (readonly [PersonOutcome, TransactItem])[]) {

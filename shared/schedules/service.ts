@@ -220,25 +220,30 @@ export interface Person {
 }
 
 /**
+ * The names and addresses of those of `userIds` who may be on call or paged: accounts, and with a `teamId`
+ * members of that team now. One BatchGetItem (none for nobody).
+ */
+export async function eligiblePeople(userIds: string[], teamId: string | null): Promise<Map<string, Person>> {
+  const people = new Map<string, Person>();
+  if (userIds.length === 0) return people;
+  const found = await batchGet(userIds.flatMap((userId) => [keys.account(userId), ...(teamId ? [keys.teamMembership(teamId, userId)] : [])]));
+  const isAccount = (item: Item) => item[attributes.sk] === keys.account(String(item.id))[attributes.sk];
+  const members = new Set(found.filter((item) => !isAccount(item)).map((item) => String(item.user_id)));
+  for (const item of found.filter(isAccount)) {
+    const account = accountItem.parse(item);
+    if (!teamId || members.has(account.id)) people.set(account.id, { name: account.name, email: account.email });
+  }
+  return people;
+}
+
+/**
  * What rendering a schedule over `[from, to)` needs: its rules with only the people who may be on call
  * (accounts; on a team schedule, members of the team now — a member removed from the team leaves every
  * rotation at once, as if never in it), the overrides in range of those people, and their names. One
  * Query and one BatchGetItem, in parallel (a second BatchGetItem for people only overrides name).
  */
 export async function renderingOf(schedule: Schedule, from: string, to: string) {
-  const eligible = async (userIds: string[]) => {
-    if (userIds.length === 0) return new Map<string, Person>();
-    const found = await batchGet(userIds.flatMap((userId) => [keys.account(userId), ...(schedule.team_id ? [keys.teamMembership(schedule.team_id, userId)] : [])]));
-    const isAccount = (item: Item) => item[attributes.pk] === keys.account(String(item.id))[attributes.pk] && item[attributes.sk] === keys.account(String(item.id))[attributes.sk];
-    const members = new Set(found.filter((item) => !isAccount(item)).map((item) => String(item.user_id)));
-    const people = new Map<string, Person>();
-    for (const item of found) {
-      if (!isAccount(item)) continue;
-      const account = accountItem.parse(item);
-      if (!schedule.team_id || members.has(account.id)) people.set(account.id, { name: account.name, email: account.email });
-    }
-    return people;
-  };
+  const eligible = (userIds: string[]) => eligiblePeople(userIds, schedule.team_id);
   const layerPeople = peopleOf(schedule.layers);
   const [stored, people] = await Promise.all([repository.overridesIn(schedule.id, from, to), eligible(layerPeople)]);
   const others = [...new Set(stored.map((override) => override.user_id))].filter((userId) => !layerPeople.includes(userId));

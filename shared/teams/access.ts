@@ -191,6 +191,23 @@ export const teamGuard = (teamId: string, userId: string, roles: readonly Role[]
     ['team_role', memberWithRole(teamId, userId, roles)],
   ] as const satisfies readonly (readonly [GuardOutcome, TransactItem])[];
 
+/** A failed check of one person a write names: `person:<userId>`. */
+export type PersonOutcome = `person:${string}`;
+
+/**
+ * ConditionChecks that each person may be named in something shared with `teamId` (a member of it)
+ * or of its owner alone (an account): a schedule's layers, an override, a policy's user targets. `except` is a person a guard of the same transaction already checks (the
+ * caller, on a team), since a transaction touches an item once.
+ */
+export function personChecks(teamId: string | null, people: readonly string[], except?: string): (readonly [PersonOutcome, TransactItem])[] {
+  return people
+    .filter((userId) => userId !== except)
+    .map((userId) => [
+      `person:${userId}` as PersonOutcome,
+      { ConditionCheck: { TableName: tableName(), Key: teamId ? keys.teamMembership(teamId, userId) : keys.account(userId), ConditionExpression: itemPresent } },
+    ] as const);
+}
+
 /**
  * For a write about a shared thing (a monitor's incident or subscriber, a schedule's override): the
  * guard actions the write's transaction must carry. None for the owner; through the thing's team,

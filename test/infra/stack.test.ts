@@ -373,6 +373,8 @@ describe('CDK stack', () => {
     for (const alarm of age) expect(alarm, alarm.id).toMatchObject({ Threshold: 86_400, Statistic: 'Maximum', ...single });
     expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 })]);
     expect(alarms.filter((alarm) => alarm.MetricName === 'EscalationTargetBounced')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
+    // A page that found nobody on call in a schedule it targets.
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ScheduleNobodyOnCall')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
     // EventBridge Scheduler dropping an escalation step, or failing to park it: a lost page each.
     for (const metricName of ['InvocationDroppedCount', 'InvocationsFailedToBeSentToDeadLetterCount']) {
       expect(alarms.filter((alarm) => alarm.MetricName === metricName)).toEqual([
