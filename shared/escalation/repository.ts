@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../db/keys.js';
 import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../db/ops.js';
 import type { Source } from '../db/paging.js';
-import { personChecks, teamGuard, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
+import { personChecks, returnToOwner, teamGuard, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { policyItem, targetIds, type Policy } from './model.js';
 
@@ -212,22 +212,7 @@ export async function deletePolicy(current: Policy, guard: readonly (readonly [G
 }
 
 /** Gives a policy of a deleted team back to its owner (`team_id` null); one moved meanwhile is left alone. */
-export async function returnPolicyToOwner(policyId: string, teamId: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.escalationPolicy(policyId),
-        UpdateExpression: 'REMOVE team_id, #gpk, #gsk',
-        ConditionExpression: `${itemPresent} AND team_id = :team`,
-        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
-        ExpressionAttributeValues: { ':team': teamId },
-      }),
-    );
-  } catch (error) {
-    if (!conditionFailure(error)) throw error;
-  }
-}
+export const returnPolicyToOwner = (policyId: string, teamId: string) => returnToOwner(keys.escalationPolicy(policyId), teamId);
 
 /** Where a monitor is: its owner, and the team it is shared with (if any). */
 export interface MonitorScope {
@@ -247,51 +232,36 @@ export const fitsScope = (scope: MonitorScope) => ({
 });
 
 /**
- * The transaction item that counts one more (or one fewer) monitor using the policy; adding
- * requires that a monitor in `scope` may use it.
+ * The transaction item that counts one more (or one fewer) use of a shared item (`counter` on the item
+ * at `key`); adding requires that a user in `scope` may use it (its owner's alone, or `scope`'s team).
  */
-export function policyUse(policyId: string, scope: MonitorScope, delta: 1 | -1): TransactItem {
+function use(key: Record<string, string>, counter: string, scope: MonitorScope, delta: 1 | -1): TransactItem {
   const fits = fitsScope(scope);
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.escalationPolicy(policyId),
-      UpdateExpression: 'ADD monitor_count :delta',
+      Key: key,
+      UpdateExpression: `ADD ${counter} :delta`,
       ConditionExpression: delta > 0 ? fits.expression : itemPresent,
       ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? fits.values : {}) },
     },
   };
 }
 
-/** One more (or one fewer) policy targeting the schedule; adding requires that a policy in `scope` may target it (the owner's alone, or the policy's team). */
-function scheduleUse(scheduleId: string, scope: MonitorScope, delta: 1 | -1): TransactItem {
+/** ConditionCheck: a user moving to `scope` may keep using the shared item at `key`. */
+function fitsCheck(key: Record<string, string>, scope: MonitorScope): TransactItem {
   const fits = fitsScope(scope);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.schedule(scheduleId),
-      UpdateExpression: 'ADD policy_count :delta',
-      ConditionExpression: delta > 0 ? fits.expression : itemPresent,
-      ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? fits.values : {}) },
-    },
-  };
+  return { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: fits.expression, ExpressionAttributeValues: fits.values } };
 }
+
+/** One more (or one fewer) monitor using the policy; adding requires that a monitor in `scope` may use it. */
+export const policyUse = (policyId: string, scope: MonitorScope, delta: 1 | -1) => use(keys.escalationPolicy(policyId), 'monitor_count', scope, delta);
+
+/** One more (or one fewer) policy targeting the schedule; adding requires that a policy in `scope` may target it. */
+const scheduleUse = (scheduleId: string, scope: MonitorScope, delta: 1 | -1) => use(keys.schedule(scheduleId), 'policy_count', scope, delta);
 
 /** ConditionCheck: a policy moving to `scope` may keep targeting the schedule. */
-function scheduleFits(scheduleId: string, scope: MonitorScope): TransactItem {
-  const fits = fitsScope(scope);
-  return { ConditionCheck: { TableName: tableName(), Key: keys.schedule(scheduleId), ConditionExpression: fits.expression, ExpressionAttributeValues: fits.values } };
-}
+const scheduleFits = (scheduleId: string, scope: MonitorScope) => fitsCheck(keys.schedule(scheduleId), scope);
 
 /** ConditionCheck: a monitor moving to `scope` may keep using the policy. */
-export function policyFits(policyId: string, scope: MonitorScope): TransactItem {
-  const fits = fitsScope(scope);
-  return {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: keys.escalationPolicy(policyId),
-      ConditionExpression: fits.expression,
-      ExpressionAttributeValues: fits.values,
-    },
-  };
-}
+export const policyFits = (policyId: string, scope: MonitorScope) => fitsCheck(keys.escalationPolicy(policyId), scope);

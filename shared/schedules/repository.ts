@@ -5,12 +5,12 @@
  * the team's collection. Who may be named in a schedule is settled in the write's own transaction: one
  * ConditionCheck per person (an account; on a team schedule, a membership of the team).
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, scheduleItemSk, teamIndex } from '../db/keys.js';
-import { conditionFailure, purgeCollection, queryAll, queryCollection, transactOutcome, updateExpression, type Item, type TransactItem } from '../db/ops.js';
+import { purgeCollection, queryAll, queryCollection, transactOutcome, updateExpression, type Item, type TransactItem } from '../db/ops.js';
 import type { Source } from '../db/paging.js';
-import type { GuardOutcome, PersonOutcome } from '../teams/access.js';
+import { returnToOwner, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
 export { personChecks, type PersonOutcome } from '../teams/access.js';
 import { MAX_OVERRIDE_DAYS, scheduleItem, scheduleOverrideItem, type Schedule, type StoredOverride } from './model.js';
 
@@ -134,22 +134,7 @@ export async function policiesTargeting(scheduleId: string): Promise<{ id: strin
 }
 
 /** Gives a schedule of a deleted team back to its owner (`team_id` null); one moved meanwhile is left alone. */
-export async function returnScheduleToOwner(scheduleId: string, teamId: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.schedule(scheduleId),
-        UpdateExpression: 'REMOVE team_id, #gpk, #gsk',
-        ConditionExpression: `${itemPresent} AND team_id = :team`,
-        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
-        ExpressionAttributeValues: { ':team': teamId },
-      }),
-    );
-  } catch (error) {
-    if (!conditionFailure(error)) throw error;
-  }
-}
+export const returnScheduleToOwner = (scheduleId: string, teamId: string) => returnToOwner(keys.schedule(scheduleId), teamId);
 
 // ---------------------------------------------------------------------------------------------
 // Overrides

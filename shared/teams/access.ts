@@ -10,9 +10,10 @@
  *   tells a member whose role falls short (403) from an outsider (404, as for a missing item).
  * - The owner of a monitor or policy keeps every right on it, whatever their role in its team.
  */
-import { tableName } from '../db/client.js';
-import { attributes, itemPresent, keys, transitAttributePrefix } from '../db/keys.js';
-import { batchGet, type Item, type TransactItem } from '../db/ops.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { attributes, itemPresent, keys, teamIndex, transitAttributePrefix } from '../db/keys.js';
+import { batchGet, conditionFailure, type Item, type TransactItem } from '../db/ops.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../db/paging.js';
 import { decodeCursor, pageView, type PageView } from '../api/paging.js';
@@ -206,6 +207,27 @@ export function personChecks(teamId: string | null, people: readonly string[], e
       `person:${userId}` as PersonOutcome,
       { ConditionCheck: { TableName: tableName(), Key: teamId ? keys.teamMembership(teamId, userId) : keys.account(userId), ConditionExpression: itemPresent } },
     ] as const);
+}
+
+/**
+ * Gives a shared item (a policy, a schedule) of a deleted team back to its owner: `team_id` and its team
+ * index entry removed; one moved meanwhile is left alone.
+ */
+export async function returnToOwner(key: Record<string, string>, teamId: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'REMOVE team_id, #gpk, #gsk',
+        ConditionExpression: `${itemPresent} AND team_id = :team`,
+        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
+        ExpressionAttributeValues: { ':team': teamId },
+      }),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+  }
 }
 
 /**

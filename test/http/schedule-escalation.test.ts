@@ -6,8 +6,8 @@
  * paged, and a schedule a policy targets is not deleted (409 naming the policy).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { advanceClock, clock, resetClock } from '../../shared/clock.js';
-import { Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { clock, resetClock } from '../../shared/clock.js';
+import { advance, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, join, reportDown } from '../support/teams.js';
 
 let api: Api;
@@ -52,12 +52,6 @@ async function pagedEntries(incidentId: string, as = owner) {
   return (timeline.body.updates as { kind: string; details: Record<string, unknown> }[]).filter((entry) => entry.kind === 'escalation_paged').map((entry) => entry.details);
 }
 
-async function advance(ms: number) {
-  advanceClock(ms);
-  await api.runtime.scheduler.tick();
-  await settle(api);
-}
-
 describe('escalation to schedules', () => {
   it('pages whoever is on call at each page (deduplicated), and the new person at step 2 after a handoff', async () => {
     const rota = await schedule([ana.id, ben.id]);
@@ -79,7 +73,7 @@ describe('escalation to schedules', () => {
       },
     ]);
 
-    await advance(60 * MINUTE);
+    await advance(api, 60 * MINUTE);
     const [page] = await awaitMail(api, ben.email, 1);
     expect(page!.subject).toBe('[Escalation step 2] Checkout is down');
     expect(await mailTo(api, ana.email)).toHaveLength(1);
@@ -118,7 +112,7 @@ describe('escalation to schedules', () => {
     ]);
 
     // A one-step policy's round lasts 30 minutes: step 1 runs again as step 2, to whoever is on call then.
-    await advance(30 * MINUTE + 2_000);
+    await advance(api, 30 * MINUTE + 2_000);
     const entries = await pagedEntries(incidentId);
     expect(entries.map((entry) => entry.step_order)).toEqual([1, 2]);
     expect(entries[1]!.paged).toEqual([expect.objectContaining({ schedule_id: rota.id })]);
