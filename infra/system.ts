@@ -243,6 +243,15 @@ export const routes: readonly RouteDescription[] = [
   route('schedules-on-call', 'GET', '/api/schedules/{id}/on-call', 'functions/schedules/on-call.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
   route('schedules-shifts', 'GET', '/api/schedules/{id}/shifts', 'functions/schedules/shifts.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
 
+  // Calendars: a fresh secret URL (the account and its token lookups); the public feed reads the token, the
+  // account, the user's schedules (owner and team indexes, memberships) and each one's overrides and people.
+  route('calendars-token', 'POST', '/api/me/calendar-token', 'functions/schedules/calendar-token.ts', 'readwrite', { leadingKeys: ['USER#', 'CALTOKEN#'] }),
+  route('calendars-feed', 'GET', '/calendars/{file}', 'functions/schedules/calendar.ts', 'read', {
+    auth: 'none',
+    leadingKeys: ['CALTOKEN#', 'USER#', 'TEAM#', 'SCHEDULE#'],
+    indexes: ['gsi1', 'gsi2'],
+  }),
+
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),
   route(

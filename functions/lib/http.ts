@@ -255,7 +255,7 @@ export interface RouteContract {
   body?: z.ZodMiniType;
   status: number;
   response: z.ZodMiniType;
-  contentType: 'application/json' | 'text/html';
+  contentType: 'application/json' | 'text/html' | 'text/calendar';
   errors: ErrorTexts;
   failure: string;
   paged: boolean;
@@ -401,5 +401,37 @@ export function publicHtmlRoute<P extends z.ZodMiniType>(
       },
     })
     .handler(async (event) => handle((validatedInput.get(event) as { params: z.output<P> }).params));
+  return Object.assign(handler, { contract });
+}
+
+/**
+ * A public route (no JWT) answering an iCalendar document (a calendar app's subscription): validated path
+ * parameters in, one domain call, the document out, never cached by a proxy (its URL holds a secret). Errors
+ * are the API's JSON errors.
+ */
+export function publicCalendarRoute<P extends z.ZodMiniType>(
+  options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
+  handle: (params: z.output<P>) => Promise<string>,
+) {
+  const contract: RouteContract = {
+    summary: options.summary,
+    params: options.params,
+    status: 200,
+    response: described(z.string(), { description: 'An iCalendar document (RFC 5545)' }),
+    contentType: 'text/calendar',
+    errors: options.errors ?? {},
+    failure: options.failure,
+    paged: false,
+    idempotent: false,
+  };
+  const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(httpObservability())
+    .use(validator({ params: options.params, query: z.unknown(), body: z.unknown() }))
+    .use(errorHandler(options.failure))
+    .handler(async (event) => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/calendar; charset=utf-8', 'cache-control': 'private, no-store' },
+      body: await handle((validatedInput.get(event) as { params: z.output<P> }).params),
+    }));
   return Object.assign(handler, { contract });
 }

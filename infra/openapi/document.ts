@@ -156,6 +156,7 @@ const TAGS: Record<string, string> = {
   teams: 'Teams',
   policies: 'Escalation policies',
   schedules: 'Schedules',
+  calendars: 'Schedules',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',

@@ -135,6 +135,8 @@ export const keys = {
     key(incidentPartition(incidentId), `${incidentItemSk.updatePrefix}${createdAt}#${String(ordinal).padStart(2, '0')}#${entryId}`),
   /** An acknowledge link, by the SHA-256 of its token (the token itself is only in the e-mail). */
   acknowledgeLink: (tokenHash: string) => key(`ACKLINK#${tokenHash}`, 'ACKLINK'),
+  /** A user's calendar feed, by the SHA-256 of its secret token (the token itself is only in the URL given to its user). */
+  calendarToken: (tokenHash: string) => key(`CALTOKEN#${tokenHash}`, 'CALTOKEN'),
   /** A subscription's confirmation link, by the SHA-256 of its token (the token itself is only in the e-mail). */
   subscriptionConfirmation: (tokenHash: string) => key(`SUBCONFIRM#${tokenHash}`, 'SUBCONFIRM'),
   /** How many of one kind of mail-sending action an account did on one UTC day (`yyyy-mm-dd`). */

@@ -99,6 +99,19 @@ const cases: Case[] = [
   // Read the schedule, then the overrides in range and its people (accounts) in parallel: never O(history).
   { route: 'schedules-on-call', method: 'GET', path: () => `/api/schedules/${ids.schedule}/on-call?at=2036-11-10T12:00:00Z`, expectStatus: 200, budget: 3, rounds: 2 },
   { route: 'schedules-shifts', method: 'GET', path: () => `/api/schedules/${ids.schedule}/shifts?from=2036-11-01T00:00:00Z&to=2037-01-30T00:00:00Z`, expectStatus: 200, budget: 3, rounds: 2 },
+  // The account (its current token), then one transaction: the account's token, the new lookup, the old one deleted.
+  { route: 'calendars-token', method: 'POST', path: () => '/api/me/calendar-token', expectStatus: 200, budget: 2, rounds: 2 },
+  // The token's lookup, the account; the user's schedules (own ∥ memberships, then each team's ∥ the team check);
+  // per schedule its overrides in range ∥ its people, all schedules at once: 2 + 2 + (T + 1) + 2 × S calls in 5
+  // round trips (here T = 1 team, S = 2 schedules).
+  {
+    route: 'calendars-feed',
+    method: 'GET',
+    path: async () => new URL((await api.request('POST', '/api/me/calendar-token', { token: user.token })).body.url).pathname,
+    expectStatus: 200,
+    budget: 10,
+    rounds: 5,
+  },
   // The schedule and the override's id lookup in parallel, then one transaction.
   { route: 'schedules-overrides-delete', method: 'DELETE', path: () => `/api/schedules/${ids.schedule}/overrides/${ids.override}`, expectStatus: 200, budget: 3, rounds: 2 },
   // Read, one conditional transaction, then what remains of its collection: a Query and one BatchWriteItem per 25 items.

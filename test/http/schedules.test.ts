@@ -4,7 +4,9 @@
  * The rendering itself (DST, restrictions, property tests) is tested in test/unit/schedules-*.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import ICAL from 'ical.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freezeClock, resetClock } from '../../shared/clock.js';
 import { Api } from '../support/api.js';
 import { teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 
@@ -16,6 +18,7 @@ beforeAll(async () => {
   fx = await teamWithRoles(api);
 });
 afterAll(() => api.close());
+afterEach(() => resetClock());
 
 /** A weekly rotation in Berlin handing off Mondays 09:00 local, from Monday 2 November 2026. */
 const weekly = (members: string[], name = 'Weekly') => ({
@@ -136,6 +139,49 @@ describe('schedules', () => {
     expect(removed.body).toEqual({ message: 'Override removed' });
     expect((await api.request('DELETE', `${path}/overrides/${first.body.override.id}`, { token: member.token })).body).toEqual({ error: 'Override not found' });
     expect((await onCall('2026-11-10T11:00:00Z'))[0].user_id).toBe(admin.id);
+  });
+
+  it("serves each user's shifts as an iCalendar feed that agrees with /shifts, behind a secret URL that a new one retires", async () => {
+    const { OWNER: owner, ADMIN: admin } = fx.users;
+    const created = await create('OWNER', {
+      team_id: fx.team.id,
+      layers: [{ name: 'Daily', start: '2026-11-02T09:00', rotation: { type: 'daily', length: 1 }, handoff_time: '09:00', members: [admin.id, owner.id] }],
+    });
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: admin.id, start: '2026-11-12T12:00:00Z', end: '2026-11-12T14:00:00Z' } });
+    freezeClock(new Date('2026-11-10T00:00:00Z'));
+
+    const first = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
+    expect(first.status).toBe(200);
+    const url = new URL(first.body.url);
+    expect(url.pathname).toMatch(/^\/calendars\/[\w-]{43}\.ics$/);
+    const feed = await fetch(`${api.url}${url.pathname}`);
+    expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    const calendar = new ICAL.Component(ICAL.parse(await feed.text()));
+    // The admin is on call in this file's other team schedules too: this schedule's events carry its id in their UIDs.
+    const events = calendar
+      .getAllSubcomponents('vevent')
+      .map((event) => new ICAL.Event(event))
+      .filter((event) => event.uid.startsWith(created.body.schedule.id));
+    // What /shifts shows of the admin over the feed's window: 7 days back, 90 ahead (two ranges of at most 90 days).
+    const shifts = [
+      ...(await api.request('GET', `${path}/shifts?from=2026-11-03T00:00:00Z&to=2027-01-01T00:00:00Z`, { token: admin.token })).body.shifts,
+      ...(await api.request('GET', `${path}/shifts?from=2027-01-01T00:00:00Z&to=2027-02-08T00:00:00Z`, { token: admin.token })).body.shifts,
+    ].filter((shift: { user_id: string }) => shift.user_id === admin.id);
+    expect(events.length).toBeGreaterThan(40);
+    expect(events.map((event) => [event.startDate.toJSDate().toISOString(), event.endDate.toJSDate().toISOString()])).toEqual(
+      shifts.map((shift: { start: string; end: string }) => [shift.start, shift.end]),
+    );
+    expect(new Set(events.map((event) => event.uid)).size).toBe(events.length);
+    expect(events.find((event) => event.startDate.toJSDate().toISOString() === '2026-11-12T12:00:00.000Z')!.summary).toBe('On call: Primary (override)');
+
+    // A fresh URL retires the previous one; the feed of a token nobody holds is not found.
+    const second = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
+    expect(second.body.url).not.toBe(first.body.url);
+    const retired = await api.request('GET', url.pathname);
+    expect(retired).toMatchObject({ status: 404, body: { error: 'Calendar not found' } });
+    expect((await api.request('GET', new URL(second.body.url).pathname)).status).toBe(200);
+    expect((await api.request('GET', '/calendars/nothing.ics')).status).toBe(404);
   });
 
   it('drops a member removed from the team from every rotation of its schedules at once (the next member takes their turns)', async () => {

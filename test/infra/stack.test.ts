@@ -59,11 +59,11 @@ describe('CDK stack', () => {
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm)', () => {
+  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm) and calendar feeds', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
-      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}', 'GET /confirm/{token}', 'POST /confirm/{token}'].includes(route.RouteKey);
+      const public_ = ['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /acknowledge/{token}', 'POST /acknowledge/{token}', 'GET /confirm/{token}', 'POST /confirm/{token}', 'GET /calendars/{file}'].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -204,7 +204,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/db/keys.ts.
-    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
+    const known = ['ACKLINK#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -221,6 +221,7 @@ describe('CDK stack', () => {
       }
     }
     expect(confined.filter((description) => description.indexes?.length).map((description) => description.name).sort()).toEqual([
+      'calendars-feed',
       'incident-rescoper',
       'incidents-list',
       'monitors-list',

@@ -19,11 +19,12 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) are public', () => {
+  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) and calendar feeds are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
     expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual([
       'acknowledge-link-open',
       'acknowledge-link-confirm',
+      'calendars-feed',
       'unsubscribe',
       'unsubscribe-confirm',
       'subscription-confirm-open',
