@@ -209,7 +209,7 @@ export const routes: readonly RouteDescription[] = [
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
   route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'OUTBOX#'] }),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#'] }),
   route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
   route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#'] }),
   route(
@@ -224,10 +224,38 @@ export const routes: readonly RouteDescription[] = [
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
+  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#'] }),
+
+  // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
+  route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
+  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-get', 'GET', '/api/schedules/{id}', 'functions/schedules/get.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-overrides-list', 'GET', '/api/schedules/{id}/overrides', 'functions/schedules/override-list.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
+  route(
+    'schedules-overrides-delete',
+    'DELETE',
+    '/api/schedules/{id}/overrides/{overrideId}',
+    'functions/schedules/override-delete.ts',
+    'readwrite',
+    { leadingKeys: ['SCHEDULE#', 'TEAM#'] },
+  ),
+  route('schedules-on-call', 'GET', '/api/schedules/{id}/on-call', 'functions/schedules/on-call.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-shifts', 'GET', '/api/schedules/{id}/shifts', 'functions/schedules/shifts.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+
+  // Calendars: a fresh secret URL (the account and its token lookups); the public feed reads the token, the
+  // account, the user's schedules (owner and team indexes, memberships) and each one's overrides and people.
+  route('calendars-token', 'POST', '/api/me/calendar-token', 'functions/schedules/calendar-token.ts', 'readwrite', { leadingKeys: ['USER#', 'CALTOKEN#'] }),
+  route('calendars-feed', 'GET', '/calendars/{file}', 'functions/schedules/calendar.ts', 'read', {
+    auth: 'none',
+    leadingKeys: ['CALTOKEN#', 'USER#', 'TEAM#', 'SCHEDULE#'],
+    indexes: ['gsi1', 'gsi2'],
+  }),
 
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),
@@ -314,7 +342,8 @@ export const workers = {
     handler: 'functions/escalation/schedule.ts',
     table: 'readwrite',
     capabilities: ['manage-schedules'],
-    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
+    // A due step's targets are resolved at its page: on-call schedules, accounts, team memberships.
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
@@ -337,7 +366,7 @@ export const workers = {
     paging: true,
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
-    leadingKeys: ['INCIDENT#', 'OUTBOX#'],
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their

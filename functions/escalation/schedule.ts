@@ -2,8 +2,8 @@
 import { eventDetails } from '../../shared/platform/events/model.js';
 import { scheduleEscalation } from '../../shared/escalation/scheduling.js';
 import type { BusEvent } from '../lib/events.js';
-import { workerHandler } from '../lib/observability.js';
+import { nobodyOnCall, workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler('escalation-scheduler', async (event: BusEvent) => ({
-  steps: await scheduleEscalation(eventDetails['incident.created'].parse(event.detail)),
+  steps: await scheduleEscalation(eventDetails['incident.created'].parse(event.detail), nobodyOnCall),
 }));

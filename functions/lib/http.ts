@@ -220,7 +220,7 @@ export interface RouteInput<P, Q, B> {
 }
 
 /** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
-export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410 | 429, string[]>>;
+export type ErrorTexts = Partial<Record<400 | 403 | 404 | 409 | 410 | 429, string[]>>;
 
 export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** One line for the API reference. */
@@ -255,7 +255,7 @@ export interface RouteContract {
   body?: z.ZodMiniType;
   status: number;
   response: z.ZodMiniType;
-  contentType: 'application/json' | 'text/html';
+  contentType: 'application/json' | 'text/html' | 'text/calendar';
   errors: ErrorTexts;
   failure: string;
   paged: boolean;
@@ -450,5 +450,37 @@ export function rawRoute(
       const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
       return handle({ body, headers: event.headers ?? {} });
     });
+  return Object.assign(handler, { contract });
+}
+
+/**
+ * A public route (no JWT) answering an iCalendar document (a calendar app's subscription): validated path
+ * parameters in, one domain call, the document out, never cached by a proxy (its URL holds a secret). Errors
+ * are the API's JSON errors.
+ */
+export function publicCalendarRoute<P extends z.ZodMiniType>(
+  options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
+  handle: (params: z.output<P>) => Promise<string>,
+) {
+  const contract: RouteContract = {
+    summary: options.summary,
+    params: options.params,
+    status: 200,
+    response: described(z.string(), { description: 'An iCalendar document (RFC 5545)' }),
+    contentType: 'text/calendar',
+    errors: options.errors ?? {},
+    failure: options.failure,
+    paged: false,
+    idempotent: false,
+  };
+  const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
+    .use(httpObservability())
+    .use(validator({ params: options.params, query: z.unknown(), body: z.unknown() }))
+    .use(errorHandler(options.failure))
+    .handler(async (event) => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/calendar; charset=utf-8', 'cache-control': 'private, no-store' },
+      body: await handle((validatedInput.get(event) as { params: z.output<P> }).params),
+    }));
   return Object.assign(handler, { contract });
 }

@@ -179,3 +179,7 @@ export function workerHandler<E, R>(name: string, handle: (event: E, context: Co
     )
     .handler(handle);
 }
+
+/** A page that found nobody on call in a schedule it targets: an error (the `ScheduleNobodyOnCall` metric alarms on AWS). */
+export const nobodyOnCall = (facts: { incident_id: string; step_order: number; schedule_id: string; schedule_name: string | null }) =>
+  logger.error('nobody on call in a schedule an escalation step targets: its other targets were paged', { ...facts });

@@ -538,6 +538,12 @@ export class IncidentServiceStack extends Stack {
       new Metric({ namespace: 'IncidentService', metricName: 'EscalationTargetBounced', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period: fiveMinutes }),
       'An escalation e-mail bounced: someone on call was not paged (see the email-feedback log)',
     );
+    alarm(
+      this,
+      'ScheduleNobodyOnCallAlarm',
+      new Metric({ namespace: 'IncidentService', metricName: 'ScheduleNobodyOnCall', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period: fiveMinutes }),
+      'An escalation page found nobody on call in a schedule it targets (see the escalation-step log): fill the gap in the schedule',
+    );
     // EventBridge Scheduler gave up on an escalation step, and could not even park it: a lost page each.
     const schedulerMetric = (metricName: string) =>
       new Metric({ namespace: 'AWS/Scheduler', metricName, dimensionsMap: { ScheduleGroup: scheduleGroup.name! }, statistic: 'Sum', period: fiveMinutes });

@@ -155,6 +155,8 @@ const TAGS: Record<string, string> = {
   monitors: 'Monitors',
   teams: 'Teams',
   policies: 'Escalation policies',
+  schedules: 'Schedules',
+  calendars: 'Schedules',
   subscribers: 'Subscribers',
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
@@ -167,6 +169,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Incidents: 'Disruptions of a monitored target: status flow, severity, acknowledgement. Scoped to the caller\'s monitors.',
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
+  Schedules: 'On-call schedules: rotations in layers, restrictions and overrides in an IANA time zone, exact across DST; who is on call, rendered shifts.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
   Integrations:
     "Alerts in from the monitoring tools teams run: a monitor's integration keys, a PagerDuty Events API v2-compatible endpoint and an Alertmanager/Grafana webhook endpoint, both authenticated by a key.",
@@ -230,7 +233,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[500] = page('An HTML page: try again in a moment');
     return withResponseHeaders(responses);
   }
-  const { 400: bad = [], 403: forbidden, 404: missing, 429: quota } = contract.errors;
+  const { 400: bad = [], 403: forbidden, 404: missing, 409: conflict, 429: quota } = contract.errors;
   responses[400] = {
     description: ['Validation errors', ...bad].join('; '),
     content: json(bad.length ? z.union([ValidationError, errorBody(bad)]) : ValidationError),
@@ -238,6 +241,12 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
   if (route.auth === 'jwt') responses[401] = { description: 'Unauthorized', content: json(Unauthorized) };
   if (forbidden?.length) responses[403] = { description: forbidden.join('; '), content: json(errorBody(forbidden)) };
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
+  if (conflict?.length) {
+    responses[409] = {
+      description: `${conflict.join('; ')} (details name what is in the way)`,
+      content: json(z.strictObject({ error: z.enum(conflict as [string, ...string[]]), details: z.array(FieldError) })),
+    };
+  }
   if (quota?.length) {
     responses[429] = {
       description: `The account's daily quota is reached: ${quota.join('; ')}`,

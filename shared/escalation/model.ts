@@ -5,17 +5,53 @@ import { pageParams } from '../platform/api/paging.js';
 import { Email } from '../accounts/model.js';
 
 export const MAX_STEP_DELAY_MINUTES = 1440;
+export const MAX_STEPS = 10;
+export const MAX_REPEAT = 5;
+/** An incident's escalation steps: each policy step once per round. */
+export const MAX_INCIDENT_STEPS = MAX_STEPS * (MAX_REPEAT + 1);
+/** Distinct schedules and people a policy's steps name (each is checked, and counted, in the write's transaction). */
+export const MAX_POLICY_SCHEDULES = 10;
+export const MAX_POLICY_USERS = 20;
 
+/** Whom a step pages: whoever is on call in a schedule at the page, a person (their account's e-mail), or an address. */
+export const EscalationTarget = described(
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('schedule'), id: z.uuid() }),
+    z.strictObject({ type: z.literal('user'), id: z.uuid() }),
+    z.strictObject({ type: z.literal('email'), address: Email }),
+  ]),
+  { id: 'EscalationTarget' },
+);
+export type EscalationTarget = z.output<typeof EscalationTarget>;
+
+/** A step pages `targets`, or (as before targets existed) `emails`, which are e-mail targets. */
 export const policyStepInput = z.strictObject({
   delay_minutes: z.int().check(z.minimum(0), z.maximum(MAX_STEP_DELAY_MINUTES)),
-  emails: z.array(Email).check(z.minLength(1), z.maxLength(10)),
-});
+  emails: z.optional(z.array(Email).check(z.minLength(1), z.maxLength(10))),
+  targets: z.optional(z.array(EscalationTarget).check(z.minLength(1), z.maxLength(10))),
+}).check(
+  z.superRefine((step, context) => {
+    if (step.emails && step.targets) context.addIssue({ code: 'custom', path: ['targets'], message: 'Give either emails or targets' });
+    if (!step.emails && !step.targets) context.addIssue({ code: 'custom', path: ['targets'], message: 'Required (or emails)' });
+  }),
+);
+
+/** The distinct schedules and people the steps target. */
+export function targetIds(steps: readonly { targets?: readonly EscalationTarget[] }[]) {
+  const of = (type: 'schedule' | 'user') => [
+    ...new Set(steps.flatMap((step) => (step.targets ?? []).flatMap((target) => (target.type === type ? [target.id] : [])))),
+  ];
+  return { schedules: of('schedule'), users: of('user') };
+}
 
 /** 1-10 steps; the first at delay 0, delays strictly increasing, at most 1,440 minutes. */
 const PolicySteps = z.array(policyStepInput).check(
   z.minLength(1),
-  z.maxLength(10),
+  z.maxLength(MAX_STEPS),
   z.superRefine((steps, context) => {
+    const { schedules, users } = targetIds(steps);
+    if (schedules.length > MAX_POLICY_SCHEDULES) context.addIssue({ code: 'custom', path: [], message: `A policy targets at most ${MAX_POLICY_SCHEDULES} schedules` });
+    if (users.length > MAX_POLICY_USERS) context.addIssue({ code: 'custom', path: [], message: `A policy targets at most ${MAX_POLICY_USERS} people` });
     steps.forEach((step, index) => {
       if (index === 0 && step.delay_minutes !== 0) {
         context.addIssue({ code: 'custom', path: [0, 'delay_minutes'], message: 'The first step must have delay_minutes 0' });
@@ -31,12 +67,15 @@ const PolicyName = Text({ min: 1, max: 100 });
 /** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
 const PolicyTeam = z.nullable(z.uuid());
 
-export const createPolicyInput = z.strictObject({ name: PolicyName, steps: PolicySteps, team_id: z._default(PolicyTeam, null) });
+/** How many times the steps start again from step 1 after the last one passes unacknowledged. */
+const PolicyRepeat = z.int().check(z.minimum(0), z.maximum(MAX_REPEAT));
+
+export const createPolicyInput = z.strictObject({ name: PolicyName, steps: PolicySteps, repeat: z.optional(PolicyRepeat), team_id: z._default(PolicyTeam, null) });
 export type CreatePolicyInput = z.output<typeof createPolicyInput>;
 
 /** Every field optional; an absent body is an empty update ("No updates provided"). New steps apply to incidents opened from then on. */
 export const updatePolicyInput = z.prefault(
-  described(z.partial(z.strictObject({ name: PolicyName, steps: PolicySteps, team_id: PolicyTeam })), {
+  described(z.partial(z.strictObject({ name: PolicyName, steps: PolicySteps, repeat: PolicyRepeat, team_id: PolicyTeam })), {
     minProperties: 1,
     id: 'UpdateEscalationPolicy',
     example: { name: 'Payments on-call', team_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c' },
@@ -48,7 +87,8 @@ export type UpdatePolicyInput = z.output<typeof updatePolicyInput>;
 export const listPoliciesQuery = z.object({ team_id: z.optional(z.uuid()), ...pageParams });
 export type ListPoliciesQuery = z.output<typeof listPoliciesQuery>;
 
-export const policyStep = z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) });
+/** A stored step: `emails` are its e-mail targets' addresses; `targets` only when it was given targets. */
+export const policyStep = z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()), targets: z.optional(z.array(z.any())) });
 export type PolicyStep = z.output<typeof policyStep>;
 
 export const policyItem = z.object({
@@ -64,8 +104,21 @@ export const policyItem = z.object({
   ),
   /** How many monitors use the policy; deletion requires 0. */
   monitor_count: z._default(z.number(), 0),
+  /** Rounds after the first; stored absent when 0. */
+  repeat: z.optional(z.number()),
+  /** Counts the policy's writes (absent before its first change): a change of its targets is made from the steps as read. */
+  version: z.optional(z.number()),
 });
-export type Policy = z.output<typeof policyItem>;
+export type Policy = Omit<z.output<typeof policyItem>, 'steps'> & { steps: PolicyStepStored[] };
+export type PolicyStepStored = Omit<PolicyStep, 'targets'> & { targets?: EscalationTarget[] };
+
+/** A step as stored, from its input. */
+export const storedStep = (step: z.output<typeof policyStepInput>, index: number): PolicyStepStored => ({
+  step_order: index + 1,
+  delay_minutes: step.delay_minutes,
+  emails: step.emails ?? (step.targets ?? []).flatMap((target) => (target.type === 'email' ? [target.address] : [])),
+  ...(step.targets ? { targets: step.targets } : {}),
+});
 
 export const PolicyBody = described(
   z.strictObject({
@@ -77,11 +130,13 @@ export const PolicyBody = described(
         z.strictObject({
           step_order: z.int().check(z.minimum(1)),
           delay_minutes: z.int().check(z.minimum(0), z.maximum(MAX_STEP_DELAY_MINUTES)),
-          emails: z.array(z.string()),
+          emails: described(z.array(z.string()), { description: 'The addresses of its e-mail targets' }),
+          targets: described(z.optional(z.array(EscalationTarget)), { description: 'Present when the step was given targets' }),
         }),
         { id: 'EscalationPolicyStep' },
       ),
     ),
+    repeat: described(z.optional(z.int()), { description: 'Rounds after the first (1-5); absent when the steps run once' }),
     team_id: described(z.nullable(Id), { description: 'The team the policy is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
   }),
@@ -92,7 +147,35 @@ export const policyView = (policy: Policy): z.output<typeof PolicyBody> => ({
   id: policy.id,
   name: policy.name,
   owner_id: policy.owner_id,
-  steps: policy.steps.map(({ step_order, delay_minutes, emails }) => ({ step_order, delay_minutes, emails })),
+  steps: policy.steps.map(({ step_order, delay_minutes, emails, targets }) => ({ step_order, delay_minutes, emails, ...(targets ? { targets } : {}) })),
+  ...(policy.repeat ? { repeat: policy.repeat } : {}),
   team_id: policy.team_id,
   created_at: policy.created_at,
 });
+
+/** A one-step policy's round, when it repeats: the step has nothing after it to measure a round by. */
+export const ONE_STEP_ROUND_MINUTES = 30;
+
+/**
+ * An incident's escalation steps from its policy: the policy's steps once per round (1 + `repeat`),
+ * numbered on through the rounds. A round lasts until the last step has waited as long as the step
+ * before it did (its delay plus the last gap between delays); a one-step policy's round lasts 30 minutes.
+ * Each step carries what its page needs: the addresses, the targets, and the policy's team (whose
+ * members alone are paged as people).
+ */
+export function incidentSteps(policy: Policy) {
+  const delays = policy.steps.map((step) => step.delay_minutes);
+  const last = delays.at(-1)!;
+  const round = delays.length > 1 ? last + (last - delays.at(-2)!) : ONE_STEP_ROUND_MINUTES;
+  return Array.from({ length: (policy.repeat ?? 0) + 1 }, (_, index) => index).flatMap((turn) =>
+    policy.steps.map((step) => ({
+      step_order: turn * policy.steps.length + step.step_order,
+      delay_minutes: turn * round + step.delay_minutes,
+      emails: step.emails,
+      ...(step.targets ? { targets: step.targets, team_id: policy.team_id } : {}),
+    })),
+  );
+}
+
+/** A step whose recipients are known only at its page (it targets a schedule or a person). */
+export const resolvedAtPage = (step: { targets?: readonly EscalationTarget[] }) => (step.targets ?? []).some((target) => target.type !== 'email');

@@ -9,7 +9,7 @@ import { leanClient } from '../platform/aws-client.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { sendEscalationStep } from './steps.js';
+import { sendEscalationStep, type NobodyOnCallReport } from './steps.js';
 
 let client: SchedulerClient | undefined;
 const scheduler = () => (client ??= leanClient(new SchedulerClient({})));
@@ -25,13 +25,13 @@ export function atExpression(iso: string) {
   return `at(${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)})`;
 }
 
-export async function scheduleEscalation(event: EventDetail<'incident.created'>) {
+export async function scheduleEscalation(event: EventDetail<'incident.created'>, report?: NobodyOnCallReport) {
   const outcomes: { step_order: number; outcome: string }[] = [];
   if (!event.escalation) return outcomes;
   for (const step of event.escalation.steps) {
     const input = { incident_id: event.incident.id, step_order: step.step_order };
     if (Date.parse(step.due_at) - clock.now().getTime() <= SEND_NOW_WINDOW_MS) {
-      outcomes.push({ step_order: step.step_order, outcome: await sendEscalationStep(input) });
+      outcomes.push({ step_order: step.step_order, outcome: await sendEscalationStep(input, report) });
       continue;
     }
     try {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
-import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard } from '../teams/access.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
 import * as repository from './repository.js';
-import { policyItem, policyView, type CreatePolicyInput, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
+import { policyItem, policyView, storedStep, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
@@ -14,19 +14,39 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
     id: randomUUID(),
     name: input.name,
     owner_id: caller.userId,
-    steps: input.steps.map((step, index) => ({ step_order: index + 1, delay_minutes: step.delay_minutes, emails: step.emails })),
+    steps: input.steps.map(storedStep),
     created_at: clock.nowIso(),
     team_id: input.team_id,
     monitor_count: 0,
+    ...(input.repeat ? { repeat: input.repeat } : {}),
   };
   const { outcome, item } = await repository.insertPolicy(policy, OPERATORS);
-  if (outcome !== 'ok') throw shareRefusal(outcome, item);
-  return policyView(policy);
+  if (outcome === 'ok') return policyView(policy);
+  throw targetRefusal(outcome, input.steps, policy.team_id) ?? shareRefusal(outcome as GuardOutcome, item);
+}
+
+/**
+ * The refusal of a target the write's transaction found wanting (`schedule:<id>`: gone, or not the
+ * policy's scope's; `person:<id>`: no account, or no member of the policy's team), on every place the
+ * steps name it; undefined for other outcomes.
+ */
+function targetRefusal(outcome: string, steps: readonly { targets?: readonly EscalationTarget[] }[] | undefined, teamId: string | null) {
+  const [kind, id] = outcome.split(':') as [string, string | undefined];
+  if (!id || (kind !== 'schedule' && kind !== 'person')) return undefined;
+  const message =
+    kind === 'schedule'
+      ? teamId ? "Must be a schedule of the policy's team or of its owner alone" : 'Must be a schedule of the policy\'s owner alone'
+      : teamId ? "Must be a member of the policy's team" : 'Must be the id of an account';
+  const type = kind === 'schedule' ? 'schedule' : 'user';
+  const places = (steps ?? []).flatMap((step, index) =>
+    (step.targets ?? []).flatMap((target, position) => (target.type === type && target.id === id ? [{ field: `steps.${index}.targets.${position}.id`, message }] : [])),
+  );
+  return new ValidationError(places.length ? places : [{ field: 'team_id', message }]);
 }
 
 /** A page of the caller's policies and those shared with their teams (or with one team), newest first. */
 export function listPolicies(caller: Caller, query: ListPoliciesQuery) {
-  return pageOfScopes('escalation-policies', caller.userId, query, repository.policySources, (item) => policyItem.parse(item), policyView);
+  return pageOfScopes('escalation-policies', caller.userId, query, repository.policySources, (item) => policyItem.parse(item) as Policy, policyView);
 }
 
 /** The policy, if the caller owns it or belongs to the team it is shared with. */
@@ -60,9 +80,8 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     const next: Policy = {
       ...current,
       name: changes.name ?? current.name,
-      steps: changes.steps
-        ? changes.steps.map((step, index) => ({ step_order: index + 1, delay_minutes: step.delay_minutes, emails: step.emails }))
-        : current.steps,
+      steps: changes.steps ? changes.steps.map(storedStep) : current.steps,
+      repeat: changes.repeat ?? current.repeat,
       team_id: moving ? changes.team_id! : current.team_id,
     };
     // A shared policy pages the team's people: changing it takes a role in the team, even for its
@@ -71,8 +90,11 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     const { outcome, item } = await repository.updatePolicy(current, next, {
       from: through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [],
       to: moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [],
-    });
-    if (outcome === 'ok') return policyView(next);
+    }, caller.userId);
+    if (outcome === 'ok') return policyView({ ...next, version: (current.version ?? 0) + 1 });
+    const refusal = targetRefusal(outcome, changes.steps, next.team_id);
+    if (refusal) throw refusal;
+    if (outcome === 'conflict') continue;
     if (outcome === 'from_gone' || outcome === 'from_role') {
       // Its owner sees it (403); anyone else without a role there is told nothing (404).
       if (owner) throw new ForbiddenError('Not authorized');
@@ -103,6 +125,7 @@ export async function deletePolicy(caller: Caller, policyId: string) {
     const guard = owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS);
     const { outcome, item } = await repository.deletePolicy(current, guard);
     if (outcome === 'ok') return;
+    if (outcome === 'conflict') continue;
     if (outcome === 'refused') {
       const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
       if (stillSame) throw new BadRequestError('Escalation policy in use');

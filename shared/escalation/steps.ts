@@ -14,8 +14,10 @@ import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
+import { MAX_INCIDENT_STEPS, type EscalationTarget } from './model.js';
+import { resolveTargets, type UnstaffedSchedule } from './targets.js';
 
-export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(10)) });
+export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)) });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
 export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
@@ -25,16 +27,19 @@ const EARLY_TOLERANCE_MS = 1_000;
 
 const MAX_ATTEMPTS = 5;
 
-export async function sendEscalationStep(input: EscalationStepInput): Promise<StepOutcome> {
+/** Told of each schedule a sent page found nobody on call in (the caller logs it as an error). */
+export type NobodyOnCallReport = (facts: { incident_id: string; step_order: number } & UnstaffedSchedule) => void;
+
+export async function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const outcome = await trySendStep(input);
+    const outcome = await trySendStep(input, report);
     if (outcome !== 'changed') return outcome;
   }
   throw new Error(`Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
-async function trySendStep({ incident_id, step_order }: EscalationStepInput): Promise<StepOutcome | 'changed'> {
+async function trySendStep({ incident_id, step_order }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';
@@ -46,6 +51,9 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput): Pr
   if (incident.acknowledged || incident.status === 'RESOLVED') return cancel(incident_id, step_order, now.toISOString());
   // The page is a write of the incident too (its time orders the timeline; see `writeInstant`).
   const at = writeInstant(incident);
+  // Targets are resolved at the page: whoever is on call now; the addresses de-duplicated.
+  const resolved = step.targets ? await resolveTargets(step.targets as EscalationTarget[], at, step.team_id ?? null) : undefined;
+  const emails = resolved ? resolved.recipients.map((recipient) => recipient.email) : step.emails;
   try {
     await transactWrite([
       {
@@ -74,13 +82,17 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput): Pr
         'incident.escalation_step',
         {
           incident: incidentSnapshot(incident),
-          step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails },
+          step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails },
         },
         at,
       ),
-      timelinePut(pagedEntry(incident, step, at)),
+      timelinePut(pagedEntry(incident, { step_order, emails }, at, 0, resolved)),
     ]);
     countMetric('EscalationStepSent', { step: String(step_order) });
+    for (const unstaffed of resolved?.nobodyOnCall ?? []) {
+      countMetric('ScheduleNobodyOnCall');
+      report?.({ incident_id, step_order, ...unstaffed });
+    }
     return 'sent';
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;

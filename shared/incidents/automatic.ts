@@ -15,6 +15,7 @@ import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys, type Key } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
+import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
@@ -82,11 +83,14 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     updated_at: now,
     ...spec.fields,
   };
-  const steps = (policy?.steps ?? []).map((step) => ({
+  const steps = (policy ? incidentSteps(policy) : []).map((step) => ({
     ...step,
     due_at: new Date(Date.parse(now) + step.delay_minutes * 60_000).toISOString(),
   }));
-  const pagedNow = steps.filter((step) => step.delay_minutes === 0);
+  // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event —
+  // unless it has schedule or person targets: those are resolved at the page, by the escalation
+  // scheduler at once.
+  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !resolvedAtPage(step));
   const stepItems: TransactItem[] = steps.map((step) => ({
     Put: {
       TableName: tableName(),
@@ -95,7 +99,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
         type: 'escalation_step',
         incident_id: incident.id,
         ...step,
-        ...(step.delay_minutes === 0 ? { sent_at: now } : {}),
+        ...(pagedNow.includes(step) ? { sent_at: now } : {}),
       },
     },
   }));

@@ -135,6 +135,10 @@ export const escalationStepItem = z.object({
   step_order: z.number(),
   delay_minutes: z.number(),
   emails: z._default(z.array(z.string()), []),
+  /** Present when the policy's step had targets: resolved at the page. */
+  targets: z.optional(z.array(z.any())),
+  /** The policy's team (with `targets`): only its members are paged as people. */
+  team_id: z.optional(z.nullable(z.string())),
   due_at: z.optional(z.string()),
   sent_at: z.optional(z.string()),
   cancelled_at: z.optional(z.string()),

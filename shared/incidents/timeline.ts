@@ -9,6 +9,7 @@ import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/paging.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
+import type { PagedRecipient, UnstaffedSchedule } from '../escalation/targets.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';
@@ -46,6 +47,18 @@ export const TimelineDetails = described(
     user_email: documented(z.optional(z.string()), '`acknowledged`: the e-mail address of who acknowledged'),
     step_order: documented(z.optional(z.int()), '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was'),
     recipients: documented(z.optional(z.array(z.string())), '`escalation_paged`: who was paged'),
+    paged: documented(
+      z.optional(
+        z.array(
+          z.strictObject({ email: z.string(), user_id: z.optional(z.string()), user_name: z.optional(z.string()), schedule_id: z.optional(z.string()) }),
+        ),
+      ),
+      '`escalation_paged` of a step with targets: each person paged, and the schedule they were on call in (for a schedule target)',
+    ),
+    nobody_on_call: documented(
+      z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),
+      '`escalation_paged`: the schedules the step targets in which nobody was on call at the page (null name: the schedule is gone)',
+    ),
     by: documented(
       z.optional(z.enum(['user', 'recovery', 'integration'])),
       '`resolved`: by a person, by the monitor recovering, or by an alert\'s resolve event (`integration_id`, `integration_name` say which)',
@@ -174,12 +187,23 @@ export function changeEntries(current: Incident, next: Incident, actor: Actor, a
 }
 
 /** The entry of one paged escalation step. */
-export const pagedEntry = (incident: Incident, step: { step_order: number; emails: string[] }, at: string, ordinal = 0): EntrySpec => ({
+export const pagedEntry = (
+  incident: Incident,
+  step: { step_order: number; emails: string[] },
+  at: string,
+  ordinal = 0,
+  resolved?: { recipients: PagedRecipient[]; nobodyOnCall: UnstaffedSchedule[] },
+): EntrySpec => ({
   kind: 'escalation_paged',
   incident,
   at,
   actor: null,
-  details: { step_order: step.step_order, recipients: step.emails },
+  details: {
+    step_order: step.step_order,
+    recipients: step.emails,
+    ...(resolved ? { paged: resolved.recipients } : {}),
+    ...(resolved?.nobodyOnCall.length ? { nobody_on_call: resolved.nobodyOnCall } : {}),
+  },
   ordinal,
 });
 

@@ -12,11 +12,9 @@ import {
   READERS,
   pageOfScopes,
   shareRefusal,
-  teamGuard,
-  type GuardOutcome,
+  writeGuard,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
-import type { TransactItem } from '../platform/db/ops.js';
 import type { PageView } from '../platform/api/paging.js';
 import * as repository from './repository.js';
 import {
@@ -47,10 +45,7 @@ async function visibleMonitor(caller: Caller, monitorId: string): Promise<Monito
  * and the caller holds one of `roles` there. A monitor the caller cannot reach at all is 404.
  */
 export function monitorWriteGuard(caller: Caller, monitor: Monitor | undefined, roles: readonly Role[] = OPERATORS) {
-  if (!monitor) throw monitorNotFound();
-  if (monitor.owner_id === caller.userId) return [];
-  if (!monitor.team_id) throw monitorNotFound();
-  return teamGuard(monitor.team_id, caller.userId, roles) as readonly (readonly [GuardOutcome, TransactItem])[];
+  return writeGuard(caller.userId, monitor, roles, monitorNotFound);
 }
 
 /**

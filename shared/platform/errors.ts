@@ -50,6 +50,13 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/** The request conflicts with what exists (a schedule that escalation policies target). */
+export class ConflictError extends ServiceError {
+  constructor(message: string, details?: FieldError[]) {
+    super(409, message, details);
+  }
+}
+
 export class PayloadTooLargeError extends ServiceError {
   constructor(limitBytes: number) {
     super(413, `Request body too large (limit ${limitBytes} bytes)`);

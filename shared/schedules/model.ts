@@ -4,7 +4,9 @@
  * The semantics the issue leaves open are in docs/decisions.md, "Schedules".
  */
 import * as z from '../platform/zod.js';
-import { described, Text } from '../platform/api/common.js';
+import { described, Id, Text, Timestamp } from '../platform/api/common.js';
+import { overrideExample, scheduleExample } from '../platform/api/examples.js';
+import { pageParams } from '../platform/api/paging.js';
 import { isCalendarDate, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
 
 export const MAX_LAYERS = 10;
@@ -12,6 +14,10 @@ export const MAX_LAYER_MEMBERS = 50;
 export const MAX_RESTRICTIONS = 14;
 export const MAX_ROTATION_LENGTH = 365;
 export const MAX_OVERRIDE_DAYS = 90;
+/** Distinct people over a schedule's layers: each is checked (an account; a member of the schedule's team) in the write's transaction. */
+export const MAX_SCHEDULE_PEOPLE = 50;
+/** The longest range `/shifts` renders. */
+export const MAX_RANGE_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -113,8 +119,14 @@ const Layers = z.array(Layer).check(
       if (seen.has(layer.name)) context.addIssue({ code: 'custom', path: [index, 'name'], message: 'Layer names must be unique in a schedule' });
       seen.add(layer.name);
     });
+    if (peopleOf(layers).length > MAX_SCHEDULE_PEOPLE) {
+      context.addIssue({ code: 'custom', path: [], message: `A schedule names at most ${MAX_SCHEDULE_PEOPLE} different people` });
+    }
   }),
 );
+
+/** The distinct people a schedule's layers name, in order of first mention. */
+export const peopleOf = (layers: readonly { members: readonly string[] }[]) => [...new Set(layers.flatMap((layer) => layer.members))];
 
 const ScheduleName = Text({ min: 1, max: 100 });
 /** Shares the schedule with a team; null: the caller's alone. */
@@ -175,3 +187,118 @@ export interface ScheduleOverride {
   end: string;
   created_at: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stored items and response bodies
+
+export const scheduleItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  time_zone: z.string(),
+  layers: z.array(z.any()),
+  owner_id: z.string(),
+  /** The team the schedule is shared with; stored absent when it is its owner's alone. */
+  team_id: z.pipe(
+    z.nullish(z.string()),
+    z.transform((value) => value ?? null),
+  ),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** How many escalation policies target the schedule; deletion requires 0. */
+  policy_count: z._default(z.number(), 0),
+});
+export type Schedule = Omit<z.output<typeof scheduleItem>, 'layers'> & { layers: Layer[] };
+
+export const ScheduleBody = described(
+  z.strictObject({
+    id: Id,
+    name: z.string(),
+    time_zone: TimeZone,
+    layers: z.array(described(Layer, { id: 'ScheduleLayer' })),
+    owner_id: Id,
+    team_id: described(z.nullable(Id), { description: 'The team the schedule is shared with; null when it is its owner\'s alone' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  { id: 'Schedule', example: scheduleExample },
+);
+
+export const scheduleView = (schedule: Schedule): z.output<typeof ScheduleBody> => ({
+  id: schedule.id,
+  name: schedule.name,
+  time_zone: schedule.time_zone,
+  layers: schedule.layers,
+  owner_id: schedule.owner_id,
+  team_id: schedule.team_id,
+  created_at: schedule.created_at,
+  updated_at: schedule.updated_at,
+});
+
+export const listSchedulesQuery = z.object({ team_id: z.optional(z.uuid()), ...pageParams });
+export type ListSchedulesQuery = z.output<typeof listSchedulesQuery>;
+
+export const scheduleOverrideItem = z.object({
+  id: z.string(),
+  schedule_id: z.string(),
+  user_id: z.string(),
+  start: z.string(),
+  end: z.string(),
+  created_by: z.string(),
+  created_at: z.string(),
+});
+export type StoredOverride = z.output<typeof scheduleOverrideItem>;
+
+export const OverrideBody = described(
+  z.strictObject({ id: Id, user_id: Id, start: Timestamp, end: Timestamp, created_by: Id, created_at: Timestamp }),
+  { id: 'ScheduleOverride', example: overrideExample },
+);
+
+export const overrideView = (override: StoredOverride): z.output<typeof OverrideBody> => ({
+  id: override.id,
+  user_id: override.user_id,
+  start: override.start,
+  end: override.end,
+  created_by: override.created_by,
+  created_at: override.created_at,
+});
+
+/** `from` (default: now) and `to` (optional): the overrides that overlap `[from, to)`, by start. */
+export const listOverridesQuery = z.object({ from: z.optional(UtcInstant), to: z.optional(UtcInstant), ...pageParams });
+export type ListOverridesQuery = z.output<typeof listOverridesQuery>;
+
+export const overrideParams = z.strictObject({ id: z.uuid(), overrideId: z.uuid() });
+
+export const onCallQuery = z.object({ at: z.optional(UtcInstant) });
+
+export const shiftsQuery = z.object({ from: UtcInstant, to: UtcInstant }).check(
+  z.superRefine((range, context) => {
+    const length = Date.parse(range.to) - Date.parse(range.from);
+    if (length <= 0) context.addIssue({ code: 'custom', path: ['to'], message: 'Must be after from' });
+    else if (length > MAX_RANGE_DAYS * DAY_MS) context.addIssue({ code: 'custom', path: ['to'], message: `A range spans at most ${MAX_RANGE_DAYS} days` });
+  }),
+);
+export type ShiftsQuery = z.output<typeof shiftsQuery>;
+
+export const OnCallBody = described(
+  z.strictObject({
+    user_id: Id,
+    user_name: z.string(),
+    email: z.string(),
+    layer: described(z.nullable(z.string()), { description: 'The layer the shift comes from; null for an override' }),
+    from: described(z.nullable(Timestamp), { description: 'Start of the shift; null when it began more than 90 days earlier' }),
+    until: described(z.nullable(Timestamp), { description: 'End of the shift; null when it lasts more than 90 days longer' }),
+  }),
+  { id: 'OnCall' },
+);
+
+export const ShiftBody = described(
+  z.strictObject({
+    user_id: Id,
+    user_name: z.string(),
+    start: Timestamp,
+    end: Timestamp,
+    source: z.enum(['layer', 'override']),
+    layer: z.optional(z.string()),
+  }),
+  { id: 'Shift' },
+);

@@ -10,9 +10,10 @@
  *   tells a member whose role falls short (403) from an outsider (404, as for a missing item).
  * - The owner of a monitor or policy keeps every right on it, whatever their role in its team.
  */
-import { tableName } from '../platform/db/client.js';
-import { attributes, itemPresent, keys, transitAttributePrefix } from '../platform/db/keys.js';
-import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, itemPresent, keys, teamIndex, transitAttributePrefix } from '../platform/db/keys.js';
+import { batchGet, conditionFailure, type Item, type TransactItem } from '../platform/db/ops.js';
 import { ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../platform/db/paging.js';
 import { decodeCursor, pageView, type PageView } from '../platform/api/paging.js';
@@ -190,6 +191,57 @@ export const teamGuard = (teamId: string, userId: string, roles: readonly Role[]
     ['team_gone', teamPresent(teamId)],
     ['team_role', memberWithRole(teamId, userId, roles)],
   ] as const satisfies readonly (readonly [GuardOutcome, TransactItem])[];
+
+/** A failed check of one person a write names: `person:<userId>`. */
+export type PersonOutcome = `person:${string}`;
+
+/**
+ * ConditionChecks that each person may be named in something shared with `teamId` (a member of it)
+ * or of its owner alone (an account): a schedule's layers, an override, a policy's user targets. `except` is a person a guard of the same transaction already checks (the
+ * caller, on a team), since a transaction touches an item once.
+ */
+export function personChecks(teamId: string | null, people: readonly string[], except?: string): (readonly [PersonOutcome, TransactItem])[] {
+  return people
+    .filter((userId) => userId !== except)
+    .map((userId) => [
+      `person:${userId}` as PersonOutcome,
+      { ConditionCheck: { TableName: tableName(), Key: teamId ? keys.teamMembership(teamId, userId) : keys.account(userId), ConditionExpression: itemPresent } },
+    ] as const);
+}
+
+/**
+ * Gives a shared item (a policy, a schedule) of a deleted team back to its owner: `team_id` and its team
+ * index entry removed; one moved meanwhile is left alone.
+ */
+export async function returnToOwner(key: Record<string, string>, teamId: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'REMOVE team_id, #gpk, #gsk',
+        ConditionExpression: `${itemPresent} AND team_id = :team`,
+        ExpressionAttributeNames: { '#gpk': teamIndex.pk, '#gsk': teamIndex.sk },
+        ExpressionAttributeValues: { ':team': teamId },
+      }),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * For a write about a shared thing (a monitor's incident or subscriber, a schedule's override): the
+ * guard actions the write's transaction must carry. None for the owner; through the thing's team,
+ * that the team exists and the caller holds one of `roles` there. A thing the caller cannot reach at
+ * all is `hidden()` (404, as if it did not exist).
+ */
+export function writeGuard(userId: string, thing: Shareable | undefined, roles: readonly Role[], hidden: () => Error) {
+  if (!thing) throw hidden();
+  if (thing.owner_id === userId) return [];
+  if (!thing.team_id) throw hidden();
+  return teamGuard(thing.team_id, userId, roles) as readonly (readonly [GuardOutcome, TransactItem])[];
+}
 
 /**
  * What a failed guard means to the caller: `denied` (a member whose role falls short: 403) or

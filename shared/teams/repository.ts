@@ -390,10 +390,11 @@ export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
   ]);
 }
 
-/** What a team shares: the monitors and policies its links name. */
+/** What a team shares: the monitors, policies and schedules its links name. */
 export interface Shared {
   monitorIds: string[];
   policyIds: string[];
+  scheduleIds: string[];
 }
 
 /**
@@ -402,10 +403,10 @@ export interface Shared {
  */
 export const purgeTeamItems = (teamId: string, release: (shared: Shared) => Promise<void>) =>
   purgeCollection(keys.teamPartition(teamId), { token: keys.inviteToken }, {
-    attributes: ['monitor_id', 'policy_id'],
+    attributes: ['monitor_id', 'policy_id', 'schedule_id'],
     before: (items) => {
       const links = items.filter((item) => String(item[attributes.sk]).startsWith(teamItemSk.sharedPrefix));
       const ids = (attribute: string) => links.flatMap((link) => (typeof link[attribute] === 'string' ? [link[attribute] as string] : []));
-      return release({ monitorIds: ids('monitor_id'), policyIds: ids('policy_id') });
+      return release({ monitorIds: ids('monitor_id'), policyIds: ids('policy_id'), scheduleIds: ids('schedule_id') });
     },
   });

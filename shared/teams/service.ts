@@ -11,6 +11,7 @@ import { inviteCreated } from '../notifications/hooks.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { returnPolicyToOwner } from '../escalation/repository.js';
+import { returnScheduleToOwner } from '../schedules/repository.js';
 import { returnToOwner } from '../monitors/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import * as repository from './repository.js';
@@ -154,7 +155,7 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
 
 /**
  * Deletes the team (gone at once: nobody sees anything through it from then on), gives every
- * shared monitor and policy back to its owner, then removes every membership, invite and
+ * shared monitor, policy and schedule back to its owner, then removes every membership, invite and
  * lookup item. No monitor, incident, subscriber or acknowledgement is lost.
  */
 export async function deleteTeam(caller: Caller, teamId: string) {
@@ -165,6 +166,7 @@ export async function deleteTeam(caller: Caller, teamId: string) {
   });
   await repository.purgeTeamItems(teamId, async (shared) => {
     await inBatches(shared.policyIds, (policyId) => returnPolicyToOwner(policyId, teamId));
+    await inBatches(shared.scheduleIds, (scheduleId) => returnScheduleToOwner(scheduleId, teamId));
     await inBatches(shared.monitorIds, (monitorId) => returnToOwner(monitorId, teamId));
   });
 }

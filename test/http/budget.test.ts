@@ -36,7 +36,7 @@ interface Case {
   after?: () => void;
 }
 
-const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', subscriber: '', linkToken: '', confirmPath: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -95,6 +95,34 @@ const cases: Case[] = [
   // Read, then one transaction on the policy as read (with guards and links when shared or moved).
   { route: 'policies-update', method: 'PUT', path: () => `/api/escalation-policies/${ids.policy}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
+  // One transaction: the schedule with a ConditionCheck per person it names.
+  { route: 'schedules-create', method: 'POST', path: () => '/api/schedules', body: () => ({ name: 'S', time_zone: 'UTC', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, invitee.id] }] }), expectStatus: 201, budget: 1 },
+  { route: 'schedules-list', method: 'GET', path: () => '/api/schedules', expectStatus: 200, budget: 4, rounds: 2 },
+  { route: 'schedules-get', method: 'GET', path: () => `/api/schedules/${ids.schedule}`, expectStatus: 200, budget: 1 },
+  { route: 'schedules-update', method: 'PUT', path: () => `/api/schedules/${ids.schedule}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
+  // Read the schedule, then one transaction: the override, its id lookup, its person's check, the schedule as read.
+  { route: 'schedules-overrides-create', method: 'POST', path: () => `/api/schedules/${ids.schedule}/overrides`, body: () => ({ user_id: invitee.id, start: '2026-11-10T00:00:00Z', end: '2026-11-11T00:00:00Z' }), expectStatus: 201, budget: 2, rounds: 2 },
+  { route: 'schedules-overrides-list', method: 'GET', path: () => `/api/schedules/${ids.schedule}/overrides?from=2026-11-01T00:00:00Z`, expectStatus: 200, budget: 2, rounds: 2 },
+  // Read the schedule, then the overrides in range and its people (accounts) in parallel: never O(history).
+  { route: 'schedules-on-call', method: 'GET', path: () => `/api/schedules/${ids.schedule}/on-call?at=2036-11-10T12:00:00Z`, expectStatus: 200, budget: 3, rounds: 2 },
+  { route: 'schedules-shifts', method: 'GET', path: () => `/api/schedules/${ids.schedule}/shifts?from=2036-11-01T00:00:00Z&to=2037-01-30T00:00:00Z`, expectStatus: 200, budget: 3, rounds: 2 },
+  // The account (its current token), then one transaction: the account's token, the new lookup, the old one deleted.
+  { route: 'calendars-token', method: 'POST', path: () => '/api/me/calendar-token', expectStatus: 200, budget: 2, rounds: 2 },
+  // The token's lookup, the account; the user's schedules (own ∥ memberships, then each team's ∥ the team check);
+  // per schedule its overrides in range ∥ its people, all schedules at once: 2 + 2 + (T + 1) + 2 × S calls in 5
+  // round trips (here T = 1 team, S = 2 schedules).
+  {
+    route: 'calendars-feed',
+    method: 'GET',
+    path: async () => new URL((await api.request('POST', '/api/me/calendar-token', { token: user.token })).body.url).pathname,
+    expectStatus: 200,
+    budget: 10,
+    rounds: 5,
+  },
+  // The schedule and the override's id lookup in parallel, then one transaction.
+  { route: 'schedules-overrides-delete', method: 'DELETE', path: () => `/api/schedules/${ids.schedule}/overrides/${ids.override}`, expectStatus: 200, budget: 3, rounds: 2 },
+  // Read, one conditional transaction, then what remains of its collection: a Query and one BatchWriteItem per 25 items.
+  { route: 'schedules-delete', method: 'DELETE', path: () => `/api/schedules/${ids.schedule}`, expectStatus: 200, budget: 4 },
   { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/subscribers`, body: () => ({ email: uniqueEmail('sub') }), expectStatus: 201, budget: 2 },
   // The monitor and the page, in parallel.
   { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/subscribers`, expectStatus: 200, budget: 2, rounds: 1 },
@@ -215,6 +243,12 @@ beforeAll(async () => {
       body: { name: 'Spare', steps: [{ delay_minutes: 0, emails: ['oncall@example.com'] }] },
     })
   ).body.escalation_policy.id;
+  ids.schedule = (
+    await api.request('POST', '/api/schedules', { token: user.token, body: { name: 'Spare', time_zone: 'Europe/Berlin', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, invitee.id] }] } })
+  ).body.schedule.id;
+  ids.override = (
+    await api.request('POST', `/api/schedules/${ids.schedule}/overrides`, { token: user.token, body: { user_id: user.id, start: '2026-11-12T00:00:00Z', end: '2026-11-13T00:00:00Z' } })
+  ).body.override.id;
   await api.request('POST', `/api/monitors/${ids.spareMonitor}/subscribers`, { token: user.token, body: { email: uniqueEmail('s1') } });
   ids.subscriber = (
     await api.request('POST', `/api/monitors/${ids.monitor}/subscribers`, { token: user.token, body: { email: uniqueEmail('s2') } })
@@ -272,7 +306,7 @@ function budgetTest(testCase: Case) {
  * memberships, then every team's scope with one consistent check of teams and memberships.
  */
 describe('DynamoDB calls per route, through a team', () => {
-  const team = { id: '', monitor: '', incident: '', subscriber: '', personal: '' };
+  const team = { id: '', monitor: '', incident: '', subscriber: '', personal: '', schedule: '' };
   let mate: User;
   beforeAll(async () => {
     mate = await api.signUp(uniqueEmail('budget-mate'));
@@ -280,6 +314,10 @@ describe('DynamoDB calls per route, through a team', () => {
     await join(api, user, team.id, mate, 'MEMBER');
     team.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'Team', team_id: team.id } })).body.monitor.id;
     team.personal = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'Personal' } })).body.monitor.id;
+    const layer = { name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, mate.id] };
+    team.schedule = (
+      await api.request('POST', '/api/schedules', { token: user.token, body: { name: 'Team', time_zone: 'UTC', team_id: team.id, layers: [layer] } })
+    ).body.schedule.id;
     team.incident = (
       await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: team.monitor, title: 'Team incident' } })
     ).body.incident.id;
@@ -334,6 +372,9 @@ describe('DynamoDB calls per route, through a team', () => {
       rounds: 2,
     },
     { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+    // A team schedule: the schedule, then the caller's access, the overrides in range and its people (accounts and memberships) in parallel.
+    { route: 'schedules-on-call', method: 'GET', path: () => `/api/schedules/${team.schedule}/on-call`, as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+    { route: 'schedules-shifts', method: 'GET', path: () => `/api/schedules/${team.schedule}/shifts?from=2026-11-01T00:00:00Z&to=2027-01-30T00:00:00Z`, as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
   ];
   for (const testCase of teamCases) budgetTest(testCase);
 });

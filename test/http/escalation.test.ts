@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { invokeFunction } from '../../infra/local/functions.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
-import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { reportDown } from '../support/teams.js';
 
 let api: Api;
@@ -39,13 +39,6 @@ async function failingMonitor(policyId: string) {
   // Let the escalation plan be scheduled before the test moves the clock.
   await settle(api);
   return { monitor, incidentId: opened.incident_id };
-}
-
-/** Moves the service clock and lets the scheduler and the event flow catch up. */
-async function advance(ms: number) {
-  advanceClock(ms);
-  await api.runtime.scheduler.tick();
-  await settle(api);
 }
 
 describe('escalation policies', () => {
@@ -161,11 +154,11 @@ describe('escalation engine', () => {
       `esc-${incidentId}-3`,
     ]);
 
-    await advance(4 * MINUTE + 58_000);
+    await advance(api, 4 * MINUTE + 58_000);
     expect(await mailTo(api, second)).toHaveLength(0);
-    await advance(3_000);
+    await advance(api, 3_000);
     expect((await awaitMail(api, second, 1))[0]!.subject).toBe('[Escalation step 2] Edge proxy is down');
-    await advance(10 * MINUTE);
+    await advance(api, 10 * MINUTE);
     expect((await awaitMail(api, third, 1))[0]!.subject).toBe('[Escalation step 3] Edge proxy is down');
     expect(api.runtime.scheduler.list().filter((schedule) => schedule.name.includes(incidentId))).toEqual([]);
     for (const to of [first, second, third]) expect(await mailTo(api, to)).toHaveLength(1);
@@ -184,7 +177,7 @@ describe('escalation engine', () => {
     advanceClock(5 * MINUTE - 1_000);
     const ack = await api.request('POST', `/api/incidents/${incidentId}/acknowledge`, { token: owner.token, body: { method: 'email' } });
     expect(ack.status).toBe(200);
-    await advance(30 * MINUTE);
+    await advance(api, 30 * MINUTE);
     expect(await mailTo(api, second)).toHaveLength(0);
     expect(await mailTo(api, third)).toHaveLength(0);
     expect(api.runtime.scheduler.list().filter((schedule) => schedule.name.includes(incidentId))).toEqual([]);
@@ -199,7 +192,7 @@ describe('escalation engine', () => {
     ]);
     const { monitor, incidentId } = await failingMonitor(policy.id);
     await invokeFunction('monitor-check', { monitorId: monitor.id, status: 'up', consecutiveFailures: 0, checkedAt: new Date().toISOString() });
-    await advance(6 * MINUTE);
+    await advance(api, 6 * MINUTE);
     expect(await mailTo(api, later)).toHaveLength(0);
     const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: owner.token })).body.incident;
     expect(incident.status).toBe('RESOLVED');

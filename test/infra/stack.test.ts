@@ -70,7 +70,7 @@ describe('CDK stack', () => {
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm) and the alert endpoints', () => {
+  it('routes every route of the description, JWT-protected except the public links of e-mails (unsubscribe, acknowledge, confirm) the alert endpoints and calendar feeds', () => {
     const apiRoutes = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties);
     expect(apiRoutes.map((route) => route.RouteKey).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     for (const route of apiRoutes) {
@@ -83,6 +83,7 @@ describe('CDK stack', () => {
         'POST /confirm/{token}',
         'POST /v2/enqueue',
         'POST /integrations/alertmanager',
+        'GET /calendars/{file}',
       ].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
@@ -214,7 +215,7 @@ describe('CDK stack', () => {
     }
     // BatchWriteItem only where whole collections are deleted; no schedule deletion (schedules delete themselves).
     const holders = (action: string) => [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
-    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'teams-delete']);
+    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'schedules-delete', 'teams-delete']);
     expect(holders('scheduler:DeleteSchedule')).toEqual([]);
   });
 
@@ -224,7 +225,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
+    const known = ['ACKLINK#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -241,10 +242,12 @@ describe('CDK stack', () => {
       }
     }
     expect(confined.filter((description) => description.indexes?.length).map((description) => description.name).sort()).toEqual([
+      'calendars-feed',
       'incident-rescoper',
       'incidents-list',
       'monitors-list',
       'policies-list',
+      'schedules-list',
       'teams-list',
     ]);
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
@@ -392,6 +395,8 @@ describe('CDK stack', () => {
     for (const alarm of age) expect(alarm, alarm.id).toMatchObject({ Threshold: 86_400, Statistic: 'Maximum', ...single });
     expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 })]);
     expect(alarms.filter((alarm) => alarm.MetricName === 'EscalationTargetBounced')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
+    // A page that found nobody on call in a schedule it targets.
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ScheduleNobodyOnCall')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
     // EventBridge Scheduler dropping an escalation step, or failing to park it: a lost page each.
     for (const metricName of ['InvocationDroppedCount', 'InvocationsFailedToBeSentToDeadLetterCount']) {
       expect(alarms.filter((alarm) => alarm.MetricName === metricName)).toEqual([

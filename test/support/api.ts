@@ -2,6 +2,7 @@
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { checkContract } from './contract.js';
+import { advanceClock } from '../../shared/platform/clock.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -116,6 +117,13 @@ export async function mailTo(api: Api, to: string) {
 /** Waits until `to` has at least `count` e-mails, and returns them. */
 export const awaitMail = (api: Api, to: string, count = 1) =>
   eventually(() => mailTo(api, to), (emails) => emails.length >= count);
+
+/** Moves the service clock and lets the scheduler and the event flow catch up. */
+export async function advance(api: Api, ms: number) {
+  advanceClock(ms);
+  await api.runtime.scheduler.tick();
+  await settle(api);
+}
 
 /** Lets every event under way settle: the stream read, the bus deliveries. */
 export async function settle(api: Api) {

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createPolicyInput, incidentSteps } from '../../shared/escalation/model.js';
+import { fieldErrors } from '../../shared/platform/validation.js';
 import {
   acknowledgeIncidentInput,
   createIncidentInput,
@@ -101,5 +104,42 @@ describe('escalation schedules', () => {
     expect(atExpression('2026-01-01T10:05:00.000Z')).toBe('at(2026-01-01T10:05:00)');
     expect(atExpression('2026-01-01T10:05:00.001Z')).toBe('at(2026-01-01T10:05:01)');
     expect(atExpression('2026-12-31T23:59:59.500Z')).toBe('at(2027-01-01T00:00:00)');
+  });
+});
+
+describe('escalation targets and repeat', () => {
+  const id = '6f1c2a8e-3b0e-4f0e-9a59-8b0f5f0c1d2e';
+  const fieldsOf = (body: unknown) => {
+    const result = createPolicyInput.safeParse(body);
+    if (result.success) throw new Error('expected errors');
+    return fieldErrors(result.error, 'body');
+  };
+  it('takes targets or emails in a step, not both and not neither, and repeat 0–5', () => {
+    expect(fieldsOf({ name: 'P', steps: [{ delay_minutes: 0, emails: ['a@example.com'], targets: [{ type: 'user', id }] }] })).toEqual([
+      { field: 'steps.0.targets', message: 'Give either emails or targets' },
+    ]);
+    expect(fieldsOf({ name: 'P', steps: [{ delay_minutes: 0 }] })).toEqual([{ field: 'steps.0.targets', message: 'Required (or emails)' }]);
+    expect(fieldsOf({ name: 'P', repeat: 6, steps: [{ delay_minutes: 0, targets: [{ type: 'email', address: 'a@example.com' }] }] }).map((error) => error.field)).toEqual(['repeat']);
+    expect(fieldsOf({ name: 'P', steps: [{ delay_minutes: 0, targets: [{ type: 'team', id }] }] }).map((error) => error.field)).toEqual(['steps.0.targets.0.type']);
+  });
+  it('names at most 10 schedules and 20 people over its steps', () => {
+    const many = (type: string, count: number) => Array.from({ length: count }, () => ({ type, id: randomUUID() }));
+    const steps = (type: string, count: number) => [
+      { delay_minutes: 0, targets: many(type, 10) },
+      { delay_minutes: 5, targets: many(type, 10) },
+      { delay_minutes: 10, targets: many(type, count - 20 > 0 ? count - 20 : 1) },
+    ];
+    expect(fieldsOf({ name: 'P', steps: steps('schedule', 21) })).toEqual([{ field: 'steps', message: 'A policy targets at most 10 schedules' }]);
+    expect(fieldsOf({ name: 'P', steps: steps('user', 21) })).toEqual([{ field: 'steps', message: 'A policy targets at most 20 people' }]);
+  });
+  it('repeats the steps in rounds: until the last step has waited as long as the one before it, 30 minutes for one step', () => {
+    const base = { id, name: 'P', owner_id: id, created_at: '', team_id: null, monitor_count: 0 };
+    const steps = [
+      { step_order: 1, delay_minutes: 0, emails: ['a@example.com'] },
+      { step_order: 2, delay_minutes: 10, emails: ['b@example.com'] },
+    ];
+    expect(incidentSteps({ ...base, steps, repeat: 1 }).map((step) => [step.step_order, step.delay_minutes])).toEqual([[1, 0], [2, 10], [3, 20], [4, 30]]);
+    expect(incidentSteps({ ...base, steps: steps.slice(0, 1), repeat: 2 }).map((step) => step.delay_minutes)).toEqual([0, 30, 60]);
+    expect(incidentSteps({ ...base, steps })).toHaveLength(2);
   });
 });

@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../infra/local/paths.js';
-import { createOverrideInput, createScheduleInput, updateScheduleInput } from '../../shared/schedules/model.js';
+import { randomUUID } from 'node:crypto';
+import { createOverrideInput, createScheduleInput, shiftsQuery, updateScheduleInput } from '../../shared/schedules/model.js';
 import { fieldErrors } from '../../shared/platform/validation.js';
 import type * as z from '../../shared/platform/zod.js';
 
@@ -121,6 +122,22 @@ describe('override body', () => {
       'user_id',
       'layer',
     ]);
+  });
+});
+
+describe('schedule limits and ranges', () => {
+  it('names at most 50 different people over its layers (each is checked in the write), however often each appears', () => {
+    const people = Array.from({ length: 51 }, () => randomUUID());
+    const layers = [{ ...weekly, name: 'A', members: people.slice(0, 40) }, { ...weekly, name: 'B', members: people.slice(30) }];
+    expect(errors(createScheduleInput, body(layers))).toEqual([{ field: 'layers', message: 'A schedule names at most 50 different people' }]);
+    const fifty = [{ ...weekly, name: 'A', members: people.slice(0, 40) }, { ...weekly, name: 'B', members: [...people.slice(0, 10), ...people.slice(40, 50)] }];
+    expect(createScheduleInput.safeParse(body(fifty)).success).toBe(true);
+  });
+
+  it('renders shifts over a range after its start, at most 90 days long', () => {
+    expect(errors(shiftsQuery, { from: '2026-01-02T00:00:00Z', to: '2026-01-02T00:00:00Z' })).toEqual([{ field: 'to', message: 'Must be after from' }]);
+    expect(errors(shiftsQuery, { from: '2026-01-01T00:00:00Z', to: '2026-04-01T00:00:00.001Z' })).toEqual([{ field: 'to', message: 'A range spans at most 90 days' }]);
+    expect(shiftsQuery.parse({ from: '2026-01-01T00:00:00Z', to: '2026-04-01T00:00:00Z' })).toEqual({ from: '2026-01-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' });
   });
 });
 

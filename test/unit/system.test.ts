@@ -19,11 +19,12 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) and the alert endpoints (a key authenticates) are public', () => {
+  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) the alert endpoints (a key authenticates) and calendar feeds are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
     expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual([
       'acknowledge-link-open',
       'acknowledge-link-confirm',
+      'calendars-feed',
       'alerts-enqueue',
       'alerts-alertmanager',
       'unsubscribe',

@@ -18,6 +18,8 @@ export const ids = {
   subscriber: '5abe8b6d-b17f-4c6e-8fad-7e2c3b4a6f01',
   update: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01',
   integration: '6bcf9c7e-c280-4d7f-9abe-8f3d4c5b7a01',
+  schedule: '6bcf9c7e-c28a-4d7f-9abe-8f3d4c5b7a01',
+  override: '6bcf9c7e-c28a-4d7f-9abe-8f3d4c5b7a02',
 } as const;
 
 const at = (time: string) => `2026-11-21T${time}:00.000Z`;
@@ -144,4 +146,32 @@ export const subscriberExample = {
   created_at: at('09:15'),
   suppression: null,
   status: 'confirmed' as const,
+};
+
+export const scheduleExample = {
+  id: ids.schedule,
+  name: 'Payments primary',
+  time_zone: 'Europe/Berlin',
+  layers: [
+    {
+      name: 'Weekly',
+      start: '2026-11-02T09:00',
+      rotation: { type: 'weekly', length: 1 },
+      handoff_time: '09:00',
+      members: [ids.alice, ids.bob],
+    },
+  ],
+  owner_id: ids.alice,
+  team_id: ids.team,
+  created_at: at('08:50'),
+  updated_at: at('08:50'),
+};
+
+export const overrideExample = {
+  id: ids.override,
+  user_id: ids.bob,
+  start: at('12:00'),
+  end: '2026-11-21T18:00:00.000Z',
+  created_by: ids.alice,
+  created_at: at('10:30'),
 };

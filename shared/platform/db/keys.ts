@@ -37,11 +37,25 @@ export const teamItemSk = {
   sharedPrefix: 'SHARED#',
   sharedMonitorPrefix: 'SHARED#MONITOR#',
   sharedPolicyPrefix: 'SHARED#POLICY#',
+  sharedSchedulePrefix: 'SHARED#SCHEDULE#',
   memberPrefix: 'MEMBER#',
   membershipPrefix: 'USER#',
   invitePrefix: 'INVITE#',
   pendingInvitePrefix: 'INVITEEMAIL#',
 } as const;
+
+/** Sort-key values inside a schedule's item collection. */
+export const scheduleItemSk = {
+  schedule: 'SCHEDULE',
+  /** Overrides, by start instant (`toISOString`, so text order is time order) and id. */
+  overridePrefix: 'OVERRIDE#',
+  /** Finds an override by its id (what deleting one names). */
+  overrideIdPrefix: 'OVERRIDEID#',
+  /** A policy one of whose steps targets the schedule (what refuses its deletion, and names the policy). */
+  targetedByPrefix: 'TARGETEDBY#',
+} as const;
+
+const schedulePartition = (scheduleId: string) => `SCHEDULE#${scheduleId}`;
 
 /** Sort-key values inside a monitor's item collection. */
 export const monitorItemSk = {
@@ -115,6 +129,15 @@ export const keys = {
   /** Finds a subscription by its unsubscribe token. */
   unsubscribeToken: (token: string) => key(`UNSUB#${token}`, 'UNSUB'),
   escalationPolicy: (policyId: string) => key(`POLICY#${policyId}`, 'POLICY'),
+  /** The link of an on-call schedule shared with the team. */
+  teamSharedSchedule: (teamId: string, scheduleId: string) => key(teamPartition(teamId), `${teamItemSk.sharedSchedulePrefix}${scheduleId}`),
+  /** An on-call schedule's item collection: the schedule, its overrides, the policies that target it. */
+  schedulePartition,
+  schedule: (scheduleId: string) => key(schedulePartition(scheduleId), scheduleItemSk.schedule),
+  scheduleOverride: (scheduleId: string, start: string, overrideId: string) =>
+    key(schedulePartition(scheduleId), `${scheduleItemSk.overridePrefix}${start}#${overrideId}`),
+  scheduleOverrideId: (scheduleId: string, overrideId: string) => key(schedulePartition(scheduleId), `${scheduleItemSk.overrideIdPrefix}${overrideId}`),
+  scheduleTargetedBy: (scheduleId: string, policyId: string) => key(schedulePartition(scheduleId), `${scheduleItemSk.targetedByPrefix}${policyId}`),
   /** An incident's escalation step: plan, due time and whether it was sent. */
   escalationStep: (incidentId: string, stepOrder: number) =>
     key(incidentPartition(incidentId), `${incidentItemSk.escalationStepPrefix}${String(stepOrder).padStart(2, '0')}`),
@@ -126,6 +149,8 @@ export const keys = {
     key(incidentPartition(incidentId), `${incidentItemSk.updatePrefix}${createdAt}#${String(ordinal).padStart(2, '0')}#${entryId}`),
   /** An acknowledge link, by the SHA-256 of its token (the token itself is only in the e-mail). */
   acknowledgeLink: (tokenHash: string) => key(`ACKLINK#${tokenHash}`, 'ACKLINK'),
+  /** A user's calendar feed, by the SHA-256 of its secret token (the token itself is only in the URL given to its user). */
+  calendarToken: (tokenHash: string) => key(`CALTOKEN#${tokenHash}`, 'CALTOKEN'),
   /** A subscription's confirmation link, by the SHA-256 of its token (the token itself is only in the e-mail). */
   subscriptionConfirmation: (tokenHash: string) => key(`SUBCONFIRM#${tokenHash}`, 'SUBCONFIRM'),
   /** How many of one kind of mail-sending action an account did on one UTC day (`yyyy-mm-dd`). */
@@ -153,6 +178,8 @@ export const ownerIndex = {
   incidentPrefix: 'INCIDENT#',
   membershipPrefix: 'MEMBERSHIP#',
   policyPrefix: 'POLICY#',
+  schedulePrefix: 'SCHEDULE#',
+  schedule: (ownerId: string, createdAt: string, scheduleId: string) => ownerKey(ownerId, `SCHEDULE#${createdAt}#${scheduleId}`),
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
   incident: (ownerId: string, startedAt: string, incidentId: string) =>
@@ -177,6 +204,9 @@ export const teamIndex = {
   monitorPrefix: 'MONITOR#',
   incidentPrefix: 'INCIDENT#',
   policyPrefix: 'POLICY#',
+  schedulePrefix: 'SCHEDULE#',
+  schedule: (teamId: string, createdAt: string, scheduleId: string) =>
+    indexKey(teamIndexDescription, teamScopePartition(teamId), `SCHEDULE#${createdAt}#${scheduleId}`),
   monitor: (teamId: string, createdAt: string, monitorId: string) =>
     indexKey(teamIndexDescription, teamScopePartition(teamId), `MONITOR#${createdAt}#${monitorId}`),
   incident: (teamId: string, startedAt: string, incidentId: string) =>

@@ -14,6 +14,8 @@ export type MetricName =
   | 'EmailSuppressed'
   | 'EmailBounced'
   | 'EscalationTargetBounced'
+  /** A page found nobody on call in a schedule it targets (its other targets were still paged). */
+  | 'ScheduleNobodyOnCall'
   /** An escalation page sent again after a send whose fate was unknown (a crash, an ambiguous SES error): maybe twice. */
   | 'EscalationPagePossibleDuplicate';
 

@@ -1,0 +1,294 @@
+/**
+ * On-call schedules (issue 31): their routes' domain functions. Shared like escalation policies (owned
+ * by a user, or shared with a team: any member reads, OWNER/ADMIN/MEMBER manage, OWNER/ADMIN delete or
+ * take out), rights checked at write time inside the transaction. Who is on call is rendered by
+ * `render.ts` from the schedule, the overrides in range and the people who may still be on call:
+ * accounts, and on a team schedule members of the team at the moment of rendering.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { accountItem } from '../accounts/model.js';
+import { attributes, keys } from '../platform/db/keys.js';
+import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
+import { decodeCursor, pageView } from '../platform/api/paging.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard, type GuardOutcome } from '../teams/access.js';
+import * as repository from './repository.js';
+import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';
+import {
+  overrideView,
+  peopleOf,
+  scheduleItem,
+  scheduleView,
+  type CreateOverrideInput,
+  type CreateScheduleInput,
+  type Layer,
+  type ListOverridesQuery,
+  type ListSchedulesQuery,
+  type Schedule,
+  type ShiftsQuery,
+  type StoredOverride,
+  type UpdateScheduleInput,
+} from './model.js';
+
+export const scheduleNotFound = () => new NotFoundError('Schedule not found');
+const overrideNotFound = () => new NotFoundError('Override not found');
+export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
+
+const MAX_ATTEMPTS = 5;
+const DAY_MS = 86_400_000;
+
+type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
+
+/** The refusal of a person a schedule names: every place the body names them. */
+function personRefusal(outcome: string, layers: readonly Layer[] | undefined, teamId: string | null, field?: string) {
+  const userId = outcome.slice('person:'.length);
+  const message = teamId ? 'Must be a member of the schedule\'s team' : 'Must be the id of an account';
+  if (field) return new ValidationError([{ field, message }]);
+  const places = (layers ?? []).flatMap((layer, index) =>
+    layer.members.flatMap((member, position) => (member === userId ? [{ field: `layers.${index}.members.${position}`, message }] : [])),
+  );
+  return new ValidationError(places);
+}
+
+const isPerson = (outcome: string): outcome is repository.PersonOutcome => outcome.startsWith('person:');
+
+/** A schedule of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
+export async function createSchedule(caller: Caller, input: CreateScheduleInput) {
+  const now = clock.nowIso();
+  const schedule: Schedule = {
+    id: randomUUID(),
+    name: input.name,
+    time_zone: input.time_zone,
+    layers: input.layers,
+    owner_id: caller.userId,
+    team_id: input.team_id,
+    created_at: now,
+    updated_at: now,
+    policy_count: 0,
+  };
+  const guard = schedule.team_id ? teamGuard(schedule.team_id, caller.userId, OPERATORS) : [];
+  const people = repository.personChecks(schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
+  const { outcome, item } = await repository.insertSchedule(schedule, guard, people);
+  if (isPerson(outcome)) throw personRefusal(outcome, schedule.layers, schedule.team_id);
+  if (outcome !== 'ok') throw shareRefusal(outcome, item);
+  return scheduleView(schedule);
+}
+
+/** A page of the caller's schedules and those shared with their teams (or with one team), newest first. */
+export function listSchedules(caller: Caller, query: ListSchedulesQuery) {
+  return pageOfScopes('schedules', caller.userId, query, repository.scheduleSources, (item) => scheduleItem.parse(item) as Schedule, scheduleView);
+}
+
+/** The schedule, if the caller owns it or belongs to the team it is shared with. */
+async function visibleSchedule(caller: Caller, scheduleId: string) {
+  const schedule = await repository.getSchedule(scheduleId);
+  if (!schedule || !allows(await accessTo(caller.userId, schedule), READERS)) throw scheduleNotFound();
+  return schedule;
+}
+
+export async function getSchedule(caller: Caller, scheduleId: string) {
+  return scheduleView(await visibleSchedule(caller, scheduleId));
+}
+
+/**
+ * Renames the schedule, changes its zone or layers, or moves it between teams. The owner may do
+ * anything; through its team, OWNER, ADMIN and MEMBER may change it, OWNER and ADMIN take it out. Its
+ * people are checked against the scope it ends in, in the same transaction. A schedule that a policy
+ * targets does not move (409, naming the policies).
+ */
+export async function updateSchedule(caller: Caller, scheduleId: string, changes: UpdateScheduleInput) {
+  if (Object.values(changes).every((value) => value === undefined)) throw new BadRequestError('No updates provided');
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await repository.getSchedule(scheduleId);
+    if (!current) throw scheduleNotFound();
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw scheduleNotFound();
+    const moving = changes.team_id !== undefined && changes.team_id !== current.team_id;
+    const next: Schedule = {
+      ...current,
+      name: changes.name ?? current.name,
+      time_zone: changes.time_zone ?? current.time_zone,
+      layers: changes.layers ?? current.layers,
+      team_id: moving ? changes.team_id! : current.team_id,
+      updated_at: clock.nowIso(),
+    };
+    const through = current.team_id && !(owner && moving);
+    const from: Guard = through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [];
+    const to: Guard = moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [];
+    // The caller's membership of the team the schedule ends in is already checked by a guard.
+    const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
+    const people = changes.layers || moving ? repository.personChecks(next.team_id, peopleOf(next.layers), guarded) : [];
+    const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
+    if (outcome === 'ok') return scheduleView(next);
+    if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
+    if (outcome === 'from_gone' || outcome === 'from_role') {
+      if (owner) throw new ForbiddenError('Not authorized');
+      throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, scheduleNotFound);
+    }
+    if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
+    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
+    if (stillSame && moving && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
+  }
+  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** `409`, naming the policies that target the schedule. */
+async function inUse(scheduleId: string) {
+  const policies = await repository.policiesTargeting(scheduleId);
+  return new ConflictError(
+    SCHEDULE_IN_USE,
+    policies.map((policy) => ({ field: 'escalation_policy', message: `${policy.name} (${policy.id})` })),
+  );
+}
+
+/** Deletes a schedule no policy targets: its owner, or an OWNER or ADMIN of the team it is shared with; then its overrides. */
+export async function deleteSchedule(caller: Caller, scheduleId: string) {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await repository.getSchedule(scheduleId);
+    if (!current) throw scheduleNotFound();
+    const owner = current.owner_id === caller.userId;
+    if (!owner && !current.team_id) throw scheduleNotFound();
+    const { outcome, item } = await repository.deleteSchedule(current, owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS));
+    if (outcome === 'ok') {
+      await repository.purgeSchedule(scheduleId);
+      return;
+    }
+    if (outcome !== 'refused') throw accessRefusal(outcome, item, scheduleNotFound);
+    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
+    if (stillSame && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
+    // gone or moved meanwhile: read again
+  }
+  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+/** Puts a person on call over every layer for a span (the schedule's managers; the person may be on call in it). */
+export async function createOverride(caller: Caller, scheduleId: string, input: CreateOverrideInput) {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const schedule = await repository.getSchedule(scheduleId);
+    const guard = writeGuard(caller.userId, schedule, OPERATORS, scheduleNotFound);
+    const override: StoredOverride = {
+      id: randomUUID(),
+      schedule_id: scheduleId,
+      user_id: input.user_id,
+      start: input.start,
+      end: input.end,
+      created_by: caller.userId,
+      created_at: clock.nowIso(),
+    };
+    const person = repository.personChecks(schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
+    const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person);
+    if (outcome === 'ok') return overrideView(override);
+    if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');
+    if (outcome !== 'schedule_changed') throw accessRefusal(outcome, item, scheduleNotFound);
+  }
+  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** A page of the overrides that overlap `[from, to)` (`from` defaults to now), by start. */
+export async function listOverrides(caller: Caller, scheduleId: string, query: ListOverridesQuery) {
+  await visibleSchedule(caller, scheduleId);
+  const { limit, cursor, ...filters } = query;
+  const from = query.from ?? clock.nowIso();
+  const binding = { list: 'schedule-overrides', callerId: caller.userId, filters: { schedule: scheduleId, ...filters } };
+  const window: PageWindow = { limit, order: 'asc', after: decodeCursor(cursor, binding), from: repository.earliestOverlappingStart(from), to: query.to };
+  const source = repository.overrideSource(scheduleId, from, query.to);
+  const page = mergePage([await readSource(source, window)], window);
+  return pageView({ items: page.items, next: page.next }, binding, (item: Item) => overrideView(item as StoredOverride));
+}
+
+export async function deleteOverride(caller: Caller, scheduleId: string, overrideId: string) {
+  const [schedule, start] = await Promise.all([repository.getSchedule(scheduleId), repository.overrideStart(scheduleId, overrideId)]);
+  const guard = writeGuard(caller.userId, schedule, OPERATORS, scheduleNotFound);
+  if (!start) throw overrideNotFound();
+  const { outcome, item } = await repository.deleteOverride(schedule!, overrideId, start, guard);
+  if (outcome === 'gone') throw overrideNotFound();
+  if (outcome !== 'ok') throw accessRefusal(outcome, item, scheduleNotFound);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who is on call
+
+export interface Person {
+  name: string;
+  email: string;
+}
+
+/**
+ * The names and addresses of those of `userIds` who may be on call or paged: accounts, and with a `teamId`
+ * members of that team now. One BatchGetItem (none for nobody).
+ */
+export async function eligiblePeople(userIds: string[], teamId: string | null): Promise<Map<string, Person>> {
+  const people = new Map<string, Person>();
+  if (userIds.length === 0) return people;
+  const found = await batchGet(userIds.flatMap((userId) => [keys.account(userId), ...(teamId ? [keys.teamMembership(teamId, userId)] : [])]));
+  const isAccount = (item: Item) => item[attributes.sk] === keys.account(String(item.id))[attributes.sk];
+  const members = new Set(found.filter((item) => !isAccount(item)).map((item) => String(item.user_id)));
+  for (const item of found.filter(isAccount)) {
+    const account = accountItem.parse(item);
+    if (!teamId || members.has(account.id)) people.set(account.id, { name: account.name, email: account.email });
+  }
+  return people;
+}
+
+/**
+ * What rendering a schedule over `[from, to)` needs: its rules with only the people who may be on call
+ * (accounts; on a team schedule, members of the team now — a member removed from the team leaves every
+ * rotation at once, as if never in it), the overrides in range of those people, and their names. One
+ * Query and one BatchGetItem, in parallel (a second BatchGetItem for people only overrides name).
+ */
+export async function renderingOf(schedule: Schedule, from: string, to: string) {
+  const eligible = (userIds: string[]) => eligiblePeople(userIds, schedule.team_id);
+  const layerPeople = peopleOf(schedule.layers);
+  const [stored, people] = await Promise.all([repository.overridesIn(schedule.id, from, to), eligible(layerPeople)]);
+  const others = [...new Set(stored.map((override) => override.user_id))].filter((userId) => !layerPeople.includes(userId));
+  for (const [userId, person] of await eligible(others)) people.set(userId, person);
+  const layers = schedule.layers
+    .map((layer) => ({ ...layer, members: layer.members.filter((userId) => people.has(userId)) }))
+    .filter((layer) => layer.members.length > 0);
+  const overrides = stored.filter((override) => people.has(override.user_id));
+  return { rules: { time_zone: schedule.time_zone, layers }, overrides, people };
+}
+
+/** `renderingOf` a schedule the caller may see, the access check read alongside (`404` otherwise). */
+async function visibleRendering(caller: Caller, scheduleId: string, from: string, to: string) {
+  const schedule = await repository.getSchedule(scheduleId);
+  if (!schedule) throw scheduleNotFound();
+  const [access, rendering] = await Promise.all([accessTo(caller.userId, schedule), renderingOf(schedule, from, to)]);
+  if (!allows(access, READERS)) throw scheduleNotFound();
+  return rendering;
+}
+
+/** Who is on call at `at` (default now): at most one person, with the bounds of their shift. */
+export async function onCall(caller: Caller, scheduleId: string, at?: string) {
+  const instant = at ?? clock.nowIso();
+  const horizon = ON_CALL_HORIZON_DAYS * DAY_MS;
+  const ms = Date.parse(instant);
+  const { rules, overrides, people } = await visibleRendering(caller, scheduleId, new Date(ms - horizon - 1).toISOString(), new Date(ms + horizon + 2).toISOString());
+  return onCallAt(rules, overrides, instant).map((entry) => ({
+    user_id: entry.user_id,
+    user_name: people.get(entry.user_id)!.name,
+    email: people.get(entry.user_id)!.email,
+    layer: entry.layer,
+    from: entry.from,
+    until: entry.until,
+  }));
+}
+
+/** The final shifts over `[from, to)` (at most 90 days). */
+export async function shifts(caller: Caller, scheduleId: string, range: ShiftsQuery) {
+  const { rules, overrides, people } = await visibleRendering(caller, scheduleId, range.from, range.to);
+  return renderShifts(rules, overrides, range.from, range.to).map((shift) => ({
+    user_id: shift.user_id,
+    user_name: people.get(shift.user_id)!.name,
+    start: shift.start,
+    end: shift.end,
+    source: shift.source,
+    ...(shift.layer !== undefined ? { layer: shift.layer } : {}),
+  }));
+}

@@ -1,0 +1,212 @@
+/**
+ * On-call schedules over HTTP (issue 31): CRUD with its validation and team rights, overrides, who is
+ * on call and the rendered shifts, and a member removed from the team leaving every rotation at once.
+ * The rendering itself (DST, restrictions, property tests) is tested in test/unit/schedules-*.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import ICAL from 'ical.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freezeClock, resetClock } from '../../shared/platform/clock.js';
+import { Api } from '../support/api.js';
+import { teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+
+let api: Api;
+let fx: TeamWithRoles;
+
+beforeAll(async () => {
+  api = await Api.start();
+  fx = await teamWithRoles(api);
+});
+afterAll(() => api.close());
+afterEach(() => resetClock());
+
+/** A weekly rotation in Berlin handing off Mondays 09:00 local, from Monday 2 November 2026. */
+const weekly = (members: string[], name = 'Weekly') => ({
+  name,
+  start: '2026-11-02T09:00',
+  rotation: { type: 'weekly', length: 1 },
+  handoff_time: '09:00',
+  members,
+});
+
+async function create(as: keyof TeamWithRoles['users'], body: Record<string, unknown>) {
+  return api.request('POST', '/api/schedules', { token: fx.users[as].token, body: { name: 'Primary', time_zone: 'Europe/Berlin', ...body } });
+}
+
+describe('schedules', () => {
+  it('creates, reads, lists, updates and deletes a schedule of its owner; zones and people are validated', async () => {
+    const { OWNER: owner, ADMIN: admin } = fx.users;
+    const created = await create('OWNER', { time_zone: 'europe/berlin', layers: [weekly([owner.id, admin.id])] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const schedule = created.body.schedule;
+    expect(schedule).toMatchObject({ name: 'Primary', time_zone: 'Europe/Berlin', owner_id: owner.id, team_id: null, layers: [weekly([owner.id, admin.id])] });
+
+    expect((await api.request('GET', `/api/schedules/${schedule.id}`, { token: owner.token })).body.schedule).toEqual(schedule);
+    const listed = await api.request('GET', '/api/schedules', { token: owner.token });
+    expect(listed.body.schedules.map((item: { id: string }) => item.id)).toContain(schedule.id);
+    expect((await api.request('GET', `/api/schedules/${schedule.id}`, { token: admin.token })).status).toBe(404);
+
+    const renamed = await api.request('PUT', `/api/schedules/${schedule.id}`, { token: owner.token, body: { name: 'Payments' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.schedule.name).toBe('Payments');
+    expect((await api.request('PUT', `/api/schedules/${schedule.id}`, { token: owner.token, body: {} })).body).toEqual({ error: 'No updates provided' });
+
+    const stranger = randomUUID();
+    const refused = await api.request('PUT', `/api/schedules/${schedule.id}`, { token: owner.token, body: { layers: [weekly([owner.id, stranger, stranger])] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error: 'Validation errors',
+      details: [
+        { field: 'layers.0.members.1', message: 'Must be the id of an account' },
+        { field: 'layers.0.members.2', message: 'Must be the id of an account' },
+      ],
+    });
+    const badZone = await create('OWNER', { time_zone: '+05:30', layers: [weekly([owner.id])] });
+    expect(badZone.body.details).toEqual([{ field: 'time_zone', message: 'Must be an IANA time zone name such as Europe/Berlin' }]);
+    const tooMany = await create('OWNER', { layers: Array.from({ length: 11 }, (_, index) => weekly([owner.id], `L${index}`)) });
+    expect(tooMany.body.details.map((detail: { field: string }) => detail.field)).toEqual(['layers']);
+
+    expect((await api.request('DELETE', `/api/schedules/${schedule.id}`, { token: owner.token })).body).toEqual({ message: 'Schedule deleted' });
+    expect((await api.request('GET', `/api/schedules/${schedule.id}`, { token: owner.token })).body).toEqual({ error: 'Schedule not found' });
+  });
+
+  it('shares a schedule with a team: any member reads, MEMBER+ manages, OWNER/ADMIN delete; its people are members of the team', async () => {
+    const { OWNER: owner, MEMBER: member, VIEWER: viewer, NON_MEMBER: outsider } = fx.users;
+    const team_id = fx.team.id;
+    expect((await create('VIEWER', { team_id, layers: [weekly([viewer.id])] })).body).toEqual({ error: 'Not authorized' });
+    expect((await create('NON_MEMBER', { team_id, layers: [weekly([outsider.id])] })).body).toEqual({ error: 'Not a team member' });
+    const foreign = await create('MEMBER', { team_id, layers: [weekly([member.id, outsider.id])] });
+    expect(foreign.body).toEqual({ error: 'Validation errors', details: [{ field: 'layers.0.members.1', message: "Must be a member of the schedule's team" }] });
+
+    const created = await create('MEMBER', { team_id, layers: [weekly([member.id, owner.id])] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    expect((await api.request('GET', path, { token: viewer.token })).status).toBe(200);
+    expect((await api.request('GET', `/api/schedules?team_id=${team_id}`, { token: viewer.token })).body.schedules).toHaveLength(1);
+    expect((await api.request('GET', path, { token: outsider.token })).body).toEqual({ error: 'Schedule not found' });
+    expect((await api.request('PUT', path, { token: viewer.token, body: { name: 'Mine' } })).body).toEqual({ error: 'Not authorized' });
+    expect((await api.request('PUT', path, { token: outsider.token, body: { name: 'Mine' } })).body).toEqual({ error: 'Schedule not found' });
+    expect((await api.request('PUT', path, { token: owner.token, body: { name: 'Team primary' } })).status).toBe(200);
+    expect((await api.request('DELETE', path, { token: viewer.token })).body).toEqual({ error: 'Not authorized' });
+    expect((await api.request('DELETE', path, { token: owner.token })).body).toEqual({ message: 'Schedule deleted' });
+  });
+
+  it('answers who is on call and the shifts, with overrides winning (the later where two overlap)', async () => {
+    const { OWNER: owner, ADMIN: admin, MEMBER: member, VIEWER: viewer } = fx.users;
+    const created = await create('OWNER', { team_id: fx.team.id, layers: [weekly([owner.id, admin.id])] });
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    const onCall = async (at: string) => (await api.request('GET', `${path}/on-call?at=${at}`, { token: viewer.token })).body.on_call;
+
+    // Winter time: 09:00 in Berlin is 08:00Z. Week 2 (from 9 November) is the admin's.
+    expect(await onCall('2026-11-10T12:00:00Z')).toEqual([
+      { user_id: admin.id, user_name: admin.name, email: admin.email, layer: 'Weekly', from: '2026-11-09T08:00:00.000Z', until: '2026-11-16T08:00:00.000Z' },
+    ]);
+    expect(await onCall('2026-11-01T12:00:00Z')).toEqual([]);
+
+    const override = async (user_id: string, start: string, end: string) =>
+      api.request('POST', `${path}/overrides`, { token: member.token, body: { user_id, start, end } });
+    const first = await override(member.id, '2026-11-10T10:00:00Z', '2026-11-10T14:00:00Z');
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const second = await override(owner.id, '2026-11-10T12:00:00Z', '2026-11-10T16:00:00Z');
+    expect(second.status).toBe(201);
+    expect((await override(randomUUID(), '2026-11-10T12:00:00Z', '2026-11-10T16:00:00Z')).body).toEqual({
+      error: 'Validation errors',
+      details: [{ field: 'user_id', message: "Must be a member of the schedule's team" }],
+    });
+    expect((await api.request('POST', `${path}/overrides`, { token: viewer.token, body: { user_id: viewer.id, start: '2026-11-10T12:00:00Z', end: '2026-11-10T13:00:00Z' } })).body).toEqual({ error: 'Not authorized' });
+
+    expect(await onCall('2026-11-10T11:00:00Z')).toEqual([
+      { user_id: member.id, user_name: member.name, email: member.email, layer: null, from: '2026-11-10T10:00:00.000Z', until: '2026-11-10T12:00:00.000Z' },
+    ]);
+    const shifts = await api.request('GET', `${path}/shifts?from=2026-11-10T00:00:00Z&to=2026-11-11T00:00:00Z`, { token: viewer.token });
+    expect(shifts.body.shifts).toEqual([
+      { user_id: admin.id, user_name: admin.name, start: '2026-11-10T00:00:00.000Z', end: '2026-11-10T10:00:00.000Z', source: 'layer', layer: 'Weekly' },
+      { user_id: member.id, user_name: member.name, start: '2026-11-10T10:00:00.000Z', end: '2026-11-10T12:00:00.000Z', source: 'override' },
+      { user_id: owner.id, user_name: owner.name, start: '2026-11-10T12:00:00.000Z', end: '2026-11-10T16:00:00.000Z', source: 'override' },
+      { user_id: admin.id, user_name: admin.name, start: '2026-11-10T16:00:00.000Z', end: '2026-11-11T00:00:00.000Z', source: 'layer', layer: 'Weekly' },
+    ]);
+    const tooLong = await api.request('GET', `${path}/shifts?from=2026-11-10T00:00:00Z&to=2027-02-10T00:00:00Z`, { token: viewer.token });
+    expect(tooLong.body.details).toEqual([{ field: 'to', message: 'A range spans at most 90 days' }]);
+
+    const listed = await api.request('GET', `${path}/overrides?from=2026-11-10T14:00:00Z&limit=1`, { token: viewer.token });
+    expect(listed.body.overrides).toEqual([second.body.override]);
+    const all = await api.request('GET', `${path}/overrides?from=2026-11-01T00:00:00Z&limit=1`, { token: viewer.token });
+    expect(all.body.overrides).toEqual([first.body.override]);
+    const next = await api.request('GET', `${path}/overrides?from=2026-11-01T00:00:00Z&limit=1&cursor=${all.body.next_cursor}`, { token: viewer.token });
+    expect(next.body.overrides).toEqual([second.body.override]);
+
+    const removed = await api.request('DELETE', `${path}/overrides/${first.body.override.id}`, { token: member.token });
+    expect(removed.body).toEqual({ message: 'Override removed' });
+    expect((await api.request('DELETE', `${path}/overrides/${first.body.override.id}`, { token: member.token })).body).toEqual({ error: 'Override not found' });
+    expect((await onCall('2026-11-10T11:00:00Z'))[0].user_id).toBe(admin.id);
+  });
+
+  it("serves each user's shifts as an iCalendar feed that agrees with /shifts, behind a secret URL that a new one retires", async () => {
+    const { OWNER: owner, ADMIN: admin } = fx.users;
+    const created = await create('OWNER', {
+      team_id: fx.team.id,
+      layers: [{ name: 'Daily', start: '2026-11-02T09:00', rotation: { type: 'daily', length: 1 }, handoff_time: '09:00', members: [admin.id, owner.id] }],
+    });
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: admin.id, start: '2026-11-12T12:00:00Z', end: '2026-11-12T14:00:00Z' } });
+    freezeClock(new Date('2026-11-10T00:00:00Z'));
+
+    const first = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
+    expect(first.status).toBe(200);
+    const url = new URL(first.body.url);
+    expect(url.pathname).toMatch(/^\/calendars\/[\w-]{43}\.ics$/);
+    const feed = await fetch(`${api.url}${url.pathname}`);
+    expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    const calendar = new ICAL.Component(ICAL.parse(await feed.text()));
+    // The admin is on call in this file's other team schedules too: this schedule's events carry its id in their UIDs.
+    const events = calendar
+      .getAllSubcomponents('vevent')
+      .map((event) => new ICAL.Event(event))
+      .filter((event) => event.uid.startsWith(created.body.schedule.id));
+    // What /shifts shows of the admin over the feed's window: 7 days back, 90 ahead (two ranges of at most 90 days).
+    const shifts = [
+      ...(await api.request('GET', `${path}/shifts?from=2026-11-03T00:00:00Z&to=2027-01-01T00:00:00Z`, { token: admin.token })).body.shifts,
+      ...(await api.request('GET', `${path}/shifts?from=2027-01-01T00:00:00Z&to=2027-02-08T00:00:00Z`, { token: admin.token })).body.shifts,
+    ].filter((shift: { user_id: string }) => shift.user_id === admin.id);
+    expect(events.length).toBeGreaterThan(40);
+    expect(events.map((event) => [event.startDate.toJSDate().toISOString(), event.endDate.toJSDate().toISOString()])).toEqual(
+      shifts.map((shift: { start: string; end: string }) => [shift.start, shift.end]),
+    );
+    expect(new Set(events.map((event) => event.uid)).size).toBe(events.length);
+    expect(events.find((event) => event.startDate.toJSDate().toISOString() === '2026-11-12T12:00:00.000Z')!.summary).toBe('On call: Primary (override)');
+
+    // A fresh URL retires the previous one; the feed of a token nobody holds is not found.
+    const second = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
+    expect(second.body.url).not.toBe(first.body.url);
+    const retired = await api.request('GET', url.pathname);
+    expect(retired).toMatchObject({ status: 404, body: { error: 'Calendar not found' } });
+    expect((await api.request('GET', new URL(second.body.url).pathname)).status).toBe(200);
+    expect((await api.request('GET', '/calendars/nothing.ics')).status).toBe(404);
+  });
+
+  it('drops a member removed from the team from every rotation of its schedules at once (the next member takes their turns)', async () => {
+    const { OWNER: owner, ADMIN: admin, MEMBER: member } = fx.users;
+    const created = await create('OWNER', { team_id: fx.team.id, layers: [weekly([member.id, admin.id, owner.id])] });
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: member.id, start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } });
+    const shifts = async () =>
+      (await api.request('GET', `${path}/shifts?from=2026-11-02T08:00:00Z&to=2026-11-23T08:00:00Z`, { token: owner.token })).body.shifts.map(
+        (shift: { user_id: string; start: string; source: string }) => [shift.user_id, shift.start, shift.source],
+      );
+    expect(await shifts()).toEqual([
+      [member.id, '2026-11-02T08:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-09T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-16T08:00:00.000Z', 'layer'],
+      [member.id, '2026-11-20T00:00:00.000Z', 'override'],
+      [owner.id, '2026-11-21T00:00:00.000Z', 'layer'],
+    ]);
+    const removed = await api.request('DELETE', `/api/teams/${fx.team.id}/members/${fx.memberIds.MEMBER}`, { token: owner.token });
+    expect(removed.status).toBe(200);
+    // As if never in the rotation: admin and owner take turns from the first handoff; the override is gone too.
+    expect(await shifts()).toEqual([
+      [admin.id, '2026-11-02T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-09T08:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-16T08:00:00.000Z', 'layer'],
+    ]);
+  });
+});
