@@ -378,6 +378,23 @@ export function htmlPage(statusCode: number, title: string, message: string, par
   };
 }
 
+/** The contract of a public route answering a document (a page, a calendar) on 200. */
+const publicContract = (
+  options: { summary: string; params: z.ZodMiniType; failure: string; errors?: ErrorTexts },
+  contentType: RouteContract['contentType'],
+  description: string,
+): RouteContract => ({
+  summary: options.summary,
+  params: options.params,
+  status: 200,
+  response: described(z.string(), { description }),
+  contentType,
+  errors: options.errors ?? {},
+  failure: options.failure,
+  paged: false,
+  idempotent: false,
+});
+
 /**
  * A public route (no JWT) answering an HTML page: validated path parameters in, one domain
  * call, a page out. Failures are pages too; causes are logged, never shown.
@@ -386,17 +403,7 @@ export function publicHtmlRoute<P extends z.ZodMiniType>(
   options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
   handle: (params: z.output<P>) => Promise<HttpResult>,
 ) {
-  const contract: RouteContract = {
-    summary: options.summary,
-    params: options.params,
-    status: 200,
-    response: described(z.string(), { description: 'A small HTML page' }),
-    contentType: 'text/html',
-    errors: options.errors ?? {},
-    failure: options.failure,
-    paged: false,
-    idempotent: false,
-  };
+  const contract = publicContract(options, 'text/html', 'A small HTML page');
   const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
     .use(httpObservability())
     .use(validator({ params: options.params, query: noQuery, body: z.unknown() }))
@@ -462,17 +469,7 @@ export function publicCalendarRoute<P extends z.ZodMiniType>(
   options: { summary: string; params: P; failure: string; errors?: ErrorTexts },
   handle: (params: z.output<P>) => Promise<string>,
 ) {
-  const contract: RouteContract = {
-    summary: options.summary,
-    params: options.params,
-    status: 200,
-    response: described(z.string(), { description: 'An iCalendar document (RFC 5545)' }),
-    contentType: 'text/calendar',
-    errors: options.errors ?? {},
-    failure: options.failure,
-    paged: false,
-    idempotent: false,
-  };
+  const contract = publicContract(options, 'text/calendar', 'An iCalendar document (RFC 5545)');
   const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
     .use(httpObservability())
     .use(validator({ params: options.params, query: z.unknown(), body: z.unknown() }))
