@@ -166,7 +166,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'timeoutSeconds'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -234,6 +234,14 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
     { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
   ),
+  // Outgoing webhooks: a monitor's, a team's, or the caller's own. Reads reach the monitor and team for rights.
+  route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
+  route('webhooks-create', 'POST', '/api/webhooks', 'functions/webhooks/create.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
+  route('webhooks-get', 'GET', '/api/webhooks/{id}', 'functions/webhooks/get.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),
@@ -376,6 +384,11 @@ export const env = {
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
   /** Where a schedule's event goes when the escalation-step target keeps failing. */
   escalationDlqArn: 'ESCALATION_DLQ_ARN',
+  /**
+   * `true` only in the local runtime: webhooks may also target this machine (plain http to a
+   * loopback address with a port). The deployed stack never sets it, so no loopback at all there.
+   */
+  webhooksAllowLoopbackHttp: 'WEBHOOKS_ALLOW_LOOPBACK_HTTP',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

@@ -159,6 +159,7 @@ const TAGS: Record<string, string> = {
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
   acknowledge: 'Incidents',
+  webhooks: 'Webhooks',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -166,6 +167,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
+  Webhooks:
+    'Signed outgoing webhooks (Standard Webhooks) and Slack-compatible chat messages for the incidents of a monitor, of a team\'s monitors or of all the caller\'s own monitors. The message bodies are described under `webhooks` and in docs/events.md.',
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 

@@ -1,0 +1,145 @@
+/**
+ * Outgoing webhooks: what the API takes and answers, and the stored item.
+ *
+ * A webhook's scope is one monitor (`monitor_id`), every monitor of one team (`team_id`), or every
+ * monitor its creator owns (neither). The scope is fixed at creation; a PUT changes the rest.
+ */
+import * as z from '../zod.js';
+import { described, Id, Text, Timestamp } from '../api/common.js';
+import { pageParams } from '../api/paging.js';
+import { MAX_URL_LENGTH } from './target.js';
+import { INCIDENT_EVENT_TYPES } from './payloads.js';
+
+export const WEBHOOK_FORMATS = ['standard', 'slack'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+const WebhookUrl = described(Text({ min: 1, max: MAX_URL_LENGTH }), {
+  description: 'https URL of a public address (the local runtime also allows http to a loopback address with a port)',
+  example: 'https://hooks.example.com/incidents',
+});
+const EventType = z.enum(INCIDENT_EVENT_TYPES);
+const Events = described(
+  z.array(EventType).check(
+    z.minLength(1, 'At least one event type is required'),
+    z.refine((events) => new Set(events).size === events.length, 'Event types must not repeat'),
+  ),
+  { example: ['incident.created', 'incident.resolved'] },
+);
+const Format = z.enum(WEBHOOK_FORMATS);
+const Description = Text({ max: 500 });
+
+export const listWebhooksQuery = z.object({ team_id: z.optional(z.uuid()), ...pageParams });
+export type ListWebhooksQuery = z.output<typeof listWebhooksQuery>;
+
+export const createWebhookInput = described(
+  z.strictObject({
+    url: WebhookUrl,
+    events: Events,
+    monitor_id: z.optional(z.uuid()),
+    team_id: z.optional(z.uuid()),
+    format: z._default(Format, 'standard'),
+    description: z._default(z.nullable(Description), null),
+  }),
+  { id: 'CreateWebhook', example: { url: 'https://hooks.example.com/incidents', events: ['incident.created', 'incident.resolved'], format: 'standard' } },
+);
+export type CreateWebhookInput = z.output<typeof createWebhookInput>;
+
+export const updateWebhookInput = z.prefault(
+  described(
+    z.partial(z.strictObject({ url: WebhookUrl, events: Events, format: Format, description: z.nullable(Description) })),
+    { id: 'UpdateWebhook', example: { events: ['incident.created'] } },
+  ),
+  {},
+);
+export type UpdateWebhookInput = z.output<typeof updateWebhookInput>;
+
+const previousSecret = z.object({ secret: z.string(), rotated_at: z.string() });
+
+const nullable = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(
+    z.nullish(schema),
+    z.transform((value) => value ?? null),
+  );
+
+export const webhookItem = z.object({
+  id: z.string(),
+  owner_id: z.string(),
+  monitor_id: nullable(z.string()),
+  team_id: nullable(z.string()),
+  url: z.string(),
+  events: z.array(EventType),
+  format: Format,
+  description: nullable(z.string()),
+  status: z.enum(WEBHOOK_STATUSES),
+  disabled_reason: nullable(z.string()),
+  secret: z.string(),
+  previous_secret: nullable(previousSecret),
+  /** When the current streak of failed attempts began (null: the last attempt succeeded, or none was made). */
+  failing_since: nullable(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Webhook = z.output<typeof webhookItem>;
+
+const webhookExample = {
+  id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  url: 'https://hooks.example.com/incidents',
+  events: ['incident.created', 'incident.resolved'],
+  format: 'standard',
+  description: 'Status page',
+  monitor_id: null,
+  team_id: null,
+  owner_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c',
+  status: 'enabled',
+  disabled_reason: null,
+  created_at: '2026-11-21T10:15:30.000Z',
+  updated_at: '2026-11-21T10:15:30.000Z',
+};
+
+const webhookFields = {
+  id: Id,
+  url: z.string(),
+  events: z.array(EventType),
+  format: Format,
+  description: z.nullable(z.string()),
+  monitor_id: described(z.nullable(Id), { description: "The monitor whose incidents it receives; null for a team's or the owner's webhook" }),
+  team_id: described(z.nullable(Id), { description: 'The team whose monitors it covers; null for a monitor or owner webhook' }),
+  owner_id: described(Id, { description: 'Who created it (e-mailed when it is disabled)' }),
+  status: z.enum(WEBHOOK_STATUSES),
+  disabled_reason: described(z.nullable(z.string()), { description: 'Why it was disabled; a PUT enables it again' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const WebhookBody = described(z.strictObject(webhookFields), { id: 'Webhook', example: webhookExample });
+
+export const CreatedWebhookBody = described(
+  z.strictObject({
+    ...webhookFields,
+    secret: described(z.string(), { description: 'The signing secret (`whsec_` + base64 of 32 bytes); shown only here', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+  }),
+  { id: 'CreatedWebhook', example: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
+);
+
+export const SecretBody = described(z.strictObject({ secret: z.string() }), {
+  id: 'WebhookSecret',
+  description: 'The new signing secret; the previous one still signs for 24 hours',
+});
+
+export const webhookView = (webhook: Webhook): z.output<typeof WebhookBody> => ({
+  id: webhook.id,
+  url: webhook.url,
+  events: webhook.events,
+  format: webhook.format,
+  description: webhook.description,
+  monitor_id: webhook.monitor_id,
+  team_id: webhook.team_id,
+  owner_id: webhook.owner_id,
+  status: webhook.status,
+  disabled_reason: webhook.disabled_reason,
+  created_at: webhook.created_at,
+  updated_at: webhook.updated_at,
+});
+export type WebhookView = ReturnType<typeof webhookView>;
