@@ -326,6 +326,21 @@ export const workers = {
     table: 'readwrite',
     leadingKeys: ['MONITOR#'],
   },
+  /**
+   * Outgoing webhooks: incident events become messages (retry state in the webhook's collection),
+   * sent in order per (webhook, incident); retries are one-time schedules invoking it again. Not on
+   * the paging path, and apart from the notifier: a slow receiver never delays an e-mail.
+   */
+  webhookDelivery: {
+    name: 'webhook-delivery',
+    handler: 'functions/webhooks/deliver.ts',
+    table: 'readwrite',
+    capabilities: ['manage-schedules'],
+    // Up to 20 requests of 10 s each per pair and invocation (a drain stops 15 s before the end).
+    timeoutSeconds: 120,
+    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#'],
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
+  },
 } as const satisfies Record<string, FunctionDescription>;
 
 export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
@@ -366,6 +381,11 @@ export const eventRules: readonly EventRule[] = [
     target: workers.notifier.name,
   },
   { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+  {
+    name: 'deliver-webhooks',
+    detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],
+    target: workers.webhookDelivery.name,
+  },
   { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
   { name: 'email-feedback', from: 'ses', detailTypes: [sesEvents.bounced, sesEvents.complained], target: workers.emailFeedback.name },
 ];

@@ -24,6 +24,8 @@ const stackFindings = (stack: Stack): Record<string, string> => ({
   'AwsSolutions-APIG4': `Only the ${publicRouteKeys().length} routes of links in e-mails are public (${publicRouteKeys().join(', ')}): a link must work without signing in; its 256-bit token authorizes it, and each of these routes has throttling of its own.`,
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/*]`]:
     'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
+  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/whk-*]`]:
+    'The webhook worker creates one schedule per retry of a message (names per message and attempt, unknown in advance; each deletes itself after it ran), only named whk-* within the service\'s schedule group.',
 });
 
 /** Every acknowledgement for this stack, by finding id. */

@@ -45,6 +45,20 @@ export const eventDetails = {
   /** `note`: the timeline note that changed the status, when a note did. */
   'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
   'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
+  /**
+   * Status (other than to RESOLVED), severity or title changed: each changed field before and after
+   * (outgoing webhooks' `incident.updated`); `note`: the note that made the change, when one did.
+   */
+  'incident.updated': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    changes: z.object({
+      status: z.optional(z.object({ from: Status, to: Status })),
+      severity: z.optional(z.object({ from: Severity, to: Severity })),
+      title: z.optional(z.object({ from: z.string(), to: z.string() })),
+    }),
+    note: z.optional(timelineNote),
+  }),
   /** A note that did not change the status: subscribers get an "Incident update" with its message. */
   'incident.note_added': z.object({ ...base, incident: incidentSnapshot, note: timelineNote }),
   'incident.acknowledged': z.object({

@@ -17,6 +17,7 @@ const KIND: Record<EventType, string> = {
   'incident.resolved': 'subscriber',
   'incident.note_added': 'subscriber',
   'incident.acknowledged': 'none',
+  'incident.updated': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
   'subscriber.confirmation_requested': 'confirmation',
@@ -65,6 +66,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       };
     }
     case 'incident.acknowledged':
+    case 'incident.updated':
     case 'monitor.team_changed':
       return { eventId: '', emails: [] };
   }

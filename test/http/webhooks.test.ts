@@ -5,11 +5,29 @@
  * rotation, order per incident, the Slack format), and that a receiver which never answers does
  * not hold up an escalation e-mail.
  */
+import { createRequire } from 'node:module';
+import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetClock } from '../../shared/clock.js';
-import { Api, uniqueEmail, type User } from '../support/api.js';
-import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { advanceClock, resetClock } from '../../shared/clock.js';
+import { getMessage, setDeliveryTimeout } from '../../shared/webhooks/delivery.js';
+import { sign } from '../../shared/webhooks/signing.js';
+import { Api, awaitMail, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-receiver.js';
+
+const { Webhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
+
+/** What the receiver answers on a path, in turn (`hang`: never, until released); 204 once the script is spent. */
+type Answer = number | 'hang';
+const scripts = new Map<string, Answer[]>();
+const hanging: ServerResponse[] = [];
+function answer(request: ReceivedRequest, response: ServerResponse) {
+  const next = scripts.get(request.path)?.shift() ?? 204;
+  if (next === 'hang') hanging.push(response);
+  else response.writeHead(next).end(next >= 400 ? `status ${next}` : '');
+}
+const at = (path: string) => receiver.requests.filter((request) => request.path === path);
+const bodyOf = (request: ReceivedRequest) => JSON.parse(request.body);
 
 let api: Api;
 let owner: User;
@@ -19,7 +37,7 @@ let ownMonitor: { id: string };
 let teamMonitor: { id: string };
 
 beforeAll(async () => {
-  [api, receiver] = await Promise.all([Api.start(), startReceiver()]);
+  [api, receiver] = await Promise.all([Api.start(), startReceiver(answer)]);
   [owner, roles] = await Promise.all([api.signUp(uniqueEmail('hooks'), 'Hook Owner'), teamWithRoles(api)]);
   [ownMonitor, teamMonitor] = await Promise.all([
     createMonitor(api, owner, { name: 'Checkout API', failure_threshold: 1 }),
@@ -29,7 +47,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([api.close(), receiver.close()]);
 });
-afterEach(() => resetClock());
+afterEach(() => {
+  resetClock();
+  setDeliveryTimeout(undefined);
+  for (const response of hanging.splice(0)) response.writeHead(204).end();
+});
 
 const hookBody = (extra: Record<string, unknown> = {}) => ({ url: `${receiver.origin}/hooks`, events: ['incident.created'], ...extra });
 
@@ -113,5 +135,145 @@ describe('managing webhooks', () => {
       expect(answer.status, refused[index]![0]).toBe(400);
       expect(answer.body.details, refused[index]![0]).toEqual([{ field: 'url', message: refused[index]![1] }]);
     });
+  });
+});
+
+/** Moves the service clock past a retry's due time and lets the scheduler and the event flow catch up. */
+async function advance(ms: number) {
+  advanceClock(ms);
+  await api.runtime.scheduler.tick();
+  await settle(api);
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+describe('delivering', () => {
+  it('signs every message so that standardwebhooks verifies it, with the incident as GET returns it', async () => {
+    const user = await api.signUp(uniqueEmail('own-hooks'), 'Own Hooks');
+    const monitor = await createMonitor(api, user, { name: 'Own API' });
+    const hook = await createHook(user, { url: `${receiver.origin}/own`, events: ['incident.created', 'incident.updated', 'incident.resolved'] });
+    const incidentId = await createIncident(api, user, monitor.id, 'Checkout down');
+    const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: user.token })).body.incident;
+    await settle(api);
+    expect((await api.request('PUT', `/api/incidents/${incidentId}`, { token: user.token, body: { severity: 'CRITICAL', title: 'Checkout very down' } })).status).toBe(200);
+    await settle(api);
+    expect((await api.request('DELETE', `/api/incidents/${incidentId}`, { token: user.token })).status).toBe(200);
+    const received = await eventually(async () => at('/own'), (requests) => requests.length >= 3);
+
+    const verifier = new Webhook(hook.secret);
+    for (const request of received) expect(verifier.verify(request.body, request.headers as Record<string, string>)).toEqual(bodyOf(request));
+    expect(new Set(received.map((request) => request.headers['webhook-id'])).size).toBe(3);
+    const [created, updated, resolved] = received.map(bodyOf);
+    expect(created).toEqual({ type: 'incident.created', timestamp: incident.created_at, data: { incident } });
+    expect(updated.type).toBe('incident.updated');
+    expect(updated.data.changes).toEqual({ severity: { from: incident.severity, to: 'CRITICAL' }, title: { from: 'Checkout down', to: 'Checkout very down' } });
+    expect(updated.data.incident).toMatchObject({ id: incidentId, severity: 'CRITICAL', title: 'Checkout very down' });
+    expect(resolved).toMatchObject({ type: 'incident.resolved', data: { previous_status: 'INVESTIGATING', incident: { id: incidentId, status: 'RESOLVED' } } });
+    expect(JSON.stringify(received.map((request) => request.headers))).not.toContain(hook.secret);
+  });
+
+  it('retries a timeout, 429 and 5xx on the backoff schedule with one webhook-id, and records every attempt', async () => {
+    setDeliveryTimeout(300);
+    scripts.set('/retry', [500, 429, 'hang', 200]);
+    const monitor = await createMonitor(api, owner, { name: 'Flaky receiver' });
+    const hook = await createHook(owner, { url: `${receiver.origin}/retry`, monitor_id: monitor.id });
+    await createIncident(api, owner, monitor.id);
+    await eventually(async () => at('/retry'), (requests) => requests.length >= 1);
+    await settle(api);
+    // Each step of the schedule (5 s, 5 min, 30 min), lengthened by at most 10 %.
+    for (const [step, count] of [[5 * SECOND, 2], [5 * MINUTE, 3], [30 * MINUTE, 4]] as const) {
+      expect(at('/retry')).toHaveLength(count - 1);
+      await advance(step * 1.1 + SECOND);
+      await eventually(async () => at('/retry'), (requests) => requests.length >= count);
+      await settle(api);
+    }
+    const requests = at('/retry');
+    expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    const message = await getMessage(hook.id, String(requests[0]!.headers['webhook-id']));
+    expect(message?.state).toBe('succeeded');
+    expect(message?.attempts.map((attempt) => attempt.status)).toEqual([500, 429, null, 200]);
+    expect(message?.attempts[0]!.response).toBe('status 500');
+    expect(message?.attempts[2]!.error).toBe('Timed out after 300 ms');
+  });
+
+  it('disables a webhook at once on 410, and a PUT enables it again', async () => {
+    scripts.set('/gone', [410]);
+    const monitor = await createMonitor(api, owner, { name: 'Gone receiver' });
+    const hook = await createHook(owner, { url: `${receiver.origin}/gone`, monitor_id: monitor.id });
+    await createIncident(api, owner, monitor.id);
+    const disabled = await eventually(
+      async () => (await api.request('GET', `/api/webhooks/${hook.id}`, { token: owner.token })).body.webhook,
+      (webhook) => webhook.status === 'disabled',
+    );
+    expect(disabled.disabled_reason).toBe('The receiver answered 410 Gone');
+    const enabled = await api.request('PUT', `/api/webhooks/${hook.id}`, { token: owner.token, body: {} });
+    expect(enabled.body.webhook).toMatchObject({ status: 'enabled', disabled_reason: null });
+  });
+
+  it('signs with both secrets for 24 hours after a rotation', async () => {
+    const monitor = await createMonitor(api, owner, { name: 'Rotating' });
+    const hook = await createHook(owner, { url: `${receiver.origin}/rotate`, monitor_id: monitor.id });
+    const { secret } = (await api.request('POST', `/api/webhooks/${hook.id}/rotate-secret`, { token: owner.token })).body;
+    await createIncident(api, owner, monitor.id);
+    const [request] = await eventually(async () => at('/rotate'), (requests) => requests.length >= 1);
+    expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const key of [secret, hook.secret]) expect(new Webhook(key).verify(request!.body, request!.headers as Record<string, string>)).toEqual(bodyOf(request!));
+
+    advanceClock(24 * 60 * MINUTE + SECOND);
+    await createIncident(api, owner, monitor.id);
+    const [, later] = await eventually(async () => at('/rotate'), (requests) => requests.length >= 2);
+    // (Its timestamp is a day ahead of the real clock, which `verify` refuses: the signature is computed here.)
+    const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } = later!.headers as Record<string, string>;
+    expect(signature).toBe(sign(secret, id!, Number(timestamp), later!.body));
+  });
+
+  it('delivers each incident\'s messages in order while 20 incidents change at once', async () => {
+    const user = await api.signUp(uniqueEmail('order'), 'Order');
+    const monitor = await createMonitor(api, user, { name: 'Busy' });
+    await createHook(user, { url: `${receiver.origin}/order`, monitor_id: monitor.id, events: ['incident.created', 'incident.updated'] });
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, n) => createIncident(api, user, monitor.id, `Incident ${n}`)));
+    await Promise.all(
+      ids.map(async (id) => {
+        await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { severity: 'HIGH' } });
+        await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { title: 'Renamed' } });
+      }),
+    );
+    const received = await eventually(async () => at('/order'), (requests) => requests.length >= 60);
+    for (const id of ids) {
+      const messages = received.map(bodyOf).filter((body) => body.data.incident.id === id);
+      expect(messages.map((body) => [body.type, Object.keys(body.data.changes ?? {})]), id).toEqual([
+        ['incident.created', []],
+        ['incident.updated', ['severity']],
+        ['incident.updated', ['title']],
+      ]);
+    }
+  });
+
+  it('posts the Slack format: text and Block Kit blocks with the incident\'s link, signature headers kept', async () => {
+    const monitor = await createMonitor(api, owner, { name: 'Chatty' });
+    await createHook(owner, { url: `${receiver.origin}/slack`, monitor_id: monitor.id, format: 'slack' });
+    const incidentId = await createIncident(api, owner, monitor.id, 'Payments <down>');
+    const [request] = await eventually(async () => at('/slack'), (requests) => requests.length >= 1);
+    const body = bodyOf(request!);
+    expect(body.text).toContain('New incident: Payments &lt;down&gt;');
+    expect(body.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Payments <down>', emoji: false } });
+    expect(JSON.stringify(body.blocks)).toContain(`/api/incidents/${incidentId}|View incident>`);
+    expect(request!.headers['webhook-signature']).toMatch(/^v1,/);
+  });
+
+  it('never holds up an escalation e-mail while a receiver does not answer', async () => {
+    setDeliveryTimeout(60_000);
+    scripts.set('/hang', ['hang']);
+    const oncall = uniqueEmail('oncall');
+    const policy = await api.request('POST', '/api/escalation-policies', { token: owner.token, body: { name: 'Now', steps: [{ delay_minutes: 0, emails: [oncall] }] } });
+    const monitor = await createMonitor(api, owner, { name: 'Paging', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+    await createHook(owner, { url: `${receiver.origin}/hang`, monitor_id: monitor.id, events: ['incident.created', 'incident.escalated'] });
+    await reportDown(monitor.id);
+    await eventually(async () => hanging.length, (count) => count === 1);
+    const [page] = await awaitMail(api, oncall);
+    expect(page!.subject).toContain('Paging');
+    // The webhook request is still open: the page did not wait for it.
+    expect(hanging).toHaveLength(1);
   });
 });

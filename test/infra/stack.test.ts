@@ -226,6 +226,7 @@ describe('CDK stack', () => {
       'monitors-list',
       'policies-list',
       'teams-list',
+      'webhook-delivery',
       'webhooks-list',
     ]);
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
@@ -256,16 +257,19 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler manage schedules', () => {
+  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
     expect(holders('ses:SendEmail')).toEqual([workers.notifier.name]);
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
-    expect(holders('scheduler:CreateSchedule')).toEqual([workers.escalationScheduler.name]);
-    expect(holders('iam:PassRole')).toEqual([workers.escalationScheduler.name]);
-    const passRole = statementsOf(roles.get(workers.escalationScheduler.name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
-    expect(passRole.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name].sort();
+    expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
+    expect(holders('iam:PassRole').sort()).toEqual(schedulers);
+    for (const name of schedulers) {
+      const passRole = statementsOf(roles.get(name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
+      expect(passRole.Condition, name).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    }
     const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
     expect(ses.Resource).toBe('*');
     expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);
