@@ -240,6 +240,10 @@ export const routes: readonly RouteDescription[] = [
   route('webhooks-get', 'GET', '/api/webhooks/{id}', 'functions/webhooks/get.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'] }),
+  // Sending now: the 10 s request limit and the writes around it.
+  route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], timeoutSeconds: 20 }),
+  route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], timeoutSeconds: 20 }),
   route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
 
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's

@@ -50,6 +50,12 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
 export class PayloadTooLargeError extends ServiceError {
   constructor(limitBytes: number) {
     super(413, `Request body too large (limit ${limitBytes} bytes)`);

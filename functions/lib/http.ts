@@ -220,7 +220,7 @@ export interface RouteInput<P, Q, B> {
 }
 
 /** Error texts a route may answer, by status (400 "Validation errors", 401, 413, 415, 500 are added). */
-export type ErrorTexts = Partial<Record<400 | 403 | 404 | 410 | 429, string[]>>;
+export type ErrorTexts = Partial<Record<400 | 403 | 404 | 409 | 410 | 429, string[]>>;
 
 export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType, R extends z.ZodMiniType> {
   /** One line for the API reference. */

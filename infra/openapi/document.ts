@@ -212,7 +212,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
     responses[500] = page('An HTML page: try again in a moment');
     return withResponseHeaders(responses);
   }
-  const { 400: bad = [], 403: forbidden, 404: missing, 429: quota } = contract.errors;
+  const { 400: bad = [], 403: forbidden, 404: missing, 409: conflict, 429: quota } = contract.errors;
   responses[400] = {
     description: ['Validation errors', ...bad].join('; '),
     content: json(bad.length ? z.union([ValidationError, errorBody(bad)]) : ValidationError),
@@ -220,6 +220,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
   if (route.auth === 'jwt') responses[401] = { description: 'Unauthorized', content: json(Unauthorized) };
   if (forbidden?.length) responses[403] = { description: forbidden.join('; '), content: json(errorBody(forbidden)) };
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
+  if (conflict?.length) responses[409] = { description: conflict.join('; '), content: json(errorBody(conflict)) };
   if (quota?.length) {
     responses[429] = {
       description: `The account's daily quota is reached: ${quota.join('; ')}`,

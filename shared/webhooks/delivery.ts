@@ -292,12 +292,12 @@ async function lease(message: Message, now: Date): Promise<string | undefined> {
 }
 
 /** One request of the message to the webhook, signed with every secret that signs now. */
-async function attempt(webhook: Webhook, message: Message): Promise<DeliveryResult> {
+export async function attempt(webhook: Webhook, message: Message): Promise<DeliveryResult> {
   const headers = signatureHeaders({ id: message.message_id, body: message.body, secrets: signingSecrets({ secret: webhook.secret, previous: webhook.previous_secret }, clock.now()) });
   return deliver(webhook.url, headers, message.body, { ...targetOptions(), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
 }
 
-const attemptOf = (result: DeliveryResult, at: Date): AttemptRecord => ({
+export const attemptOf = (result: DeliveryResult, at: Date): AttemptRecord => ({
   at: at.toISOString(),
   status: result.status ?? null,
   duration_ms: result.duration_ms,
@@ -339,7 +339,7 @@ async function dropMessage(message: Message, reason: string) {
 }
 
 /** The webhook's failing streak after an attempt, disabling it on a 410 or after 3 days of failures. */
-async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Date) {
+export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Date) {
   const since = failingSince(webhook.failing_since, verdict, at);
   const disable = verdict === 'disable' ? 'The receiver answered 410 Gone' : failedTooLong(since, at) ? 'Every delivery failed for 3 days' : undefined;
   if (since === webhook.failing_since && !disable) return;

@@ -143,3 +143,48 @@ export const webhookView = (webhook: Webhook): z.output<typeof WebhookBody> => (
   updated_at: webhook.updated_at,
 });
 export type WebhookView = ReturnType<typeof webhookView>;
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries: one message to the webhook and its attempts
+
+export const listDeliveriesQuery = z.object(pageParams);
+export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
+
+/** `/api/webhooks/:id/deliveries/:deliveryId/...`: the delivery id is the message's `webhook-id`. */
+export const deliveryParams = z.strictObject({ id: z.uuid(), deliveryId: z.string().check(z.regex(/^msg_[0-9a-f-]{36}$/, 'Must be a delivery id (msg_…)')) });
+
+const AttemptBody = described(
+  z.strictObject({
+    at: Timestamp,
+    status: described(z.nullable(z.int()), { description: "The receiver's status code; null when none arrived (timeout, network error, refused target)" }),
+    duration_ms: z.number(),
+    error: z.nullable(z.string()),
+    response: described(z.string(), { description: 'The first 1 KB of the response body' }),
+  }),
+  { id: 'WebhookAttempt' },
+);
+
+export const DeliveryBody = described(
+  z.strictObject({
+    id: described(z.string(), { description: 'The message id, sent as `webhook-id` on every attempt', example: 'msg_5f0c2b1d-4c7e-5a6f-9d2e-3f4a5b6c7d8e' }),
+    event_type: z.string(),
+    incident_id: z.nullable(Id),
+    state: described(z.enum(['pending', 'succeeded', 'failed']), { description: '`pending` while it waits for its turn or its next retry' }),
+    next_attempt_at: described(z.nullable(Timestamp), { description: 'When the next retry is due, while one is scheduled' }),
+    created_at: Timestamp,
+    attempts: z.array(AttemptBody),
+  }),
+  {
+    id: 'WebhookDelivery',
+    example: {
+      id: 'msg_5f0c2b1d-4c7e-5a6f-9d2e-3f4a5b6c7d8e',
+      event_type: 'incident.created',
+      incident_id: '9b2d7c1e-3f4a-4b5c-8d6e-7f8091a2b3c4',
+      state: 'pending',
+      next_attempt_at: '2026-11-21T10:20:35.000Z',
+      created_at: '2026-11-21T10:15:30.000Z',
+      attempts: [{ at: '2026-11-21T10:15:32.000Z', status: 503, duration_ms: 84, error: null, response: 'Service Unavailable' }],
+    },
+  },
+);
+export type DeliveryView = z.output<typeof DeliveryBody>;

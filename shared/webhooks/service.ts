@@ -77,7 +77,7 @@ function monitorGuards(caller: Caller, monitor: Monitor): Guards | null {
 }
 
 /** The guards of a write to an existing webhook by the caller (404 Webhook not found when they cannot reach it). */
-async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
+export async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
   switch (repository.scopeOfWebhook(webhook)) {
     case 'owner':
       if (webhook.owner_id !== caller.userId) throw webhookNotFound();
@@ -96,7 +96,7 @@ async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
 }
 
 /** The webhook, if the caller may read it; `404 Webhook not found` otherwise, as for one that never existed. */
-async function visibleWebhook(caller: Caller, webhookId: string): Promise<Webhook> {
+export async function visibleWebhook(caller: Caller, webhookId: string): Promise<Webhook> {
   const webhook = await repository.getWebhook(webhookId);
   if (!webhook || !(await mayRead(caller, webhook))) throw webhookNotFound();
   return webhook;
@@ -117,7 +117,7 @@ async function mayRead(caller: Caller, webhook: Webhook): Promise<boolean> {
 }
 
 /** A failed write's error: the guard that failed, or the webhook changed meanwhile (`changed`: try again). */
-function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined): Error {
+export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined): Error {
   if (outcome === 'moved') return webhookNotFound();
   return accessRefusal(outcome, item, webhookNotFound);
 }

@@ -120,6 +120,19 @@ const cases: Case[] = [
   { route: 'webhooks-get', method: 'GET', path: async () => `/api/webhooks/${(ids.webhook = await firstWebhook())}`, expectStatus: 200, budget: 2, rounds: 2 },
   // The webhook, its monitor (rights), one transaction on the webhook as read with the rights' guards.
   { route: 'webhooks-update', method: 'PUT', path: () => `/api/webhooks/${ids.webhook}`, body: () => ({ description: 'Renamed' }), expectStatus: 200, budget: 3, rounds: 3 },
+  // The webhook and its monitor (rights) ∥ a page of its deliveries (monitor index).
+  { route: 'webhooks-deliveries', method: 'GET', path: () => `/api/webhooks/${ids.webhook}/deliveries`, expectStatus: 200, budget: 3, rounds: 2 },
+  // The webhook, its monitor, a transaction of the rights' guards; after the request, the delivery record and the webhook's failing streak (its first failure: nothing listens on port 9).
+  { route: 'webhooks-test', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/test`, expectStatus: 200, budget: 5, rounds: 5 },
+  // As test, reading the delivery instead of writing it, then its new attempt (the streak had started).
+  {
+    route: 'webhooks-redeliver',
+    method: 'POST',
+    path: async () => `/api/webhooks/${ids.webhook}/deliveries/${(await api.request('GET', `/api/webhooks/${ids.webhook}/deliveries`, { token: user.token })).body.deliveries[0].id}/redeliver`,
+    expectStatus: 200,
+    budget: 5,
+    rounds: 5,
+  },
   { route: 'webhooks-rotate-secret', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/rotate-secret`, expectStatus: 200, budget: 3, rounds: 3 },
   { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.

@@ -99,6 +99,9 @@ describe('managing webhooks', () => {
       expect((await api.request('GET', `/api/webhooks/${id}`, { token: VIEWER.token })).status).toBe(200);
       expect((await api.request('GET', `/api/webhooks/${id}`, { token: NON_MEMBER.token })).body).toEqual({ error: 'Webhook not found' });
       expect((await api.request('PUT', `/api/webhooks/${id}`, { token: VIEWER.token, body: {} })).body).toEqual({ error: 'Not authorized' });
+      expect((await api.request('POST', `/api/webhooks/${id}/test`, { token: VIEWER.token })).body).toEqual({ error: 'Not authorized' });
+      expect((await api.request('GET', `/api/webhooks/${id}/deliveries`, { token: VIEWER.token })).status).toBe(200);
+      expect((await api.request('GET', `/api/webhooks/${id}/deliveries`, { token: NON_MEMBER.token })).body).toEqual({ error: 'Webhook not found' });
       expect((await api.request('DELETE', `/api/webhooks/${id}`, { token: NON_MEMBER.token })).status).toBe(404);
     }
     const teamList = await api.request('GET', `/api/webhooks?team_id=${roles.team.id}`, { token: VIEWER.token });
@@ -181,6 +184,10 @@ describe('delivering', () => {
     await createIncident(api, owner, monitor.id);
     await eventually(async () => at('/retry'), (requests) => requests.length >= 1);
     await settle(api);
+    const deliveryId = String(at('/retry')[0]!.headers['webhook-id']);
+    const early = await api.request('POST', `/api/webhooks/${hook.id}/deliveries/${deliveryId}/redeliver`, { token: owner.token });
+    expect(early.status).toBe(409);
+    expect(early.body).toEqual({ error: 'Delivery is still pending' });
     // Each step of the schedule (5 s, 5 min, 30 min), lengthened by at most 10 %.
     for (const [step, count] of [[5 * SECOND, 2], [5 * MINUTE, 3], [30 * MINUTE, 4]] as const) {
       expect(at('/retry')).toHaveLength(count - 1);
@@ -195,6 +202,12 @@ describe('delivering', () => {
     expect(message?.attempts.map((attempt) => attempt.status)).toEqual([500, 429, null, 200]);
     expect(message?.attempts[0]!.response).toBe('status 500');
     expect(message?.attempts[2]!.error).toBe('Timed out after 300 ms');
+
+    const listed = await api.request('GET', `/api/webhooks/${hook.id}/deliveries`, { token: owner.token });
+    expect(listed.body.next_cursor).toBeNull();
+    expect(listed.body.deliveries).toHaveLength(1);
+    expect(listed.body.deliveries[0]).toMatchObject({ id: deliveryId, event_type: 'incident.created', state: 'succeeded', next_attempt_at: null });
+    expect(listed.body.deliveries[0].attempts.map((attempt: { status: number | null }) => attempt.status)).toEqual([500, 429, null, 200]);
   });
 
   it('disables a webhook at once on 410, and a PUT enables it again', async () => {
@@ -209,6 +222,31 @@ describe('delivering', () => {
     expect(disabled.disabled_reason).toBe('The receiver answered 410 Gone');
     const enabled = await api.request('PUT', `/api/webhooks/${hook.id}`, { token: owner.token, body: {} });
     expect(enabled.body.webhook).toMatchObject({ status: 'enabled', disabled_reason: null });
+
+    // Sent again by hand: the same webhook-id and body, and this time the receiver takes it.
+    const [first] = at('/gone');
+    const again = await api.request('POST', `/api/webhooks/${hook.id}/deliveries/${first!.headers['webhook-id']}/redeliver`, { token: owner.token });
+    expect(again.status).toBe(200);
+    expect(again.body.delivery).toMatchObject({ id: first!.headers['webhook-id'], state: 'succeeded' });
+    expect(again.body.delivery.attempts.map((attempt: { status: number }) => attempt.status)).toEqual([410, 204]);
+    const [, second] = at('/gone');
+    expect(second!.body).toBe(first!.body);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    const unknown = await api.request('POST', `/api/webhooks/${hook.id}/deliveries/msg_${crypto.randomUUID()}/redeliver`, { token: owner.token });
+    expect(unknown.body).toEqual({ error: 'Delivery not found' });
+  });
+
+  it('sends a ping now and answers its outcome', async () => {
+    const hook = await createHook(owner, { url: `${receiver.origin}/ping`, monitor_id: ownMonitor.id });
+    const tested = await api.request('POST', `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(tested.status).toBe(200);
+    expect(tested.body.delivery).toMatchObject({ event_type: 'ping', incident_id: null, state: 'succeeded', attempts: [{ status: 204, error: null }] });
+    const [request] = at('/ping');
+    expect(new Webhook(hook.secret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({
+      type: 'ping',
+      data: { webhook_id: hook.id },
+    });
+    expect(request!.headers['webhook-id']).toBe(tested.body.delivery.id);
   });
 
   it('signs with both secrets for 24 hours after a rotation', async () => {
