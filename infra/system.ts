@@ -242,8 +242,8 @@ export const routes: readonly RouteDescription[] = [
   route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'] }),
   // Sending now: the 10 s request limit and the writes around it.
-  route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], timeoutSeconds: 20 }),
-  route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], timeoutSeconds: 20 }),
+  route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
+  route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
   route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
 
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
@@ -286,7 +286,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -342,7 +342,7 @@ export const workers = {
     capabilities: ['manage-schedules'],
     // Up to 20 requests of 10 s each per pair and invocation (a drain stops 15 s before the end).
     timeoutSeconds: 120,
-    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#'],
+    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#'],
     indexes: ['gsi1', 'gsi2', 'gsi3'],
   },
 } as const satisfies Record<string, FunctionDescription>;
@@ -381,6 +381,7 @@ export const eventRules: readonly EventRule[] = [
       'incident.escalation_step',
       'team.invite_created',
       'subscriber.confirmation_requested',
+      'webhook.disabled',
     ],
     target: workers.notifier.name,
   },

@@ -82,6 +82,12 @@ export const eventDetails = {
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
     incident_count: z.optional(z.int()),
   }),
+  /** A webhook was disabled (a 410, or 3 days of failed attempts): the notifier e-mails its owner's own account address. */
+  'webhook.disabled': z.object({
+    ...base,
+    webhook: z.object({ id: z.string(), url: z.string(), description: z.nullable(z.string()), owner_id: z.string() }),
+    reason: z.string(),
+  }),
   /** An address was subscribed to a monitor: the notifier e-mails it the one confirmation link (double opt-in). */
   'subscriber.confirmation_requested': z.object({
     ...base,

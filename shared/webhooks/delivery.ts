@@ -22,7 +22,8 @@ import { clock } from '../clock.js';
 import { requireEnv } from '../config.js';
 import { db, tableName } from '../db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../db/keys.js';
-import { conditionFailure, transactOutcome, type TransactItem } from '../db/ops.js';
+import { conditionFailure, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../db/ops.js';
+import { outboxPut } from '../events/outbox.js';
 import { atExpression } from '../escalation/scheduling.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
@@ -44,9 +45,9 @@ const LEASE_MS = 60_000;
 /** Messages of one pair sent by one invocation at most (the rest: the next event's or retry's invocation). */
 const DRAIN_LIMIT = 20;
 /**
- * A message's first attempt waits until its event is this old, so that events of one incident
- * published together (the bus hands them to invocations side by side) are all queued, in order,
- * before the first of them is sent.
+ * A message's first attempt waits until it has been queued this long, so that events of one
+ * incident published together (the bus hands them to invocations side by side, and a busy target
+ * starts them late) are all queued, in order, before the first of them is sent.
  */
 export const FIRST_SEND_HOLD_MS = 2_000;
 
@@ -344,26 +345,32 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
   const disable = verdict === 'disable' ? 'The receiver answered 410 Gone' : failedTooLong(since, at) ? 'Every delivery failed for 3 days' : undefined;
   if (since === webhook.failing_since && !disable) return;
   const sets = [
-    ...(since !== null ? ['failing_since = if_not_exists(failing_since, :since)'] : []),
+    // (Stored null until a streak starts, so not `if_not_exists`; an attempt that finds the streak going writes nothing.)
+    ...(since !== null && since !== webhook.failing_since ? ['failing_since = :since'] : []),
     ...(disable ? ['#status = :disabled', 'disabled_reason = :reason'] : []),
   ];
+  const update: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: keys.webhook(webhook.id),
+      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', since === null ? 'REMOVE failing_since' : ''].filter(Boolean).join(' '),
+      ConditionExpression: disable ? `${itemPresent} AND #status = :enabled` : itemPresent,
+      ExpressionAttributeNames: disable ? { '#status': 'status' } : undefined,
+      ExpressionAttributeValues:
+        since !== null || disable
+          ? { ...(since !== null && since !== webhook.failing_since ? { ':since': since } : {}), ...(disable ? { ':disabled': 'disabled', ':enabled': 'enabled', ':reason': disable } : {}) }
+          : undefined,
+    },
+  };
+  // Disabling tells the owner, in the same transaction (the notifier e-mails their account's address).
+  const disabled = disable
+    ? [outboxPut('webhook.disabled', { webhook: { id: webhook.id, url: webhook.url, description: webhook.description, owner_id: webhook.owner_id }, reason: disable }, at.toISOString())]
+    : [];
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhook(webhook.id),
-        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', since === null ? 'REMOVE failing_since' : ''].filter(Boolean).join(' '),
-        ConditionExpression: disable ? `${itemPresent} AND #status = :enabled` : itemPresent,
-        ExpressionAttributeNames: disable ? { '#status': 'status' } : undefined,
-        ExpressionAttributeValues:
-          since !== null || disable
-            ? { ...(since !== null ? { ':since': since } : {}), ...(disable ? { ':disabled': 'disabled', ':enabled': 'enabled', ':reason': disable } : {}) }
-            : undefined,
-      }),
-    );
+    await transactWrite([update, ...disabled]);
   } catch (error) {
     // Deleted meanwhile, or disabled by another attempt: nothing to record.
-    if (!conditionFailure(error)) throw error;
+    if (!(error instanceof TransactionCancelled)) throw error;
   }
 }
 
@@ -415,7 +422,7 @@ export async function drain(webhookId: string, incidentId: string, context: Send
     }
     const now = clock.now();
     if (message.next_attempt_at && Date.parse(message.next_attempt_at) > now.getTime()) return sent;
-    const age = now.getTime() - Date.parse(message.occurred_at);
+    const age = now.getTime() - Date.parse(message.created_at);
     if (!held && message.attempts.length === 0 && age < FIRST_SEND_HOLD_MS) {
       // Once per drain (real time: a frozen service clock must not hold it forever), then the head again.
       held = true;

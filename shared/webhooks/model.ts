@@ -8,6 +8,8 @@ import * as z from '../zod.js';
 import { described, Id, Text, Timestamp } from '../api/common.js';
 import { pageParams } from '../api/paging.js';
 import { MAX_URL_LENGTH } from './target.js';
+import { incidentDetailExample } from '../api/examples.js';
+import { AcknowledgementMethod, IncidentDetail, Severity, Status } from '../incidents/model.js';
 import { INCIDENT_EVENT_TYPES } from './payloads.js';
 
 export const WEBHOOK_FORMATS = ['standard', 'slack'] as const;
@@ -188,3 +190,60 @@ export const DeliveryBody = described(
   },
 );
 export type DeliveryView = z.output<typeof DeliveryBody>;
+
+// ---------------------------------------------------------------------------------------------
+// What a webhook receives (`standard` format): documented in OpenAPI's `webhooks` and docs/events.md
+
+const noteExample = { id: '0f1e2d3c-4b5a-4969-8778-a6b5c4d3e2f1', message: 'Rolled back the deploy', user_id: '3f0e5a8c-2b1d-4c7e-9a6f-1d2e3f4a5b6c', user_name: 'Alice', created_at: '2026-11-21T10:20:00.000Z' };
+const Note = described(z.strictObject({ id: Id, message: z.string(), user_id: Id, user_name: z.string(), created_at: Timestamp }), {
+  id: 'WebhookNote',
+  example: noteExample,
+});
+const change = <T extends z.ZodMiniType>(schema: T) => z.optional(z.strictObject({ from: schema, to: schema }));
+
+function message<T extends string>(type: T, data: Record<string, z.ZodMiniType>, description: string, example: Record<string, unknown>) {
+  const id = `Webhook${type.replace(/(^|[._])(\w)/g, (_, __: string, letter: string) => letter.toUpperCase())}`;
+  return described(z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: z.strictObject(data) }), {
+    id,
+    description,
+    example: { type, timestamp: '2026-11-21T10:20:00.000Z', data: example },
+  });
+}
+
+/** The bodies of the `standard` format, by event type; the `slack` format posts `{text, blocks}` instead. */
+export const webhookMessages = [
+  message('incident.created', { incident: IncidentDetail }, 'An incident was opened (by hand, by an alert, or by a monitor check)', { incident: incidentDetailExample }),
+  message(
+    'incident.updated',
+    { incident: IncidentDetail, changes: z.strictObject({ status: change(Status), severity: change(Severity), title: change(z.string()) }), note: z.optional(Note) },
+    'Status (other than to RESOLVED), severity or title changed: each change before and after; `note` when a timeline note made it',
+    { incident: incidentDetailExample, changes: { severity: { from: 'HIGH', to: 'CRITICAL' } } },
+  ),
+  message(
+    'incident.acknowledged',
+    {
+      incident: IncidentDetail,
+      acknowledgement: z.strictObject({ user_id: Id, user_name: z.string(), method: AcknowledgementMethod, acknowledged_at: Timestamp }),
+    },
+    'Someone acknowledged the incident',
+    { incident: incidentDetailExample, acknowledgement: { user_id: noteExample.user_id, user_name: 'Alice', method: 'api', acknowledged_at: '2026-11-21T10:18:00.000Z' } },
+  ),
+  message('incident.resolved', { incident: IncidentDetail, previous_status: Status, note: z.optional(Note) }, 'The incident was resolved', {
+    incident: incidentDetailExample,
+    previous_status: 'MONITORING',
+  }),
+  message('incident.note_added', { incident: IncidentDetail, note: Note }, 'A note was posted on the incident\'s timeline without changing its status', {
+    incident: incidentDetailExample,
+    note: noteExample,
+  }),
+  message(
+    'incident.escalated',
+    { incident: IncidentDetail, step: z.strictObject({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }) },
+    'An escalation step paged: which, and whom',
+    { incident: incidentDetailExample, step: { step_order: 1, delay_minutes: 0, emails: ['oncall@example.com'] } },
+  ),
+  message('ping', { webhook_id: Id, message: z.string() }, 'Sent by `POST /api/webhooks/:id/test`', {
+    webhook_id: webhookExample.id,
+    message: 'A test message from the incident service',
+  }),
+] as const;

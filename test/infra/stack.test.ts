@@ -227,6 +227,7 @@ describe('CDK stack', () => {
       'policies-list',
       'teams-list',
       'webhook-delivery',
+      'webhooks-deliveries',
       'webhooks-list',
     ]);
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
