@@ -187,7 +187,7 @@ const WEBHOOK_HEADERS = [
 /** OpenAPI 3.1 `webhooks`: what a webhook's URL receives, per event type (the `standard` format). */
 function webhooksOf(components: Components) {
   return Object.fromEntries(
-    webhookMessages.map((schema) => {
+    webhookMessages().map((schema) => {
       const type = (schema.def.shape.type as unknown as { def: { values: string[] } }).def.values[0]!;
       return [
         type,
