@@ -111,6 +111,12 @@ export function setDeliveryTimeout(ms: number | undefined) {
   timeoutMs = ms;
 }
 
+let holdMs = FIRST_SEND_HOLD_MS;
+/** Test control: a first attempt waits `ms` after queueing (undefined: `FIRST_SEND_HOLD_MS`); a test that sends one event at a time need not wait. */
+export function setFirstSendHold(ms: number | undefined) {
+  holdMs = ms ?? FIRST_SEND_HOLD_MS;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Events in
 
@@ -423,10 +429,10 @@ export async function drain(webhookId: string, incidentId: string, context: Send
     const now = clock.now();
     if (message.next_attempt_at && Date.parse(message.next_attempt_at) > now.getTime()) return sent;
     const age = now.getTime() - Date.parse(message.created_at);
-    if (!held && message.attempts.length === 0 && age < FIRST_SEND_HOLD_MS) {
+    if (!held && message.attempts.length === 0 && age < holdMs) {
       // Once per drain (real time: a frozen service clock must not hold it forever), then the head again.
       held = true;
-      await new Promise((resolve) => setTimeout(resolve, FIRST_SEND_HOLD_MS - Math.max(0, age)));
+      await new Promise((resolve) => setTimeout(resolve, holdMs - Math.max(0, age)));
       continue;
     }
     const token = await lease(message, now);
