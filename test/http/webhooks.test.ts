@@ -135,6 +135,14 @@ describe('managing webhooks', () => {
       ['https://[::ffff:10.0.0.1]/x', 'URL points to a private address (::ffff:a00:1)'],
       ['not a url', 'URL is not valid'],
     ];
+    const [none, twice, badDelivery] = await Promise.all([
+      api.request('POST', '/api/webhooks', { token: owner.token, body: hookBody({ events: [] }) }),
+      api.request('POST', '/api/webhooks', { token: owner.token, body: hookBody({ events: ['incident.created', 'incident.created'] }) }),
+      api.request('POST', `/api/webhooks/${crypto.randomUUID()}/deliveries/42/redeliver`, { token: owner.token }),
+    ]);
+    expect(none.body.details).toEqual([{ field: 'events', message: 'At least one event type is required' }]);
+    expect(twice.body.details).toEqual([{ field: 'events', message: 'Event types must not repeat' }]);
+    expect(badDelivery.body.details).toEqual([{ field: 'deliveryId', message: 'Must be a delivery id (msg_…)' }]);
     const answers = await Promise.all(refused.map(([url]) => api.request('POST', '/api/webhooks', { token: owner.token, body: hookBody({ url }) })));
     answers.forEach((answer, index) => {
       expect(answer.status, refused[index]![0]).toBe(400);
