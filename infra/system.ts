@@ -409,6 +409,8 @@ export const env = {
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
   /** Where a schedule's event goes when the escalation-step target keeps failing. */
   escalationDlqArn: 'ESCALATION_DLQ_ARN',
+  /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
+  webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
   /**
    * `true` only in the local runtime: webhooks may also target this machine (plain http to a
    * loopback address with a port). The deployed stack never sets it, so no loopback at all there.

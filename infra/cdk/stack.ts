@@ -512,6 +512,10 @@ export class IncidentServiceStack extends Stack {
     );
     webhookDelivery.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
     webhookDelivery.addEnvironment(env.schedulerRoleArn, webhookRetryRole.roleArn);
+    // A retry the scheduler cannot hand over lands in the worker's own on-failure queue.
+    const webhookFailures = targetDlqs.get(workers.webhookDelivery.name)!;
+    webhookFailures.grantSendMessages(webhookRetryRole);
+    webhookDelivery.addEnvironment(env.webhookRetryDlqArn, webhookFailures.queueArn);
 
     // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
     const monitorCheck = fn(workers.monitorCheck.name);

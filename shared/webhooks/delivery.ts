@@ -400,6 +400,8 @@ async function scheduleRetry(message: Message, at: Date, context: SendContext) {
           RoleArn: requireEnv(env.schedulerRoleArn),
           Input: JSON.stringify(input),
           RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+          // Set on AWS (the worker's on-failure queue); the local scheduler keeps its own dead letters.
+          ...(process.env[env.webhookRetryDlqArn] ? { DeadLetterConfig: { Arn: process.env[env.webhookRetryDlqArn] } } : {}),
         },
       }),
     );
