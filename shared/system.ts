@@ -171,7 +171,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -293,6 +293,18 @@ export const routes: readonly RouteDescription[] = [
     paging: true,
     leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
   }),
+  // Outgoing webhooks: a monitor's, a team's, or the caller's own. Reads reach the monitor and team for rights.
+  route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
+  route('webhooks-create', 'POST', '/api/webhooks', 'functions/webhooks/create.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
+  route('webhooks-get', 'GET', '/api/webhooks/{id}', 'functions/webhooks/get.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'] }),
+  // Sending now: the 10 s request limit and the writes around it.
+  route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
+  route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
+  route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),
@@ -333,7 +345,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -378,6 +390,21 @@ export const workers = {
     table: 'readwrite',
     leadingKeys: ['MONITOR#'],
   },
+  /**
+   * Outgoing webhooks: incident events become messages (retry state in the webhook's collection),
+   * sent in order per (webhook, incident); retries are one-time schedules invoking it again. Not on
+   * the paging path, and apart from the notifier: a slow receiver never delays an e-mail.
+   */
+  webhookDelivery: {
+    name: 'webhook-delivery',
+    handler: 'functions/webhooks/deliver.ts',
+    table: 'readwrite',
+    capabilities: ['manage-schedules'],
+    // Up to 20 requests of 10 s each per pair and invocation (a drain stops 15 s before the end).
+    timeoutSeconds: 120,
+    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#'],
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
+  },
 } as const satisfies Record<string, FunctionDescription>;
 
 export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
@@ -414,10 +441,16 @@ export const eventRules: readonly EventRule[] = [
       'incident.escalation_step',
       'team.invite_created',
       'subscriber.confirmation_requested',
+      'webhook.disabled',
     ],
     target: workers.notifier.name,
   },
   { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+  {
+    name: 'deliver-webhooks',
+    detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],
+    target: workers.webhookDelivery.name,
+  },
   { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
   { name: 'email-feedback', from: 'ses', detailTypes: [sesEvents.bounced, sesEvents.complained], target: workers.emailFeedback.name },
 ];
@@ -436,6 +469,13 @@ export const env = {
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
   /** Where a schedule's event goes when the escalation-step target keeps failing. */
   escalationDlqArn: 'ESCALATION_DLQ_ARN',
+  /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
+  webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
+  /**
+   * `true` only in the local runtime: webhooks may also target this machine (plain http to a
+   * loopback address with a port). The deployed stack never sets it, so no loopback at all there.
+   */
+  webhooksAllowLoopbackHttp: 'WEBHOOKS_ALLOW_LOOPBACK_HTTP',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

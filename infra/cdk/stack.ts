@@ -494,6 +494,34 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
     scheduling.addEnvironment(env.escalationDlqArn, escalationDlq.queueArn);
 
+    // ----- Webhook retries: one-time schedules invoking webhook-delivery (its own role) --------
+    const webhookDelivery = fn(workers.webhookDelivery.name);
+    const webhookRetryRole = new Role(constructs.get(workers.webhookDelivery.name)!, 'WebhookRetrySchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    });
+    webhookRetryRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [webhookDelivery.functionArn] }));
+    webhookDelivery.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/whk-*`],
+      }),
+    );
+    webhookDelivery.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [webhookRetryRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    webhookDelivery.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+    webhookDelivery.addEnvironment(env.schedulerRoleArn, webhookRetryRole.roleArn);
+    // A retry the scheduler cannot hand over lands in the worker's own on-failure queue.
+    const webhookFailures = targetDlqs.get(workers.webhookDelivery.name)!;
+    webhookFailures.grantSendMessages(webhookRetryRole);
+    webhookDelivery.addEnvironment(env.webhookRetryDlqArn, webhookFailures.queueArn);
+
     // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
     const monitorCheck = fn(workers.monitorCheck.name);
     const invokePolicy = new ManagedPolicy(constructs.get(workers.monitorCheck.name)!, 'MonitorCheckInvokePolicy', {

@@ -37,6 +37,7 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string) {
   process.env[env.schedulerGroup] = scheduleGroup;
   process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
+  process.env[env.webhooksAllowLoopbackHttp] = 'true';
   // EMF metrics are for CloudWatch; locally they would only fill the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }

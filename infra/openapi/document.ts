@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import * as z from '../../shared/platform/zod.js';
 import { described, FieldError } from '../../shared/platform/api/common.js';
 import { monitorCheckInput } from '../../shared/monitors/check.js';
+import { webhookMessages } from '../../shared/webhooks/model.js';
 import type { RouteContract } from '../../functions/lib/http.js';
 import { repositoryRoot } from '../local/paths.js';
 import { routes, type RouteDescription } from '../../shared/system.js';
@@ -163,6 +164,7 @@ const TAGS: Record<string, string> = {
   acknowledge: 'Incidents',
   integrations: 'Integrations',
   alerts: 'Integrations',
+  webhooks: 'Webhooks',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -173,8 +175,49 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Escalation policies': 'Who is paged, and when, while an automatic incident stays unacknowledged.',
   Integrations:
     "Alerts in from the monitoring tools teams run: a monitor's integration keys, a PagerDuty Events API v2-compatible endpoint and an Alertmanager/Grafana webhook endpoint, both authenticated by a key.",
+  Webhooks:
+    'Signed outgoing webhooks (Standard Webhooks) and Slack-compatible chat messages for the incidents of a monitor, of a team\'s monitors or of all the caller\'s own monitors. The message bodies are described under `webhooks` and in docs/events.md.',
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
+
+/** The Standard Webhooks headers every message carries. */
+const WEBHOOK_HEADERS = [
+  { name: 'webhook-id', description: 'The message id (`msg_…`): the same on every retry and redelivery of one message; deduplicate by it', example: 'msg_5f0c2b1d-4c7e-5a6f-9d2e-3f4a5b6c7d8e' },
+  { name: 'webhook-timestamp', description: "The attempt's time, integer Unix seconds", example: '1795604524' },
+  {
+    name: 'webhook-signature',
+    description: '`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the secret\'s base64-decoded bytes (after `whsec_`); two, space-separated, for 24 hours after a secret rotation',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
+
+/** OpenAPI 3.1 `webhooks`: what a webhook's URL receives, per event type (the `standard` format). */
+function webhooksOf(components: Components) {
+  return Object.fromEntries(
+    webhookMessages().map((schema) => {
+      const type = (schema.def.shape.type as unknown as { def: { values: string[] } }).def.values[0]!;
+      return [
+        type,
+        {
+          post: {
+            operationId: `webhook${type.replace(/(^|[._])(\w)/g, (_: string, __: string, letter: string) => letter.toUpperCase())}`,
+            summary: `${type}: ${z.globalRegistry.get(schema)?.description ?? ''}`,
+            tags: ['Webhooks'],
+            // The receiver authenticates us by the signature, not by a scheme of its own.
+            security: [],
+            parameters: WEBHOOK_HEADERS.map(({ name, description, example }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example })),
+            requestBody: { required: true, content: { 'application/json': { schema: components.of(schema, 'output') } } },
+            responses: {
+              '2XX': { description: 'Accepted (within 10 s)' },
+              '410': { description: 'Disables the webhook at once' },
+              default: { description: 'A timeout, 408, 429 or 5xx is retried on the backoff schedule; any other status fails the message' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
@@ -243,8 +286,8 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
   if (missing?.length) responses[404] = { description: missing.join('; '), content: json(errorBody(missing)) };
   if (conflict?.length) {
     responses[409] = {
-      description: `${conflict.join('; ')} (details name what is in the way)`,
-      content: json(z.strictObject({ error: z.enum(conflict as [string, ...string[]]), details: z.array(FieldError) })),
+      description: `${conflict.join('; ')} (details, when given, name what is in the way)`,
+      content: json(z.strictObject({ error: z.enum(conflict as [string, ...string[]]), details: z.optional(z.array(FieldError)) })),
     };
   }
   if (quota?.length) {
@@ -353,6 +396,7 @@ export async function buildDocument() {
     ],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: webhooksOf(components),
     components: {
       schemas: components.schemas,
       securitySchemes: {

@@ -274,13 +274,28 @@ const noteOf = (entry: TimelineEntry) => ({
  * the status change it made, and a note without one is an update of its own.
  */
 export function statusEvents(current: Incident, next: Incident, now: string, note?: TimelineEntry) {
+  const updated = updatedEvent(current, next, now, note);
   if (next.status === current.status) {
-    return note ? [outboxPut('incident.note_added', { incident: incidentSnapshot(next), note: noteOf(note) }, now)] : [];
+    return [...updated, ...(note && updated.length === 0 ? [outboxPut('incident.note_added', { incident: incidentSnapshot(next), note: noteOf(note) }, now)] : [])];
   }
   const payload = { incident: incidentSnapshot(next), previous_status: current.status, ...(note ? { note: noteOf(note) } : {}) };
   return [
+    ...updated,
     next.status === 'RESOLVED' ? outboxPut('incident.resolved', payload, now) : outboxPut('incident.status_changed', payload, now),
   ];
+}
+
+/**
+ * `incident.updated` (outgoing webhooks) when status — other than to RESOLVED, which is
+ * `incident.resolved` —, severity or title changed, with each change; none otherwise.
+ */
+function updatedEvent(current: Incident, next: Incident, now: string, note?: TimelineEntry) {
+  const changed = <K extends 'status' | 'severity' | 'title'>(field: K) =>
+    current[field] !== next[field] && !(field === 'status' && next.status === 'RESOLVED') ? { [field]: { from: current[field], to: next[field] } } : {};
+  const changes = { ...changed('status'), ...changed('severity'), ...changed('title') };
+  if (Object.keys(changes).length === 0) return [];
+  // A note that changed only severity or title travels here (no other event carries it); with a status change, it travels with that too.
+  return [outboxPut('incident.updated', { incident: incidentSnapshot(next), changes, ...(note ? { note: noteOf(note) } : {}) }, now)];
 }
 
 const accountFrom = (item: Item | undefined): Account | undefined => (item ? accountItem.parse(item) : undefined);

@@ -7,6 +7,8 @@ export type EmailTags =
   | { kind: 'subscriber'; monitor: string; subscriber: string; incident: string }
   | { kind: 'escalation'; incident: string; step: string }
   | { kind: 'invite'; team: string }
+  /** To a webhook's owner: it was disabled. */
+  | { kind: 'webhook'; webhook: string }
   /** A subscription's confirmation e-mail: a bounce or complaint suppresses the subscription, as for `subscriber`. */
   | { kind: 'confirmation'; monitor: string; subscriber: string };
 
@@ -136,6 +138,25 @@ export function inviteEmail(detail: EventDetail<'team.invite_created'>, apiUrl: 
     paragraphs: [
       `To accept, sign in with ${invite.email} and send POST ${acceptUrl} with your ID token as the bearer token (Authorization: Bearer <ID token>), the token this service's README names.`,
       'You need an account with this e-mail address; sign up first if you have none.',
+    ],
+  });
+}
+
+/** To a webhook's owner (their own account's address): it was disabled, why, and how to enable it again. */
+export function webhookDisabledEmail(detail: EventDetail<'webhook.disabled'>, to: string, apiUrl: string): Email {
+  const { webhook, reason } = detail;
+  return compose(to, `Webhook disabled: ${webhook.description ?? webhook.url}`, { kind: 'webhook', webhook: webhook.id }, {
+    facts: [
+      ['Webhook', webhook.id],
+      ['URL', webhook.url],
+      ...(webhook.description ? ([['Description', webhook.description]] as [string, string][]) : []),
+      ['Reason', reason],
+      ['Disabled at', detail.occurred_at],
+    ],
+    paragraphs: [
+      'No more messages are sent to it. Its deliveries, with each attempt and the response, are listed at ' +
+        `GET ${apiUrl}/api/webhooks/${webhook.id}/deliveries.`,
+      `Once the receiver works again, enable the webhook with PUT ${apiUrl}/api/webhooks/${webhook.id} (an empty JSON object will do).`,
     ],
   });
 }

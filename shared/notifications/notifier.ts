@@ -6,7 +6,8 @@ import { subscribersOf } from '../subscribers/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../platform/concurrency.js';
-import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, type Email } from './emails.js';
+import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, webhookDisabledEmail, type Email } from './emails.js';
+import { getAccount } from '../accounts/repository.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../platform/db/ops.js';
@@ -17,10 +18,12 @@ const KIND: Record<EventType, string> = {
   'incident.resolved': 'subscriber',
   'incident.note_added': 'subscriber',
   'incident.acknowledged': 'none',
+  'incident.updated': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
   'subscriber.confirmation_requested': 'confirmation',
   'monitor.team_changed': 'none',
+  'webhook.disabled': 'webhook',
 };
 
 /** An e-mail, and the records to write with its delivery (an acknowledge link). */
@@ -64,7 +67,14 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
         }),
       };
     }
+    case 'webhook.disabled': {
+      const detail = eventDetails[type].parse(rawDetail);
+      // Only the owner's own account address: never an address the webhook or anyone else names.
+      const account = await getAccount(detail.webhook.owner_id);
+      return { eventId: detail.event_id, emails: account ? [{ email: webhookDisabledEmail(detail, account.email, apiUrl) }] : [] };
+    }
     case 'incident.acknowledged':
+    case 'incident.updated':
     case 'monitor.team_changed':
       return { eventId: '', emails: [] };
   }

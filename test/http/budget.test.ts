@@ -36,7 +36,7 @@ interface Case {
   after?: () => void;
 }
 
-const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -185,6 +185,39 @@ const cases: Case[] = [
     rounds: 3,
     after: resetClock,
   },
+  // A monitor's webhook: the monitor read (rights), then one transaction (the webhook, the guard that the monitor is still the caller's).
+  {
+    route: 'webhooks-create',
+    method: 'POST',
+    path: () => '/api/webhooks',
+    body: () => ({ url: 'http://127.0.0.1:9/hook', events: ['incident.created'], monitor_id: ids.monitor }),
+    expectStatus: 201,
+    budget: 2,
+    rounds: 2,
+  },
+  // The own scope and the memberships, then the teams' scopes with one consistent check of teams and memberships.
+  { route: 'webhooks-list', method: 'GET', path: () => '/api/webhooks', expectStatus: 200, budget: 4, rounds: 2 },
+  // The webhook, then its monitor (rights).
+  { route: 'webhooks-get', method: 'GET', path: async () => `/api/webhooks/${(ids.webhook = await firstWebhook())}`, expectStatus: 200, budget: 2, rounds: 2 },
+  // The webhook, its monitor (rights), one transaction on the webhook as read with the rights' guards.
+  { route: 'webhooks-update', method: 'PUT', path: () => `/api/webhooks/${ids.webhook}`, body: () => ({ description: 'Renamed' }), expectStatus: 200, budget: 3, rounds: 3 },
+  // The webhook and its monitor (rights) ∥ a page of its deliveries (monitor index). Two round trips on
+  // its longer branch, but a slow Query overlaps both reads of the other, so the count of overlapping
+  // rounds is 1 or 2 (as for integrations-list): the calls are asserted, not the rounds.
+  { route: 'webhooks-deliveries', method: 'GET', path: () => `/api/webhooks/${ids.webhook}/deliveries`, expectStatus: 200, budget: 3 },
+  // The webhook, its monitor, a transaction of the rights' guards; after the request, the delivery record and the webhook's failing streak (its first failure: nothing listens on port 9).
+  { route: 'webhooks-test', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/test`, expectStatus: 200, budget: 5, rounds: 5 },
+  // As test, reading the delivery instead of writing it, then its new attempt (the streak had started).
+  {
+    route: 'webhooks-redeliver',
+    method: 'POST',
+    path: async () => `/api/webhooks/${ids.webhook}/deliveries/${(await api.request('GET', `/api/webhooks/${ids.webhook}/deliveries`, { token: user.token })).body.deliveries[0].id}/redeliver`,
+    expectStatus: 200,
+    budget: 5,
+    rounds: 5,
+  },
+  { route: 'webhooks-rotate-secret', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/rotate-secret`, expectStatus: 200, budget: 3, rounds: 3 },
+  { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
@@ -211,6 +244,11 @@ const cases: Case[] = [
   // Read team + membership, delete team + slug, Query what is left, one BatchWriteItem per 25 items.
   { route: 'teams-delete', method: 'DELETE', path: () => `/api/teams/${ids.team}`, expectStatus: 200, budget: 4 },
 ];
+
+/** The id of the budget user's first webhook (the one `webhooks-create` made). */
+async function firstWebhook(): Promise<string> {
+  return (await api.request('GET', '/api/webhooks', { token: user.token })).body.webhooks[0].id;
+}
 
 beforeAll(async () => {
   api = await Api.start();

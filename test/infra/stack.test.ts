@@ -225,7 +225,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#'];
+    const known = ['ACKLINK#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
@@ -249,6 +249,9 @@ describe('CDK stack', () => {
       'policies-list',
       'schedules-list',
       'teams-list',
+      'webhook-delivery',
+      'webhooks-deliveries',
+      'webhooks-list',
     ]);
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
     expect(routes.find((route) => route.name === 'unsubscribe')!).toMatchObject({ table: 'read', leadingKeys: ['UNSUB#'] });
@@ -278,16 +281,19 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler manage schedules', () => {
+  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
     expect(holders('ses:SendEmail')).toEqual([workers.notifier.name]);
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
-    expect(holders('scheduler:CreateSchedule')).toEqual([workers.escalationScheduler.name]);
-    expect(holders('iam:PassRole')).toEqual([workers.escalationScheduler.name]);
-    const passRole = statementsOf(roles.get(workers.escalationScheduler.name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
-    expect(passRole.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name].sort();
+    expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
+    expect(holders('iam:PassRole').sort()).toEqual(schedulers);
+    for (const name of schedulers) {
+      const passRole = statementsOf(roles.get(name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
+      expect(passRole.Condition, name).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    }
     const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
     expect(ses.Resource).toBe('*');
     expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);

@@ -155,6 +155,18 @@ export const keys = {
   subscriptionConfirmation: (tokenHash: string) => key(`SUBCONFIRM#${tokenHash}`, 'SUBCONFIRM'),
   /** How many of one kind of mail-sending action an account did on one UTC day (`yyyy-mm-dd`). */
   dailyQuota: (userId: string, kind: string, day: string) => key(`QUOTA#${userId}`, `${kind}#${day}`),
+  /** An outgoing webhook; its item collection also holds its messages and their per-incident queues. */
+  webhookPartition: (webhookId: string) => `WEBHOOK#${webhookId}`,
+  webhook: (webhookId: string) => key(`WEBHOOK#${webhookId}`, 'WEBHOOK'),
+  /** One message (one event, or a ping) to one webhook: its body, attempts and retry state. */
+  webhookMessage: (webhookId: string, messageId: string) => key(`WEBHOOK#${webhookId}`, `MSG#${messageId}`),
+  /**
+   * A message still to be delivered, queued behind the earlier messages of the same incident: the
+   * head of `QUEUE#<incident>#` (the oldest event) is the only one sent until it succeeds or fails.
+   */
+  webhookQueuePrefix: (incidentId: string) => `QUEUE#${incidentId}#`,
+  webhookQueue: (webhookId: string, incidentId: string, occurredAt: string, messageId: string) =>
+    key(`WEBHOOK#${webhookId}`, `QUEUE#${incidentId}#${occurredAt}#${messageId}`),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;
@@ -180,8 +192,11 @@ export const ownerIndex = {
   policyPrefix: 'POLICY#',
   schedulePrefix: 'SCHEDULE#',
   schedule: (ownerId: string, createdAt: string, scheduleId: string) => ownerKey(ownerId, `SCHEDULE#${createdAt}#${scheduleId}`),
+  webhookPrefix: 'WEBHOOK#',
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
+  /** The caller's own webhooks and the monitor webhooks they created (team webhooks are in the team index only). */
+  webhook: (ownerId: string, createdAt: string, webhookId: string) => ownerKey(ownerId, `WEBHOOK#${createdAt}#${webhookId}`),
   incident: (ownerId: string, startedAt: string, incidentId: string) =>
     ownerKey(ownerId, `INCIDENT#${startedAt}#${incidentId}`),
   policy: (ownerId: string, createdAt: string, policyId: string) => ownerKey(ownerId, `POLICY#${createdAt}#${policyId}`),
@@ -207,23 +222,36 @@ export const teamIndex = {
   schedulePrefix: 'SCHEDULE#',
   schedule: (teamId: string, createdAt: string, scheduleId: string) =>
     indexKey(teamIndexDescription, teamScopePartition(teamId), `SCHEDULE#${createdAt}#${scheduleId}`),
+  webhookPrefix: 'WEBHOOK#',
   monitor: (teamId: string, createdAt: string, monitorId: string) =>
     indexKey(teamIndexDescription, teamScopePartition(teamId), `MONITOR#${createdAt}#${monitorId}`),
+  webhook: (teamId: string, createdAt: string, webhookId: string) =>
+    indexKey(teamIndexDescription, teamScopePartition(teamId), `WEBHOOK#${createdAt}#${webhookId}`),
   incident: (teamId: string, startedAt: string, incidentId: string) =>
     indexKey(teamIndexDescription, teamScopePartition(teamId), `INCIDENT#${startedAt}#${incidentId}`),
   policy: (teamId: string, createdAt: string, policyId: string) =>
     indexKey(teamIndexDescription, teamScopePartition(teamId), `POLICY#${createdAt}#${policyId}`),
 } as const;
 
-/** Monitor index: every incident of one monitor, by start time. */
+/**
+ * Monitor index: every incident of one monitor, by start time, and the monitor's webhooks. Its
+ * `WEBHOOK#` partitions list one webhook's messages (deliveries), newest first.
+ */
 export const monitorIndex = {
   name: monitorIndexDescription.name,
   pk: monitorIndexDescription.partitionKey.name,
   sk: monitorIndexDescription.sortKey.name,
   partition: (monitorId: string) => `MONITOR#${monitorId}`,
   incidentPrefix: 'INCIDENT#',
+  webhookPrefix: 'WEBHOOK#',
   incident: (monitorId: string, startedAt: string, incidentId: string) =>
     indexKey(monitorIndexDescription, `MONITOR#${monitorId}`, `INCIDENT#${startedAt}#${incidentId}`),
+  webhook: (monitorId: string, createdAt: string, webhookId: string) =>
+    indexKey(monitorIndexDescription, `MONITOR#${monitorId}`, `WEBHOOK#${createdAt}#${webhookId}`),
+  deliveriesPartition: (webhookId: string) => `WEBHOOK#${webhookId}`,
+  deliveryPrefix: 'DELIVERY#',
+  delivery: (webhookId: string, createdAt: string, messageId: string) =>
+    indexKey(monitorIndexDescription, `WEBHOOK#${webhookId}`, `DELIVERY#${createdAt}#${messageId}`),
 } as const;
 
 export type Scope = 'owner' | 'team';

@@ -45,6 +45,20 @@ export const eventDetails = {
   /** `note`: the timeline note that changed the status, when a note did. */
   'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
   'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
+  /**
+   * Status (other than to RESOLVED), severity or title changed: each changed field before and after
+   * (outgoing webhooks' `incident.updated`); `note`: the note that made the change, when one did.
+   */
+  'incident.updated': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    changes: z.object({
+      status: z.optional(z.object({ from: Status, to: Status })),
+      severity: z.optional(z.object({ from: Severity, to: Severity })),
+      title: z.optional(z.object({ from: z.string(), to: z.string() })),
+    }),
+    note: z.optional(timelineNote),
+  }),
   /** A note that did not change the status: subscribers get an "Incident update" with its message. */
   'incident.note_added': z.object({ ...base, incident: incidentSnapshot, note: timelineNote }),
   'incident.acknowledged': z.object({
@@ -67,6 +81,12 @@ export const eventDetails = {
     team_seq: z.int(),
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
     incident_count: z.optional(z.int()),
+  }),
+  /** A webhook was disabled (a 410, or 3 days of failed attempts): the notifier e-mails its owner's own account address. */
+  'webhook.disabled': z.object({
+    ...base,
+    webhook: z.object({ id: z.string(), url: z.string(), description: z.nullable(z.string()), owner_id: z.string() }),
+    reason: z.string(),
   }),
   /** An address was subscribed to a monitor: the notifier e-mails it the one confirmation link (double opt-in). */
   'subscriber.confirmation_requested': z.object({

@@ -1,0 +1,231 @@
+/**
+ * Outgoing webhooks, managed as monitors are: a monitor's webhook by whoever may update the
+ * monitor (its owner, or OWNER, ADMIN or MEMBER of its team), a team's by its OWNER, ADMIN or
+ * MEMBER, an owner's by that owner alone; any member of the team (VIEWER included) reads them.
+ * Rights are checked inside each write's transaction (the team and the membership's role), never
+ * by a read before it.
+ */
+import { randomUUID } from 'node:crypto';
+import { env } from '../system.js';
+import type { Caller } from '../platform/caller.js';
+import { clock } from '../platform/clock.js';
+import { tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import { NotFoundError, ValidationError } from '../platform/errors.js';
+import { monitorNotFound } from '../monitors/service.js';
+import { getMonitor } from '../monitors/repository.js';
+import type { Monitor } from '../monitors/model.js';
+import { accessRefusal, accessTo, allows, OPERATORS, pageOfScopes, READERS, roleIn, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
+import type { PageView } from '../platform/api/paging.js';
+import { generateSecret } from './signing.js';
+import { checkTarget, TargetRefused, type TargetOptions } from './target.js';
+import * as repository from './repository.js';
+import {
+  webhookItem,
+  webhookView,
+  type CreateWebhookInput,
+  type ListWebhooksQuery,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookView,
+} from './model.js';
+
+export const webhookNotFound = () => new NotFoundError('Webhook not found');
+
+/** The deployed stack never sets it: only the local runtime lets a webhook reach the same machine. */
+export const targetOptions = (): TargetOptions => ({ allowLoopbackHttp: process.env[env.webhooksAllowLoopbackHttp] === 'true' });
+
+/** The URL checked as at delivery time (scheme, credentials, every address its name resolves to): a refusal is a 400 on `url`. */
+async function checkUrl(url: string) {
+  try {
+    await checkTarget(url, targetOptions());
+  } catch (error) {
+    if (error instanceof TargetRefused) throw new ValidationError([{ field: 'url', message: error.message }]);
+    throw error;
+  }
+}
+
+/** ConditionCheck: the monitor is still in `teamId` (moving it out takes the team's rights on its webhooks with it). */
+const monitorInTeam = (monitorId: string, teamId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitorId),
+    ConditionExpression: `${itemPresent} AND team_id = :team`,
+    ExpressionAttributeValues: { ':team': teamId },
+  },
+});
+
+/** ConditionCheck: the monitor still exists and belongs to `ownerId`. */
+const monitorOwnedBy = (monitorId: string, ownerId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: keys.monitor(monitorId),
+    ConditionExpression: `${itemPresent} AND owner_id = :owner`,
+    ExpressionAttributeValues: { ':owner': ownerId },
+  },
+});
+
+type WriteOutcome = GuardOutcome | 'moved';
+type Guards = repository.Guard<WriteOutcome>;
+
+/** The guards of a write about `monitor`'s webhooks by the caller; null when the caller cannot reach the monitor at all. */
+function monitorGuards(caller: Caller, monitor: Monitor): Guards | null {
+  if (monitor.owner_id === caller.userId) return [['moved', monitorOwnedBy(monitor.id, caller.userId)]];
+  if (!monitor.team_id) return null;
+  return [...teamGuard(monitor.team_id, caller.userId, OPERATORS), ['moved', monitorInTeam(monitor.id, monitor.team_id)]];
+}
+
+/** The guards of a write to an existing webhook by the caller (404 Webhook not found when they cannot reach it). */
+export async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
+  switch (repository.scopeOfWebhook(webhook)) {
+    case 'owner':
+      if (webhook.owner_id !== caller.userId) throw webhookNotFound();
+      return [];
+    case 'team':
+      return teamGuard(webhook.team_id!, caller.userId, OPERATORS);
+    case 'monitor': {
+      const monitor = await getMonitor(webhook.monitor_id!);
+      // A deleted monitor's webhook stays its creator's to delete.
+      if (!monitor && webhook.owner_id === caller.userId) return [];
+      const guards = monitor && monitorGuards(caller, monitor);
+      if (!guards) throw webhookNotFound();
+      return guards;
+    }
+  }
+}
+
+/** The webhook, if the caller may read it; `404 Webhook not found` otherwise, as for one that never existed. */
+export async function visibleWebhook(caller: Caller, webhookId: string): Promise<Webhook> {
+  const webhook = await repository.getWebhook(webhookId);
+  if (!webhook || !(await mayRead(caller, webhook))) throw webhookNotFound();
+  return webhook;
+}
+
+async function mayRead(caller: Caller, webhook: Webhook): Promise<boolean> {
+  switch (repository.scopeOfWebhook(webhook)) {
+    case 'owner':
+      return webhook.owner_id === caller.userId;
+    case 'team':
+      return (await roleIn(webhook.team_id!, caller.userId)) !== undefined;
+    case 'monitor': {
+      const monitor = await getMonitor(webhook.monitor_id!);
+      if (!monitor) return webhook.owner_id === caller.userId;
+      return allows(await accessTo(caller.userId, monitor), READERS);
+    }
+  }
+}
+
+/** A failed write's error: the guard that failed, or the webhook changed meanwhile (`changed`: try again). */
+export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined): Error {
+  if (outcome === 'moved') return webhookNotFound();
+  return accessRefusal(outcome, item, webhookNotFound);
+}
+
+const MAX_ATTEMPTS = 5;
+const gaveUp = (webhookId: string) => new Error(`Webhook ${webhookId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+
+export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<WebhookView & { secret: string }> {
+  if (input.monitor_id && input.team_id) {
+    throw new ValidationError([{ field: 'team_id', message: 'A webhook covers one monitor (monitor_id) or one team (team_id), not both' }]);
+  }
+  let guards: Guards = [];
+  if (input.monitor_id) {
+    const monitor = await getMonitor(input.monitor_id);
+    const found = monitor && monitorGuards(caller, monitor);
+    if (!found) throw monitorNotFound();
+    guards = found;
+  } else if (input.team_id) {
+    guards = teamGuard(input.team_id, caller.userId, OPERATORS);
+  }
+  await checkUrl(input.url);
+  const now = clock.nowIso();
+  const webhook: Webhook = {
+    id: randomUUID(),
+    owner_id: caller.userId,
+    monitor_id: input.monitor_id ?? null,
+    team_id: input.team_id ?? null,
+    url: input.url,
+    events: input.events,
+    format: input.format,
+    description: input.description,
+    status: 'enabled',
+    disabled_reason: null,
+    secret: generateSecret(),
+    previous_secret: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const { outcome, item } = await repository.insertWebhook(webhook, guards);
+  if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
+  if (outcome === 'moved') throw monitorNotFound();
+  if (outcome !== 'ok') throw input.team_id ? shareRefusal(outcome, item) : accessRefusal(outcome, item, monitorNotFound);
+  return { ...webhookView(webhook), secret: webhook.secret };
+}
+
+export async function getWebhook(caller: Caller, webhookId: string): Promise<WebhookView> {
+  return webhookView(await visibleWebhook(caller, webhookId));
+}
+
+/** A page of the caller's own and monitor webhooks and those of every team they belong to (or of one team), newest first. */
+export function listWebhooks(caller: Caller, query: ListWebhooksQuery): Promise<PageView<WebhookView>> {
+  return pageOfScopes('webhooks', caller.userId, query, repository.webhookSources, (item) => webhookItem.parse(item), webhookView);
+}
+
+/**
+ * Runs `write` on the webhook as read, with the guards of the caller's rights, again when the
+ * webhook changed in between (a delivery recording its outcome, another update).
+ */
+async function changeWith(
+  caller: Caller,
+  webhookId: string,
+  write: (current: Webhook, guards: Guards) => Promise<{ outcome: WriteOutcome | 'changed' | 'ok'; item?: Record<string, unknown> }>,
+  prepare?: (current: Webhook) => Promise<void>,
+): Promise<Webhook> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await repository.getWebhook(webhookId);
+    if (!current) throw webhookNotFound();
+    const guards = await writeGuards(caller, current);
+    await prepare?.(current);
+    const { outcome, item } = await write(current, guards);
+    if (outcome === 'ok') return current;
+    if (outcome !== 'changed') throw refusal(outcome, item);
+  }
+  throw gaveUp(webhookId);
+}
+
+/**
+ * Changes URL, events, format or description; every PUT also enables the webhook again (an empty
+ * body does only that), clearing `disabled_reason` and the failing streak.
+ */
+export async function updateWebhook(caller: Caller, webhookId: string, changes: UpdateWebhookInput): Promise<WebhookView> {
+  let next: Webhook | undefined;
+  await changeWith(
+    caller,
+    webhookId,
+    (current, guards) => {
+      const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Webhook>;
+      next = { ...current, ...set, status: 'enabled', disabled_reason: null, failing_since: null, updated_at: clock.nowIso() };
+      return repository.changeWebhook(current, { set: { ...set, status: 'enabled', updated_at: next.updated_at }, remove: ['disabled_reason', 'failing_since'] }, guards);
+    },
+    async (current) => {
+      if (changes.url !== undefined && changes.url !== current.url) await checkUrl(changes.url);
+    },
+  );
+  return webhookView(next!);
+}
+
+export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
+  await changeWith(caller, webhookId, (current, guards) => repository.deleteWebhook(current, guards));
+}
+
+/** A new secret; the one it replaces keeps signing (a second signature) for 24 hours. */
+export async function rotateSecret(caller: Caller, webhookId: string): Promise<{ secret: string }> {
+  const secret = generateSecret();
+  await changeWith(caller, webhookId, (current, guards) => {
+    const now = clock.nowIso();
+    return repository.changeWebhook(current, { set: { secret, previous_secret: { secret: current.secret, rotated_at: now }, updated_at: now } }, guards);
+  });
+  return { secret };
+}
