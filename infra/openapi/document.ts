@@ -161,6 +161,7 @@ const TAGS: Record<string, string> = {
   acknowledge: 'Incidents',
   integrations: 'Integrations',
   alerts: 'Integrations',
+  heartbeats: 'Integrations',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

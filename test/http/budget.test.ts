@@ -157,6 +157,8 @@ const cases: Case[] = [
     rounds: 3,
     after: resetClock,
   },
+  // A heartbeat ping: GetItem of the key's lookup, one UpdateItem of the heartbeat item (nothing to resolve).
+  { route: 'heartbeats-ping', method: 'POST', path: () => `/heartbeats/${ids.alertKey}`, body: () => ({}), expectStatus: 202, budget: 2, rounds: 2 },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
@@ -189,7 +191,7 @@ beforeAll(async () => {
   user = await api.signUp(uniqueEmail('budget'));
   invitee = await api.signUp(uniqueEmail('budget-invitee'));
   ids.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'M' } })).body.monitor.id;
-  ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S' } })).body.monitor.id;
+  ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S', heartbeat: { interval_seconds: 3600 } } })).body.monitor.id;
   ids.alertKey = (await api.request('POST', `/api/monitors/${ids.spareMonitor}/integrations`, { token: user.token, body: { name: 'Budget' } })).body.integration.key;
   ids.incident = (
     await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'I' } })

@@ -26,6 +26,7 @@ describe('system description', () => {
       'acknowledge-link-confirm',
       'alerts-enqueue',
       'alerts-alertmanager',
+      'heartbeats-ping',
       'unsubscribe',
       'unsubscribe-confirm',
       'subscription-confirm-open',
