@@ -70,6 +70,13 @@ export const table = {
       partitionKey: { name: 'gsi3pk', type: 'S' },
       sortKey: { name: 'gsi3sk', type: 'S' },
     },
+    {
+      // Heartbeat-due index (sparse): armed heartbeats by deadline (epoch seconds), over 16 shards
+      // (`HEARTBEAT#<first hex digit of the monitor id>`); the sweep queries each for deadlines passed.
+      name: 'heartbeat-due',
+      partitionKey: { name: 'hb_due_pk', type: 'S' },
+      sortKey: { name: 'hb_deadline', type: 'N' },
+    },
     // Filter indexes: the incidents of one scope (an owner's, or a team's) with one severity, one
     // status, still open, or (not) acknowledged, newest first. Their sort keys are the owner and
     // team indexes' own, so a filtered page is one key condition, time bounds and cursor included.
@@ -305,6 +312,14 @@ export const routes: readonly RouteDescription[] = [
   route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
   route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
 
+  // Public: a heartbeat ping (issue 30 §4). The integration key in the path authenticates (the URL
+  // is a secret); it reads the key's lookup and writes the monitor's heartbeat; a ping after a miss
+  // resolves the "missed its heartbeat" incident (the incident, its monitor, the outbox).
+  route('heartbeats-ping', 'POST', '/heartbeats/{key}', 'functions/heartbeats/ping.ts', 'readwrite', {
+    auth: 'none',
+    throttle: 'alerts',
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#'],
+  }),
   // Public: the unsubscribe link of a subscriber's e-mail. Opening it reads its token only; its page's
   // button may touch only unsubscribe tokens and the subscriptions in monitors' collections.
   route('unsubscribe', 'GET', '/unsubscribe/{token}', 'functions/subscribers/unsubscribe.ts', 'read', { auth: 'none', leadingKeys: ['UNSUB#'] }),
@@ -356,6 +371,18 @@ export const workers = {
     capabilities: ['manage-schedules'],
     // A due step's targets are resolved at its page: on-call schedules, accounts, team memberships.
     leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
+  },
+  /**
+   * Every minute (`periodicRules`): opens a "missed its heartbeat" incident for each armed heartbeat
+   * whose deadline has passed (the heartbeat-due index), as a failed check opens one.
+   */
+  heartbeatSweep: {
+    name: 'heartbeat-sweep',
+    paging: true,
+    handler: 'functions/heartbeats/sweep.ts',
+    table: 'readwrite',
+    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    indexes: ['heartbeat-due'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
@@ -454,6 +481,16 @@ export const eventRules: readonly EventRule[] = [
   { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
   { name: 'email-feedback', from: 'ses', detailTypes: [sesEvents.bounced, sesEvents.complained], target: workers.emailFeedback.name },
 ];
+
+export interface PeriodicRule {
+  readonly name: string;
+  /** Minutes between two invocations (EventBridge `rate(n minutes)`; the local runtime's timer). */
+  readonly everyMinutes: number;
+  readonly target: WorkerName;
+}
+
+/** Work run on a timer: CDK makes an EventBridge rule of each, the local runtime a timer on the service clock. */
+export const periodicRules: readonly PeriodicRule[] = [{ name: 'heartbeat-sweep', everyMinutes: 1, target: workers.heartbeatSweep.name }];
 
 /** Environment variables the functions read (set by the CDK stack and by the local runtime). */
 export const env = {

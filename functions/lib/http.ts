@@ -425,6 +425,8 @@ export function publicHtmlRoute<P extends z.ZodMiniType>(
 export interface RawRequest {
   body: string;
   headers: Record<string, string | undefined>;
+  /** The path's `{param}` values, as the gateway matched them. */
+  params: Record<string, string | undefined>;
 }
 
 /**
@@ -434,11 +436,12 @@ export interface RawRequest {
  * answered with the route's 500 text and the request id.
  */
 export function rawRoute(
-  options: { summary: string; failure: string; requestBody: RouteContract['requestBody']; responses: RawResponses; status: number },
+  options: { summary: string; failure: string; requestBody: RouteContract['requestBody']; responses: RawResponses; status: number; params?: RouteContract['params'] },
   handle: (request: RawRequest) => Promise<HttpResult>,
 ) {
   const contract: RouteContract = {
     summary: options.summary,
+    ...(options.params ? { params: options.params } : {}),
     status: options.status,
     response: options.responses[options.status]!.schema,
     contentType: 'application/json',
@@ -455,7 +458,7 @@ export function rawRoute(
     .handler(async (event) => {
       const raw = event.body ?? '';
       const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      return handle({ body, headers: event.headers ?? {} });
+      return handle({ body, headers: event.headers ?? {}, params: event.pathParameters ?? {} });
     });
   return Object.assign(handler, { contract });
 }

@@ -33,7 +33,7 @@ import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, ty
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AccountRecovery, CfnUserPool, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -52,6 +52,7 @@ import {
   env,
   eventBus as busDescription,
   eventRules,
+  periodicRules,
   functionDefaults,
   routes,
   sesEvents,
@@ -172,7 +173,8 @@ export class IncidentServiceStack extends Stack {
     // ----- Dead-letter and on-failure queues (here, so their logical ids never move) --------
     const publisherDlq = this.deadLetterQueue('OutboxPublisher');
     const ruleDlqs = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
-    const asyncTargets = [...new Set(eventRules.map((rule) => rule.target))];
+    const periodicDlqs = new Map(periodicRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Schedule`)]));
+    const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
     const targetDlqs = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
     const escalationDlq = this.deadLetterQueue('EscalationStep');
 
@@ -448,6 +450,13 @@ export class IncidentServiceStack extends Stack {
             { source: [sesEvents.source], detailType: [...rule.detailTypes], detail: { mail: { tags: { 'ses:configuration-set': [configurationSet.configurationSetName] } } } }
           : { source: [busDescription.source], detailType: [...rule.detailTypes] },
         targets: [new LambdaFunction(target, { deadLetterQueue: ruleDlqs.get(rule.name), retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+      });
+    }
+    // Periodic work (the heartbeat sweep): a scheduled rule each; a missed run is made up by the next.
+    for (const rule of periodicRules) {
+      new Rule(constructs.get(rule.target)!, `${toId(rule.name)}Schedule`, {
+        schedule: Schedule.rate(Duration.minutes(rule.everyMinutes)),
+        targets: [new LambdaFunction(fn(rule.target), { deadLetterQueue: periodicDlqs.get(rule.name), retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
       });
     }
     for (const target of asyncTargets) {

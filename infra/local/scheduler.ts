@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { clock } from '../../shared/platform/clock.js';
+import { periodicRules, type PeriodicRule } from '../../shared/system.js';
 import { remember } from './bus.js';
 
 export interface ScheduleRequest {
@@ -45,6 +46,8 @@ export interface LocalSchedulerOptions {
   pollMs?: number;
   maxAttempts?: number;
   log?: (line: string) => void;
+  /** The system's periodic rules (default: all of them), fired by the service clock. */
+  periodic?: readonly PeriodicRule[];
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC (the only timezone the service uses). */
@@ -114,7 +117,28 @@ export class LocalScheduler {
     return this.ticking;
   }
 
+  /** When each periodic rule fires next (ms on the service clock); its first run a period after start. */
+  private periodicNext = new Map<string, number>();
+
+  /** Runs each periodic rule whose period has passed (EventBridge's `rate(n minutes)`); a failure waits for the next run. */
+  private async firePeriodic() {
+    for (const rule of this.options.periodic ?? periodicRules) {
+      const now = clock.now().getTime();
+      const period = rule.everyMinutes * 60_000;
+      const next = this.periodicNext.get(rule.name);
+      if (next === undefined) this.periodicNext.set(rule.name, now + period);
+      if (next === undefined || now < next) continue;
+      this.periodicNext.set(rule.name, now + period);
+      try {
+        await this.options.invoke(rule.target, {});
+      } catch (error) {
+        this.options.log?.(`periodic rule ${rule.name}: failed (${error instanceof Error ? error.message : String(error)}); runs again in ${rule.everyMinutes} min`);
+      }
+    }
+  }
+
   private async fireDue() {
+    await this.firePeriodic();
     const now = clock.now().toISOString();
     for (const schedule of this.list().filter((candidate) => candidate.at <= now)) {
       try {

@@ -165,6 +165,7 @@ const TAGS: Record<string, string> = {
   integrations: 'Integrations',
   alerts: 'Integrations',
   webhooks: 'Webhooks',
+  heartbeats: 'Integrations',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -5,6 +5,19 @@ import { pageParams } from '../platform/api/paging.js';
 
 export const MonitorName = Text({ min: 1, max: 200 });
 export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));
+/**
+ * A heartbeat (issue 30 §4): a ping is expected at `POST /heartbeats/{key}` at least every
+ * `interval_seconds`, with `grace_seconds` of slack; past both, a "missed its heartbeat" incident opens.
+ */
+export const HeartbeatSettings = described(
+  z.strictObject({
+    interval_seconds: z.int().check(z.minimum(60), z.maximum(604_800)),
+    grace_seconds: z._default(z.int().check(z.minimum(0), z.maximum(86_400)), 0),
+  }),
+  { id: 'HeartbeatInput', description: 'Expect a ping at POST /heartbeats/{key} at least every interval_seconds (plus grace_seconds); null: no heartbeat', example: { interval_seconds: 300, grace_seconds: 60 } },
+);
+export type Heartbeat = z.output<typeof HeartbeatSettings>;
+
 /** A team to share with: a UUID shares the monitor with that team, null keeps it (or takes it back) to its owner alone. */
 export const TeamId = z.uuid();
 
@@ -18,6 +31,7 @@ export const createMonitorInput = described(
     failure_threshold: z._default(FailureThreshold, 3),
     escalation_policy_id: z._default(z.nullable(z.uuid()), null),
     team_id: z._default(z.nullable(TeamId), null),
+    heartbeat: z._default(z.nullable(HeartbeatSettings), null),
   }),
   { id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } },
 );
@@ -31,6 +45,7 @@ export const updateMonitorInput = z.prefault(
         failure_threshold: FailureThreshold,
         escalation_policy_id: z.nullable(z.uuid()),
         team_id: z.nullable(TeamId),
+        heartbeat: z.nullable(HeartbeatSettings),
       }),
     ),
     { id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } },
@@ -50,6 +65,11 @@ export const monitorItem = z.object({
     z.nullish(z.string()),
     z.transform((value) => value ?? null),
   ),
+  /** Its heartbeat settings; absent (written before heartbeats existed) counts as none. */
+  heartbeat: z.pipe(
+    z.nullish(z.object({ interval_seconds: z.number(), grace_seconds: z.number() })),
+    z.transform((value) => value ?? null),
+  ),
   /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
   team_seq: z._default(z.number(), 0),
   /** How many incidents the monitor has had (the rescoper knows when it has seen them all). */
@@ -67,6 +87,13 @@ export const MonitorBody = described(
     failure_threshold: z.int().check(z.minimum(1)),
     escalation_policy_id: z.nullable(Id),
     team_id: described(z.nullable(Id), { description: 'The team the monitor is shared with; null when it is its owner\'s alone' }),
+    heartbeat: z.nullable(
+      described(z.strictObject({ interval_seconds: z.int(), grace_seconds: z.int() }), {
+        id: 'Heartbeat',
+        description: 'A ping is expected at POST /heartbeats/{key} (a key of the monitor\'s integrations) at least every interval_seconds, plus grace_seconds; null: no heartbeat',
+        example: { interval_seconds: 300, grace_seconds: 60 },
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -80,6 +107,7 @@ export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => (
   failure_threshold: monitor.failure_threshold,
   escalation_policy_id: monitor.escalation_policy_id,
   team_id: monitor.team_id,
+  heartbeat: monitor.heartbeat,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,
 });

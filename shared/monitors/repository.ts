@@ -1,3 +1,4 @@
+import { heartbeatWrite } from '../heartbeats/repository.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../platform/db/client.js';
@@ -42,13 +43,14 @@ const linkDelete = (teamId: string, monitorId: string): TransactItem => ({
  */
 export async function insertMonitor(monitor: Monitor, callerId: string) {
   const put: TransactItem = { Put: { TableName: tableName(), Item: monitorAttributes(monitor), ConditionExpression: itemAbsent } };
-  if (!monitor.team_id && !monitor.escalation_policy_id) {
+  if (!monitor.team_id && !monitor.escalation_policy_id && !monitor.heartbeat) {
     await db().send(new PutCommand(put.Put!));
     return { outcome: 'ok' as const };
   }
   return transactOutcome<GuardOutcome | 'conflict' | 'policy_not_found'>([
     ...(monitor.team_id ? [...teamGuard(monitor.team_id, callerId, OPERATORS), ['conflict', linkPut(monitor.team_id, monitor.id)] as const] : []),
     ['conflict', put],
+    ...(monitor.heartbeat ? [['conflict', heartbeatWrite(monitor.id, monitor.heartbeat)] as const] : []),
     ...(monitor.escalation_policy_id
       ? [['policy_not_found', policyUse(monitor.escalation_policy_id, scopeOf(monitor), 1)] as const]
       : []),
@@ -245,6 +247,9 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
       },
     ]);
   }
+
+  // New heartbeat settings (re-)arm or remove the heartbeat item with the monitor.
+  if (next && change.set?.heartbeat !== undefined) actions.push(['changed', heartbeatWrite(current.id, change.set.heartbeat)]);
 
   const before = current.escalation_policy_id;
   const after = next ? next.escalation_policy_id : null;

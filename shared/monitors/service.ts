@@ -71,6 +71,7 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     failure_threshold: input.failure_threshold,
     escalation_policy_id: input.escalation_policy_id,
     team_id: input.team_id,
+    heartbeat: input.heartbeat,
     team_seq: 0,
     incident_count: 0,
     created_at: now,
@@ -106,7 +107,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
   }
   const { escalation_policy_id: policyId, team_id: teamId, ...fields } = changes;
   let current: Monitor | undefined;
-  if (policyId === undefined && teamId === undefined) {
+  // Heartbeat settings change the heartbeat item too: the transaction below, not the fast path.
+  if (policyId === undefined && teamId === undefined && fields.heartbeat === undefined) {
     // The owner's plain update is one conditional UpdateItem; refused, it answers the monitor as it was.
     const own = await repository.updateOwnMonitor(caller.userId, monitorId, fields, clock.nowIso());
     if (own.monitor) return monitorView(own.monitor);

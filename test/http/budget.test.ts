@@ -218,6 +218,8 @@ const cases: Case[] = [
   },
   { route: 'webhooks-rotate-secret', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/rotate-secret`, expectStatus: 200, budget: 3, rounds: 3 },
   { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
+  // A heartbeat ping: GetItem of the key's lookup, one UpdateItem of the heartbeat item (nothing to resolve).
+  { route: 'heartbeats-ping', method: 'POST', path: () => `/heartbeats/${ids.alertKey}`, body: () => ({}), expectStatus: 202, budget: 2, rounds: 2 },
   // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
 
@@ -255,7 +257,7 @@ beforeAll(async () => {
   user = await api.signUp(uniqueEmail('budget'));
   invitee = await api.signUp(uniqueEmail('budget-invitee'));
   ids.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'M' } })).body.monitor.id;
-  ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S' } })).body.monitor.id;
+  ids.spareMonitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'S', heartbeat: { interval_seconds: 3600 } } })).body.monitor.id;
   ids.alertKey = (await api.request('POST', `/api/monitors/${ids.spareMonitor}/integrations`, { token: user.token, body: { name: 'Budget' } })).body.integration.key;
   ids.incident = (
     await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'I' } })

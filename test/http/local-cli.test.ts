@@ -65,6 +65,10 @@ const README_SAYS = [
   '"reason":"bounce"',
   '"key_hint"',
   '{"status":"success","message":"Event processed","dedup_key":"checkout-5xx"}',
+  '{"message":"Heartbeat recorded"}',
+  '"status":"enabled"',
+  '"state":"succeeded"',
+  'received incident.created Webhook demo',
   '{"message":"Successfully joined team"}',
   '{"message":"Member removed"}',
   '{"message":"Team deleted"}',
@@ -156,7 +160,7 @@ describe('npm start on another port', () => {
     }
     // Nothing a newcomer would stop at: no shell or script error, and no error answer but those the
     // walk-throughs say they print.
-    const stops = printed.split('\n').filter((line) => /command not found|TypeError|SyntaxError|Internal Server Error/.test(line));
+    const stops = printed.split('\n').filter((line) => /command not found|^\s*(\w+)?Error\b|Uncaught|EADDRINUSE|Internal Server Error|refused:/.test(line));
     expect(stops).toEqual([]);
     const unexpected = [...printed.matchAll(/"error":"([^"]+)"/g)].map((match) => match[1]!).filter((error) => !walkThroughs.includes(error));
     expect(unexpected).toEqual([]);

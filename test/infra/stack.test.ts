@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { IncidentServiceStack } from '../../infra/cdk/stack.js';
-import { allFunctions, eventRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
+import { allFunctions, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { refersTo, synthStacks } from './templates.js';
 
 /**
@@ -84,6 +84,7 @@ describe('CDK stack', () => {
         'POST /v2/enqueue',
         'POST /integrations/alertmanager',
         'GET /calendars/{file}',
+        'POST /heartbeats/{key}',
       ].includes(route.RouteKey);
       expect(route.AuthorizationType).toBe(public_ ? 'NONE' : 'JWT');
     }
@@ -243,6 +244,7 @@ describe('CDK stack', () => {
     }
     expect(confined.filter((description) => description.indexes?.length).map((description) => description.name).sort()).toEqual([
       'calendars-feed',
+      'heartbeat-sweep',
       'incident-rescoper',
       'incidents-list',
       'monitors-list',
@@ -319,8 +321,17 @@ describe('CDK stack', () => {
   });
 
   it('declares the bus rules of the description, each target with retries and a dead-letter queue', () => {
-    const rules = Object.values(resources('AWS::Events::Rule'));
-    expect(rules).toHaveLength(eventRules.length);
+    const all = Object.values(resources('AWS::Events::Rule'));
+    expect(all).toHaveLength(eventRules.length + periodicRules.length);
+    const rules = all.filter((rule) => rule.Properties.EventPattern);
+    // Periodic work (the heartbeat sweep): a scheduled rule each, its target with bounded retries and a dead-letter queue.
+    const scheduled = all.filter((rule) => rule.Properties.ScheduleExpression);
+    expect(scheduled.map((rule) => rule.Properties.ScheduleExpression)).toEqual(periodicRules.map(() => 'rate(1 minute)'));
+    for (const rule of scheduled) {
+      expect(rule.Properties.Targets).toEqual([
+        expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 } }),
+      ]);
+    }
     for (const rule of eventRules) {
       const match = rules.find((candidate) => JSON.stringify(candidate.Properties.EventPattern['detail-type']) === JSON.stringify(rule.detailTypes))!;
       if (rule.from === 'ses') {
@@ -340,7 +351,7 @@ describe('CDK stack', () => {
       ]);
     }
     // Every asynchronously invoked function (the rules' targets, and escalation-step) has bounded retries and an on-failure queue.
-    const asyncTargets = new Set([...eventRules.map((rule) => rule.target), workers.escalationStep.name]);
+    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name]);
     const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
     expect(invokeConfigs).toHaveLength(asyncTargets.size);
     const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
@@ -350,7 +361,7 @@ describe('CDK stack', () => {
       expect(config.MaximumRetryAttempts, target).toBe(2);
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + 2 + new Set(eventRules.map((rule) => rule.target)).size);
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 2 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
@@ -443,7 +454,7 @@ describe('CDK stack', () => {
       const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 200 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
       expect(stage.Properties.RouteSettings[`${route.method} ${route.path}`]).toEqual(expected);
     }
-    expect(routes.filter((route) => route.throttle === 'alerts').map((route) => route.path)).toEqual(['/v2/enqueue', '/integrations/alertmanager']);
+    expect(routes.filter((route) => route.throttle === 'alerts').map((route) => route.path)).toEqual(['/v2/enqueue', '/integrations/alertmanager', '/heartbeats/{key}']);
     // The route settings name routes of nested stacks: the stage waits for them.
     expect(stage.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^IncidentsFunctions/), expect.stringMatching(/^SubscribersFunctions/)]));
     const custom = synth({ publicThrottleRate: '2', publicThrottleBurst: '4' }).template;
@@ -456,7 +467,7 @@ describe('CDK stack', () => {
       .filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map((fn) => [String(fn.Properties.Description).split(' ')[0], fn.Properties.ReservedConcurrentExecutions]);
     expect(reserved.sort()).toEqual(
-      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
+      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.heartbeatSweep.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
         .sort()
         .map((name) => [name, 5]),
     );

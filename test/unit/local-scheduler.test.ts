@@ -56,6 +56,23 @@ describe('LocalScheduler', () => {
     expect(scheduler.fired).toHaveLength(1);
   });
 
+  it('runs a periodic rule once per period of the service clock, the first a period after start', async () => {
+    freezeClock();
+    const fired: unknown[] = [];
+    const scheduler = new LocalScheduler({ invoke: async (target) => fired.push(target), periodic: [{ name: 'sweep', everyMinutes: 1, target: 'heartbeat-sweep' }] });
+    await scheduler.tick();
+    advanceClock(59_000);
+    await scheduler.tick();
+    expect(fired).toEqual([]);
+    advanceClock(1_000);
+    await scheduler.tick();
+    await scheduler.tick();
+    expect(fired).toEqual(['heartbeat-sweep']);
+    advanceClock(5 * 60_000);
+    await scheduler.tick();
+    expect(fired).toEqual(['heartbeat-sweep', 'heartbeat-sweep']);
+  });
+
   it('reads at(...) expressions in UTC only', () => {
     expect(parseAt('at(2026-05-01T10:05:00)')).toBe('2026-05-01T10:05:00.000Z');
     expect(() => parseAt('rate(5 minutes)')).toThrow();

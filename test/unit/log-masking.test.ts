@@ -25,8 +25,9 @@ describe('log masking', () => {
     const hash = 'a'.repeat(64);
     // "\u001e" and 27 characters more serialize as 32 of [a-z0-9] after a backslash: no key, kept as it is.
     const escaped = `\u001e${'a'.repeat(27)}`;
-    expect(JSON.parse(maskedJson({ body: `{"routing_key":"${key}"}`, header: `Bearer ${key}`, line: `key:\n${key}`, hash, escaped, id: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01' }))).toEqual({
+    expect(JSON.parse(maskedJson({ body: `{"routing_key":"${key}"}`, path: `/heartbeats/${key}`, header: `Bearer ${key}`, line: `key:\n${key}`, hash, escaped, id: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a01' }))).toEqual({
       body: '{"routing_key":"[key]"}',
+      path: '/heartbeats/[key]',
       header: 'Bearer [key]',
       line: 'key:\n[key]',
       hash,

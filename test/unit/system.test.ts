@@ -27,6 +27,7 @@ describe('system description', () => {
       'calendars-feed',
       'alerts-enqueue',
       'alerts-alertmanager',
+      'heartbeats-ping',
       'unsubscribe',
       'unsubscribe-confirm',
       'subscription-confirm-open',

@@ -31,6 +31,7 @@ export const monitorExample = {
   failure_threshold: 3,
   escalation_policy_id: ids.policy,
   team_id: ids.team,
+  heartbeat: null,
   created_at: at('09:00'),
   updated_at: at('09:30'),
 };

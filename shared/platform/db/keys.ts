@@ -110,6 +110,13 @@ export const keys = {
   /** The monitor's open automatic incident: at most one, held by a conditional write. */
   monitorOpenIncident: (monitorId: string) => key(`MONITOR#${monitorId}`, 'OPEN_INCIDENT'),
   monitorPartition: (monitorId: string) => `MONITOR#${monitorId}`,
+  /**
+   * A monitor's heartbeat: its period, last ping and deadline (epoch seconds); while armed, in the
+   * heartbeat-due index under one of 16 shards (the first hex digit of the monitor's id).
+   */
+  monitorHeartbeat: (monitorId: string) => key(`MONITOR#${monitorId}`, 'HEARTBEAT'),
+  /** The monitor's open "missed its heartbeat" incident: at most one, held by a conditional write. */
+  monitorHeartbeatIncident: (monitorId: string) => key(`MONITOR#${monitorId}`, 'HEARTBEAT_INCIDENT'),
   /** An integration (a key monitoring tools send alerts with) of a monitor. */
   integration: (monitorId: string, integrationId: string) => key(`MONITOR#${monitorId}`, `${monitorItemSk.integrationPrefix}${integrationId}`),
   /**

@@ -1,0 +1,129 @@
+/**
+ * Heartbeats (issue 30 §4), the dead man's switch: a monitor with `heartbeat` settings expects a ping
+ * (`POST /heartbeats/{key}`, the key one of its integration keys) at least every `interval_seconds`,
+ * with `grace_seconds` of slack. Its state is an item of its own, `MONITOR#<id>` / `HEARTBEAT` (the
+ * incident-opening transaction already writes the monitor item, and a transaction takes one action
+ * per item): the period, the last ping and the deadline in epoch seconds. While armed it is in the
+ * sparse `heartbeat-due` index (`HEARTBEAT#<first hex digit of the monitor id>`, by deadline), which
+ * the sweep queries every minute; a missed heartbeat opens an automatic incident as a failed check
+ * does (claimed by `HEARTBEAT_INCIDENT`), leaves the index and remembers the incident; the next ping
+ * re-arms it and resolves the incident as recovered.
+ */
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../platform/clock.js';
+import { db, tableName } from '../platform/db/client.js';
+import { itemPresent, keys } from '../platform/db/keys.js';
+import { conditionFailure, getByKeys } from '../platform/db/ops.js';
+import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
+import * as incidents from '../incidents/repository.js';
+import { monitorItem } from '../monitors/model.js';
+import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from './repository.js';
+import { integrationKeyItem } from '../integrations/model.js';
+import { integrationKeyHash, isIntegrationKeyShaped } from '../alerts/keys.js';
+
+/**
+ * One ping of `key`: a GetItem of the key's lookup (unknown or revoked: 404) and one UpdateItem of the
+ * heartbeat item, which moves the deadline a period on and puts it back in the index (no heartbeat
+ * on the key's monitor: 404). After a miss, the incident it remembered is resolved as recovered.
+ */
+export async function pingHeartbeat(key: string): Promise<void> {
+  if (!isIntegrationKeyShaped(key)) throw heartbeatNotFound();
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)) }));
+  if (!Item) throw heartbeatNotFound();
+  const monitorId = integrationKeyItem.parse(Item).monitor_id;
+  let before: Record<string, unknown> | undefined;
+  try {
+    ({ Attributes: before } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.monitorHeartbeat(monitorId),
+        UpdateExpression: 'SET last_ping_at = :now, hb_deadline = :epoch + period_seconds, hb_due_pk = hb_shard REMOVE missed_incident_id',
+        ConditionExpression: itemPresent,
+        ExpressionAttributeValues: { ':now': clock.nowIso(), ':epoch': epochSeconds() },
+        ReturnValues: 'ALL_OLD',
+      }),
+    ));
+  } catch (error) {
+    if (conditionFailure(error)) throw heartbeatNotFound();
+    throw error;
+  }
+  const missed = before?.missed_incident_id;
+  if (typeof missed === 'string') await resolveAutomaticIncident(missed, keys.monitorHeartbeatIncident);
+}
+
+/**
+ * The sweep (every minute): every armed heartbeat whose deadline has passed, shard by shard, opens
+ * its incident. Answers how many it handled.
+ */
+export async function sweepHeartbeats(): Promise<number> {
+  const now = epochSeconds();
+  let handled = 0;
+  for (const shard of SHARDS) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: HEARTBEAT_INDEX,
+          KeyConditionExpression: 'hb_due_pk = :shard AND hb_deadline <= :now',
+          ExpressionAttributeValues: { ':shard': `HEARTBEAT#${shard}`, ':now': now },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        await missHeartbeat(String(item.monitor_id), Number(item.hb_deadline));
+        handled++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return handled;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * A heartbeat past `deadline`: opens "<monitor> missed its heartbeat" (or finds it open), then takes
+ * the heartbeat out of the index remembering the incident, on the condition that no ping moved the
+ * deadline meanwhile; if one did, the incident is resolved at once (the ping came).
+ */
+async function missHeartbeat(monitorId: string, deadline: number): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const read = await getByKeys({ monitor: keys.monitor(monitorId), claim: keys.monitorHeartbeatIncident(monitorId) });
+    if (!read.monitor) return; // Deleted: its collection (the heartbeat item with it) is being purged.
+    const monitor = monitorItem.parse(read.monitor);
+    const claimed = typeof read.claim?.incident_id === 'string' ? read.claim.incident_id : undefined;
+    const current = claimed ? await incidents.getIncident(claimed) : undefined;
+    let incidentId = current && current.status !== 'RESOLVED' ? current.id : undefined;
+    if (!incidentId) {
+      const opened = await openAutomaticIncident({
+        monitor,
+        title: `${monitor.name} missed its heartbeat`.slice(0, 200),
+        severity: 'HIGH',
+        message: monitor.heartbeat
+          ? `No ping within ${monitor.heartbeat.interval_seconds} s (plus ${monitor.heartbeat.grace_seconds} s of grace) of the last one`
+          : null,
+        claim: claimPut(keys.monitorHeartbeatIncident(monitor.id), 'heartbeat_incident_marker', claimed),
+      });
+      if (!opened) continue; // Another sweep opened it (find it), or the monitor moved (read it again).
+      incidentId = opened.id;
+    }
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.monitorHeartbeat(monitorId),
+          UpdateExpression: 'SET missed_incident_id = :incident REMOVE hb_due_pk',
+          ConditionExpression: 'hb_deadline = :deadline AND attribute_exists(hb_due_pk)',
+          ExpressionAttributeValues: { ':incident': incidentId, ':deadline': deadline },
+        }),
+      );
+    } catch (error) {
+      if (!conditionFailure(error)) throw error;
+      // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
+      await resolveAutomaticIncident(incidentId, keys.monitorHeartbeatIncident);
+    }
+    return;
+  }
+  throw new Error(`Monitor ${monitorId}: could not settle its missed heartbeat after ${MAX_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,95 @@
+/**
+ * Heartbeats (issue 30 §4): a monitor's `heartbeat` settings, `POST /heartbeats/{key}`, and the sweep
+ * that opens "<monitor> missed its heartbeat" once no ping came within interval + grace (the clock is
+ * frozen and moved; the sweep is run directly, then once by the runtime's own periodic rule), resolved by
+ * the next ping.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Api, eventually, uniqueEmail, type User } from '../support/api.js';
+import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
+import { sweepHeartbeats } from '../../shared/heartbeats/service.js';
+
+let api: Api;
+let owner: User;
+const watched = { monitorId: '', key: '' };
+
+beforeAll(async () => {
+  api = await Api.start();
+  owner = await api.signUp(uniqueEmail('heartbeats'), 'Alice');
+  freezeClock();
+  const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Nightly backup', heartbeat: { interval_seconds: 3600, grace_seconds: 300 } } })).body.monitor;
+  watched.monitorId = monitor.id;
+  watched.key = (await api.request('POST', `/api/monitors/${monitor.id}/integrations`, { token: owner.token, body: { name: 'cron' } })).body.integration.key;
+});
+afterAll(() => api.close());
+afterEach(() => resetClock());
+
+const ping = (key: string) => api.request('POST', `/heartbeats/${key}`, { rawBody: 'anything at all', headers: { 'content-type': 'text/plain' } });
+const openOf = async (monitorId: string) =>
+  ((await api.request('GET', `/api/incidents?monitor_id=${monitorId}`, { token: owner.token })).body.incidents as any[]).filter((item) => item.status !== 'RESOLVED');
+
+describe('monitor heartbeat settings', () => {
+  it('are taken on create and update, shown by get, and validated', async () => {
+    const created = await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Cron', heartbeat: { interval_seconds: 60 } } });
+    expect(created.status).toBe(201);
+    expect(created.body.monitor.heartbeat).toEqual({ interval_seconds: 60, grace_seconds: 0 });
+    const id = created.body.monitor.id;
+    expect((await api.request('PUT', `/api/monitors/${id}`, { token: owner.token, body: { heartbeat: { interval_seconds: 604_800, grace_seconds: 86_400 } } })).body.monitor.heartbeat).toEqual({
+      interval_seconds: 604_800,
+      grace_seconds: 86_400,
+    });
+    expect((await api.request('GET', `/api/monitors/${id}`, { token: owner.token })).body.monitor.heartbeat).toEqual({ interval_seconds: 604_800, grace_seconds: 86_400 });
+    expect((await api.request('PUT', `/api/monitors/${id}`, { token: owner.token, body: { heartbeat: null } })).body.monitor.heartbeat).toBeNull();
+    expect((await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Plain' } })).body.monitor.heartbeat).toBeNull();
+
+    for (const [heartbeat, field, message] of [
+      [{ interval_seconds: 59 }, 'heartbeat.interval_seconds', 'Too small: expected number to be >=60'],
+      [{ interval_seconds: 604_801 }, 'heartbeat.interval_seconds', 'Too big: expected number to be <=604800'],
+      [{ interval_seconds: 60, grace_seconds: -1 }, 'heartbeat.grace_seconds', 'Too small: expected number to be >=0'],
+      [{ interval_seconds: 60, grace_seconds: 86_401 }, 'heartbeat.grace_seconds', 'Too big: expected number to be <=86400'],
+    ] as const) {
+      const refused = await api.request('PUT', `/api/monitors/${id}`, { token: owner.token, body: { heartbeat } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details).toEqual([{ field, message }]);
+    }
+  });
+});
+
+describe('POST /heartbeats/{key}', () => {
+  it('records a ping (202); an unknown key, or a monitor without a heartbeat, is 404; a GET pings nothing', async () => {
+    expect(await ping(watched.key)).toMatchObject({ status: 202, body: { message: 'Heartbeat recorded' } });
+    expect(await ping('a'.repeat(32))).toMatchObject({ status: 404, body: { error: 'Heartbeat not found' } });
+    expect(await ping('not-a-key')).toMatchObject({ status: 404, body: { error: 'Heartbeat not found' } });
+    expect((await api.request('GET', `/heartbeats/${watched.key}`)).status).toBe(404);
+    const plain = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'No heartbeat' } })).body.monitor.id;
+    const plainKey = (await api.request('POST', `/api/monitors/${plain}/integrations`, { token: owner.token, body: { name: 'x' } })).body.integration.key;
+    expect(await ping(plainKey)).toMatchObject({ status: 404, body: { error: 'Heartbeat not found' } });
+  });
+
+  it('past interval + grace the sweep opens "<monitor> missed its heartbeat", once; the next ping resolves it as recovered', async () => {
+    freezeClock();
+    expect((await ping(watched.key)).status).toBe(202);
+    advanceClock((3600 + 300) * 1000 - 1000);
+    await sweepHeartbeats();
+    expect(await openOf(watched.monitorId)).toHaveLength(0);
+    advanceClock(2000);
+    await sweepHeartbeats();
+    await sweepHeartbeats();
+    const open = await openOf(watched.monitorId);
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({ title: 'Nightly backup missed its heartbeat', severity: 'HIGH' });
+
+    expect((await ping(watched.key)).status).toBe(202);
+    expect(await openOf(watched.monitorId)).toHaveLength(0);
+    const updates = (await api.request('GET', `/api/incidents/${open[0].id}/updates`, { token: owner.token })).body.updates as any[];
+    expect(updates.map((entry) => entry.kind)).toEqual(['created', 'resolved']);
+    expect(updates[0]).toMatchObject({ message: 'No ping within 3600 s (plus 300 s of grace) of the last one', details: { automatic: true } });
+    expect(updates[1]).toMatchObject({ details: { by: 'recovery' } });
+    // Re-armed from the ping: the next miss opens a new incident, this time by the runtime's own
+    // periodic rule (its timer on the service clock), not a direct call.
+    advanceClock((3600 + 300 + 1) * 1000);
+    const again = await eventually(() => openOf(watched.monitorId), (items) => items.length > 0);
+    expect(again).toHaveLength(1);
+    expect(again[0].id).not.toBe(open[0].id);
+  });
+});
