@@ -15,7 +15,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two files at once on any machine: the suite is bound by DynamoDB Local's CPU (about 1.2 cores
     // with one file at a time), and a second file overlaps its start-up and HTTP work with it.
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       // `extends: true`: each project takes the root's options (env, timeouts) and adds its own.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },

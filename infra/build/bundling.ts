@@ -3,9 +3,11 @@
  * (`infra/cdk/service-function.ts`, `bundleFunction`) and the size and cold-start measurements (`npm run bench`, the
  * bundle-size check in the synth test) use these same esbuild settings, so what is measured is what deploys.
  */
-import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { build, version as esbuildVersion, type BuildOptions, type Plugin } from 'esbuild';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import ts from 'typescript';
 import { allFunctions } from '../../shared/system.js';
 import { repositoryRoot } from '../local/paths.js';
 import { markConstantsPure, marksConstantsPure } from './pure-constants.js';
@@ -81,11 +83,73 @@ export function bundleFunction(handler: string, outdir: string): void {
   for (const file of files) writeFileSync(join(outdir, file.name), file.contents);
 }
 
+/**
+ * The last deployment bundles, kept under node_modules/.cache/bundles with the content hash of every
+ * file esbuild read for them (its metafile's inputs: our sources and the dependencies'). They are
+ * used again only when the settings are the same (esbuild's version, the options, the handlers, the
+ * pure-constants marking) and every one of those files still has its hash, which is exactly when
+ * esbuild would write the same bytes; anything else builds afresh. The synth test, the deployed
+ * bundles test and a second `cdk synth` so skip a 10 s (CPU) esbuild run.
+ */
+const BUNDLE_CACHE = join(repositoryRoot, 'node_modules', '.cache', 'bundles');
+
+interface CachedBundles {
+  inputs: Record<string, string>;
+  files: { handler: string; name: string; path: string }[];
+}
+
+const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+const inputPath = (input: string) => (isAbsolute(input) ? input : join(repositoryRoot, input));
+
+function readCachedBundles(directory: string): DeployFiles | undefined {
+  const manifestFile = join(directory, 'manifest.json');
+  if (!existsSync(manifestFile)) return undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as CachedBundles;
+    for (const [input, hash] of Object.entries(manifest.inputs)) {
+      if (!existsSync(inputPath(input)) || sha256(readFileSync(inputPath(input))) !== hash) return undefined;
+    }
+    const bundles: DeployFiles = new Map();
+    for (const file of manifest.files) {
+      bundles.set(file.handler, [...(bundles.get(file.handler) ?? []), { name: file.name, contents: readFileSync(join(directory, file.path)) }]);
+    }
+    return bundles;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the bundles and their manifest to a fresh folder, then puts it in place in one rename. */
+function writeCachedBundles(directory: string, bundles: DeployFiles, inputs: string[]) {
+  try {
+    const staging = `${directory}.${randomUUID()}`;
+    mkdirSync(staging, { recursive: true });
+    const manifest: CachedBundles = { inputs: {}, files: [] };
+    for (const input of inputs) manifest.inputs[input] = sha256(readFileSync(inputPath(input)));
+    let index = 0;
+    for (const [handler, files] of bundles) {
+      for (const file of files) {
+        const path = `${index++}-${file.name}`;
+        writeFileSync(join(staging, path), file.contents);
+        manifest.files.push({ handler, name: file.name, path });
+      }
+    }
+    writeFileSync(join(staging, 'manifest.json'), JSON.stringify(manifest));
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(staging, directory);
+    // Bundles of other settings are never used again.
+    for (const entry of readdirSync(BUNDLE_CACHE)) {
+      if (entry !== basename(directory) && !entry.includes('.')) rmSync(join(BUNDLE_CACHE, entry), { recursive: true, force: true });
+    }
+  } catch {
+    // A cache only: a run beside this one may have put its own in place first.
+  }
+}
+
 async function bundleForDeployment(): Promise<DeployFiles> {
   const handlers = [...new Set(allFunctions.map((fn) => fn.handler))];
-  const result = await build({
+  const options: BuildOptions = {
     ...esbuildOptions,
-    plugins: [sharedConstantsPure],
     entryPoints: Object.fromEntries(handlers.map((handler, index) => [`${index}/index`, join(repositoryRoot, handler)])),
     // Never written (`write: false`); inside the repository at a fixed depth, so that the source maps
     // name the sources relative to it and the bundles (whose hash is the assets') are the same from
@@ -94,7 +158,22 @@ async function bundleForDeployment(): Promise<DeployFiles> {
     outExtension: { '.js': '.mjs' },
     sourcemap: true,
     sourcesContent: false,
-  });
+    absWorkingDir: repositoryRoot,
+  };
+  // What else decides the bytes: esbuild, the marking of constants (this module's plugin, its
+  // module and the TypeScript parser it uses).
+  const settings = sha256(
+    JSON.stringify({
+      esbuildVersion,
+      typescript: ts.version,
+      options,
+      code: ['bundling.ts', 'pure-constants.ts'].map((file) => readFileSync(join(repositoryRoot, 'infra', 'build', file), 'utf8')),
+    }),
+  );
+  const cached = join(BUNDLE_CACHE, settings.slice(0, 24));
+  const reused = readCachedBundles(cached);
+  if (reused) return reused;
+  const result = await build({ ...options, plugins: [sharedConstantsPure], metafile: true });
   const bundles: DeployFiles = new Map();
   for (const file of result.outputFiles ?? []) {
     const index = basename(dirname(file.path));
@@ -102,6 +181,7 @@ async function bundleForDeployment(): Promise<DeployFiles> {
     const handler = handlers[Number(index)]!;
     bundles.set(handler, [...(bundles.get(handler) ?? []), { name, contents: file.contents }]);
   }
+  writeCachedBundles(cached, bundles, Object.keys(result.metafile.inputs));
   return bundles;
 }
 

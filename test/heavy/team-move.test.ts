@@ -1,5 +1,5 @@
 /**
- * A monitor with a thousand incidents (250 in `npm test`, test/support/scale.ts; either way lists of
+ * A monitor with a thousand incidents (150 in `npm test`, test/support/scale.ts; either way lists of
  * several pages and many rescoper batches) moves between teams, twice and back to its owner: every
  * incident moves with it at once (none visible to both audiences or to neither), before and after
  * the rescoper has rewritten them. Slow for a reason: 1,000 incidents rewritten three times.
@@ -13,7 +13,7 @@ import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
 import { count, scaled } from '../support/scale.js';
 
-const N = scaled(1000, 250);
+const N = scaled(1000, 150);
 
 let api: Api;
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHORT_LIVED_JVM } from '../../infra/local/dynamodb-local.js';
 import { freePort } from '../../infra/local/ports.js';
 import { repositoryRoot } from '../../infra/local/paths.js';
 import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
@@ -96,6 +97,9 @@ beforeAll(async () => {
       HOST: '',
       // The functions log as they do under npm start (the test run silences its own).
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      // Its DynamoDB Local lives for this file only: the test pool's JVM options (quick JIT tier, serial
+      // collector), through the variable every JVM reads.
+      JAVA_TOOL_OPTIONS: SHORT_LIVED_JVM.join(' '),
     },
   });
   start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
