@@ -297,20 +297,19 @@ describe('delivering', () => {
     expect(signature).toBe(sign(secret, id!, Number(timestamp), later!.body));
   });
 
-  // The issue asks for 20 incidents; 10 keep the suite's time (each change is an HTTP call and a delivery) and still interleave.
-  it('delivers each incident\'s messages in order while 10 incidents change at once', async () => {
+  it('delivers each incident\'s messages in order while 20 incidents change at once', async () => {
     setFirstSendHold(undefined);
     const user = await api.signUp(uniqueEmail('order'), 'Order');
     const monitor = await createMonitor(api, user, { name: 'Busy' });
     await createHook(user, { url: `${receiver.origin}/order`, monitor_id: monitor.id, events: ['incident.created', 'incident.updated'] });
-    const ids = await Promise.all(Array.from({ length: 10 }, (_, n) => createIncident(api, user, monitor.id, `Incident ${n}`)));
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, n) => createIncident(api, user, monitor.id, `Incident ${n}`)));
     await Promise.all(
       ids.map(async (id) => {
         await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { severity: 'HIGH' } });
         await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { title: 'Renamed' } });
       }),
     );
-    const received = await eventually(async () => at('/order'), (requests) => requests.length >= 30);
+    const received = await eventually(async () => at('/order'), (requests) => requests.length >= 60, 60_000);
     for (const id of ids) {
       const messages = received.map(bodyOf).filter((body) => body.data.incident.id === id);
       expect(messages.map((body) => [body.type, Object.keys(body.data.changes ?? {})]), id).toEqual([
