@@ -42,8 +42,10 @@ import type { Webhook } from './model.js';
 export const MESSAGE_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** How long a sender holds a message: the 10 s request and the writes around it, with room to spare. */
 const LEASE_MS = 60_000;
-/** Messages of one pair sent by one invocation at most (the rest: the next event's or retry's invocation). */
+/** Messages of one pair sent by one invocation at most; the rest go on in a continuation (see `drain`). */
 const DRAIN_LIMIT = 20;
+/** How soon a continuation invokes the worker again. */
+const CONTINUE_AFTER_MS = 1_000;
 /**
  * A message's first attempt waits until it has been queued this long, so that events of one
  * incident published together (the bus hands them to invocations side by side, and a busy target
@@ -109,6 +111,12 @@ let timeoutMs: number | undefined;
 /** Test control: webhook requests give up after `ms` (undefined: the 10 s limit). */
 export function setDeliveryTimeout(ms: number | undefined) {
   timeoutMs = ms;
+}
+
+let drainLimit = DRAIN_LIMIT;
+/** Test control: an invocation sends at most `n` messages of a pair (undefined: `DRAIN_LIMIT`). */
+export function setDrainLimit(n: number | undefined) {
+  drainLimit = n ?? DRAIN_LIMIT;
 }
 
 let holdMs = FIRST_SEND_HOLD_MS;
@@ -383,13 +391,17 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
 let schedulerClient: SchedulerClient | undefined;
 const scheduler = () => (schedulerClient ??= leanClient(new SchedulerClient({})));
 
-/** A one-time schedule invoking this worker for the pair at `at` (one per message and attempt: a repeat is a conflict, ignored). */
-async function scheduleRetry(message: Message, at: Date, context: SendContext) {
+/**
+ * A one-time schedule invoking this worker for the pair at `at`. Named after the message and its
+ * attempt (a retry) or the head it goes on from (a continuation, `c`), so that a repeat is a
+ * conflict, ignored: one schedule however many invocations ask for it.
+ */
+async function schedulePair(message: Message, at: Date, context: SendContext, kind: 'retry' | 'continue') {
   const input: RetryInput = { webhook_id: message.webhook_id, incident_id: message.incident_id! };
   try {
     await scheduler().send(
       new CreateScheduleCommand({
-        Name: `whk-${message.message_id.replace(/^msg_/, '')}-${message.attempts.length + 1}`,
+        Name: `whk-${message.message_id.replace(/^msg_/, '')}-${message.attempts.length + 1}${kind === 'continue' ? 'c' : ''}`,
         GroupName: requireEnv(env.schedulerGroup),
         ScheduleExpression: atExpression(at.toISOString()),
         ScheduleExpressionTimezone: 'UTC',
@@ -412,14 +424,16 @@ async function scheduleRetry(message: Message, at: Date, context: SendContext) {
 
 /**
  * Sends the pair's queued messages in order, one at a time, until the queue is empty, its head
- * waits for a retry, another sender holds it, or the invocation is running out of time.
+ * waits for a retry (its schedule goes on), or another sender holds it (that sender goes on).
+ * An invocation that stops with messages still queued, having sent its `DRAIN_LIMIT` or running
+ * out of time, schedules a continuation, so nothing waits for an event that may never come.
  * Answers how many messages were sent (attempted).
  */
 export async function drain(webhookId: string, incidentId: string, context: SendContext): Promise<number> {
   let sent = 0;
   let held = false;
-  for (let round = 0; round < DRAIN_LIMIT; round++) {
-    if (context.remainingMs && context.remainingMs() < 15_000) return sent;
+  while (sent < drainLimit) {
+    if (context.remainingMs && context.remainingMs() < 15_000) break;
     const head = await queueHead(webhookId, incidentId);
     if (!head) return sent;
     const [message, webhook] = await Promise.all([getMessage(webhookId, head.message_id), getWebhook(webhookId)]);
@@ -446,10 +460,14 @@ export async function drain(webhookId: string, incidentId: string, context: Send
     if (!(await recordAttempt(message, token, attemptOf(result, now), outcome.state, outcome.next))) return sent;
     await recordOnWebhook(webhook, verdict, now);
     if (outcome.next) {
-      await scheduleRetry(message, outcome.next, context);
+      await schedulePair(message, outcome.next, context, 'retry');
       return sent;
     }
   }
+  // Stopped with time or the limit spent: whatever is still queued goes on in a new invocation.
+  const rest = await queueHead(webhookId, incidentId);
+  const next = rest && (await getMessage(webhookId, rest.message_id));
+  if (next) await schedulePair(next, new Date(clock.now().getTime() + CONTINUE_AFTER_MS), context, 'continue');
   return sent;
 }
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
-import { getMessage, setDeliveryTimeout, setFirstSendHold } from '../../shared/webhooks/delivery.js';
+import { getMessage, setDeliveryTimeout, setDrainLimit, setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { sign } from '../../shared/webhooks/signing.js';
 import { Api, awaitMail, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
@@ -52,6 +52,7 @@ beforeEach(() => setFirstSendHold(0));
 afterEach(() => {
   resetClock();
   setDeliveryTimeout(undefined);
+  setDrainLimit(undefined);
   for (const response of hanging.splice(0)) response.writeHead(204).end();
 });
 
@@ -318,6 +319,27 @@ describe('delivering', () => {
         ['incident.updated', ['title']],
       ]);
     }
+  });
+
+  it('goes on, in a scheduled invocation, with a queue an invocation stopped sending at its limit', async () => {
+    // One message per invocation, and every event queued before the first send: the invocations
+    // the events started race for the head, one sends it and stops; nothing else would send the rest.
+    setDrainLimit(1);
+    setFirstSendHold(undefined);
+    const user = await api.signUp(uniqueEmail('continue'), 'Continue');
+    const monitor = await createMonitor(api, user, { name: 'Long queue' });
+    await createHook(user, { url: `${receiver.origin}/continue`, monitor_id: monitor.id, events: ['incident.created', 'incident.updated'] });
+    const id = await createIncident(api, user, monitor.id, 'Queued');
+    for (const severity of ['HIGH', 'LOW']) {
+      const updated = await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { severity } });
+      expect(updated.status).toBe(200);
+    }
+    const received = await eventually(async () => at('/continue'), (requests) => requests.length >= 3, 60_000);
+    expect(received.map(bodyOf).map((body) => [body.type, body.data.changes?.severity?.to ?? null])).toEqual([
+      ['incident.created', null],
+      ['incident.updated', 'HIGH'],
+      ['incident.updated', 'LOW'],
+    ]);
   });
 
   it('posts the Slack format: text and Block Kit blocks with the incident\'s link, signature headers kept', async () => {
