@@ -17,6 +17,9 @@ import {
 import type { Role } from '../teams/model.js';
 import type { PageView } from '../platform/api/paging.js';
 import * as repository from './repository.js';
+import { identityOf } from '../accounts/service.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import { missedIncidentResolution } from '../heartbeats/service.js';
 import {
   monitorItem,
   monitorView,
@@ -28,6 +31,9 @@ import {
 } from './model.js';
 
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
+
+/** The caller as a timeline names them (monitor writes read no account: the token's name). */
+const actorOf = (caller: Caller) => ({ id: caller.userId, name: identityOf(caller, undefined).name });
 
 /**
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
@@ -122,6 +128,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
     const moving = teamId !== undefined && teamId !== current.team_id;
+    // Turning the heartbeat off resolves its open missed-heartbeat incident in the same transaction.
+    const resolution = fields.heartbeat === null && current.heartbeat ? await missedIncidentResolution(current.id, actorOf(caller), 'off') : [];
     const next: Monitor = {
       ...current,
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
@@ -137,9 +145,11 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       callerId: caller.userId,
       through: owner ? undefined : moving ? MANAGERS : OPERATORS,
       currentTeamGone,
+      with: resolution,
     });
     switch (outcome) {
       case 'ok':
+        if (resolution.length > 0) countMetric('IncidentResolved');
         return monitorView(next);
       case 'changed':
         current = await repository.getMonitor(monitorId);
@@ -194,13 +204,17 @@ export async function deleteMonitor(caller: Caller, monitorId: string): Promise<
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
+    // Its heartbeat goes with it, and so does an open missed-heartbeat incident (resolved in the same transaction).
+    const resolution = current.heartbeat ? await missedIncidentResolution(current.id, actorOf(caller), 'monitor_deleted') : [];
     const { outcome, item } = await repository.changeMonitor({
       current,
       callerId: caller.userId,
       through: owner ? undefined : MANAGERS,
       currentTeamGone,
+      with: resolution,
     });
     if (outcome === 'ok') {
+      if (resolution.length > 0) countMetric('IncidentResolved');
       await repository.purgeMonitorItems(monitorId);
       return;
     }

@@ -220,8 +220,9 @@ const cases: Case[] = [
   { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
   // A heartbeat ping: GetItem of the key's lookup, one UpdateItem of the heartbeat item (nothing to resolve).
   { route: 'heartbeats-ping', method: 'POST', path: () => `/heartbeats/${ids.alertKey}`, body: () => ({}), expectStatus: 202, budget: 2, rounds: 2 },
-  // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
-  { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
+  // GetItem, GetItem of its missed-heartbeat claim (it has a heartbeat; none missed), the conditional
+  // transaction, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
+  { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 5 },
 
   { route: 'teams-create', method: 'POST', path: () => '/api/teams', body: () => ({ name: 'Budget', slug: `budget-${Date.now()}` }), expectStatus: 201, budget: 2 },
   { route: 'teams-list', method: 'GET', path: () => '/api/teams', expectStatus: 200, budget: 2 },
