@@ -7,7 +7,8 @@
  * sparse `heartbeat-due` index (`HEARTBEAT#<first hex digit of the monitor id>`, by deadline), which
  * the sweep queries every minute; a missed heartbeat opens an automatic incident as a failed check
  * does (claimed by `HEARTBEAT_INCIDENT`), leaves the index and remembers the incident; the next ping
- * re-arms it and resolves the incident as recovered.
+ * re-arms it and resolves the incident as recovered; turning the heartbeat off, or deleting the monitor,
+ * resolves it with a note (`missedIncidentResolution`).
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
