@@ -6,7 +6,7 @@
  * every test that runs a function through the local runtime also proves its least-privilege grant.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { grantedTableActions, table, type FunctionDescription } from '../../shared/system.js';
+import { grantedTableActions, table, type FunctionDescription } from '../../../shared/system.js';
 import { findFunction, invocationScope } from './functions.js';
 import { computedOnce } from './memo.js';
 

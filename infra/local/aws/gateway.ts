@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
-import type { RouteDescription } from '../../shared/system.js';
+import type { RouteDescription } from '../../../shared/system.js';
 import { invoke, type LambdaHandler } from './functions.js';
 import type { LocalIssuer } from './jwt.js';
 import type { AwsApis } from './aws-apis.js';

@@ -1,40 +1,34 @@
 /**
- * The local runtime, built from the system description: the local API Gateway (routes, JWT
- * authorizer, Lambda Invoke API), DynamoDB Local's stream read into the outbox publisher, the
- * local event bus delivering to the rules' targets, the local scheduler (background.ts), and a
- * local SES mailbox — all running the very handler modules Lambda runs. `npm start` runs the
- * background in a worker thread (`startService`); the tests run it in their own (`startRuntime`).
+ * The local runtime, built from the system description out of the AWS stand-ins in `../aws/`: the
+ * local API Gateway (routes, JWT authorizer, Lambda Invoke API), DynamoDB Local's stream read into
+ * the outbox publisher, the local event bus delivering to the rules' targets, the local scheduler
+ * (background.ts), and a local SES mailbox — all running the very handler modules Lambda runs.
+ * The tests run it all in their own thread (`startRuntime`); `npm start` runs the same core with the
+ * background in a worker thread and the mailbox in a process of its own (`../perf/service.ts`).
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { fork } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { accountView, signUpInput } from '../../shared/accounts/model.js';
-import { signUp } from '../../shared/accounts/service.js';
-import { db } from '../../shared/platform/db/client.js';
-import { keys } from '../../shared/platform/db/keys.js';
-import { fieldErrors } from '../../shared/platform/validation.js';
-import { routes, table } from '../../shared/system.js';
-import { awsApis } from './aws-apis.js';
-import { startBackground, wakeOnWrite, type BackgroundPorts, type GatewayPorts } from './background.js';
-import { startBackgroundThread } from './background-thread.js';
-import type { LocalEventBus } from './bus.js';
-import { startRecording, stopRecording, type RecordedCall } from './call-recorder.js';
+import { accountView, signUpInput } from '../../../shared/accounts/model.js';
+import { signUp } from '../../../shared/accounts/service.js';
+import { db } from '../../../shared/platform/db/client.js';
+import { keys } from '../../../shared/platform/db/keys.js';
+import { fieldErrors } from '../../../shared/platform/validation.js';
+import { routes, table } from '../../../shared/system.js';
+import { awsApis, type GatewayPorts } from '../aws/aws-apis.js';
+import type { LocalEventBus } from '../aws/bus.js';
+import { LocalStartError } from '../aws/errors.js';
+import { loadHandler } from '../aws/functions.js';
+import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
+import { enforceGrants } from '../aws/grants.js';
+import { LocalIssuer } from '../aws/jwt.js';
+import type { LocalScheduler } from '../aws/scheduler.js';
+import type { StreamPoller } from '../aws/stream.js';
+import { ensureTable } from '../aws/table.js';
+import { startBackground, type BackgroundPorts } from './background.js';
 import { docsEndpoints } from './docs.js';
 import { useLocalAws, useLocalServices } from './environment.js';
-import { LocalStartError } from './errors.js';
-import { loadHandler } from './functions.js';
-import { enforceGrants } from './grants.js';
-import { createGateway, type LocalEndpoint } from './gateway.js';
-import { LocalIssuer } from './jwt.js';
-import { lowerProcessPriority } from './priority.js';
-import type { LocalScheduler } from './scheduler.js';
-import type { StreamPoller } from './stream.js';
-import { ensureTable } from './table.js';
-
-export { repositoryRoot } from './paths.js';
 
 /** The issuer of local tokens (independent of the port, so tokens survive a port change). */
 export const LOCAL_ISSUER = 'http://localhost/incident-service';
@@ -60,8 +54,6 @@ export interface RuntimeOptions {
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
   log?: (line: string) => void;
-  /** The functions' log lines are built but not printed, in both threads (the bench; the caller quiets its own thread). */
-  quietFunctionLogs?: boolean;
 }
 
 export interface MailboxEmail {
@@ -85,10 +77,6 @@ export interface LocalService {
    * own (`startService`), once the stream has also been read to its end.
    */
   idle(): Promise<void>;
-  /** Records the calls every function invocation makes to DynamoDB and SES, in whichever thread it runs (call-recorder.ts). */
-  recordCalls(): Promise<void>;
-  /** Stops recording; the calls in the order they started. */
-  recordedCalls(): Promise<RecordedCall[]>;
   close(): Promise<void>;
 }
 
@@ -138,59 +126,45 @@ const listen = (server: NetServer, port: number, host: string, what: string, var
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 
+/** A running local SES mailbox. */
+export interface Mailbox {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the mailbox on `port` (0: the system picks) and `host`. */
+export type MailboxStarter = (port: number, host: string) => Promise<Mailbox>;
+
 /**
- * The local SES mailbox (aws-ses-v2-local): for `npm start` in a child process of its own, so mail
- * parsing stays off the gateway's thread; for the tests in this process (a process per test file
- * would cost each file a Node.js start).
+ * The local SES mailbox (aws-ses-v2-local) in this process, as the tests run it (a process of its own
+ * per test file would cost each file a Node.js start; `npm start` runs it in one, `../perf/mailbox-process.mjs`).
  */
-async function startMailbox(port: number, host: string, where: 'child' | 'here'): Promise<{ url: string; stop(): Promise<void> }> {
+export const startMailboxHere: MailboxStarter = async (port, host) => {
+  type Start = (config: object) => Promise<Server>;
+  // A CommonJS module: its default export is the function or wraps it, depending on the loader.
+  const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
+  const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+/** Starts the mailbox, saying plainly when a port asked for is taken (the mailbox itself would only crash). */
+async function startMailbox(port: number, host: string, start: MailboxStarter): Promise<Mailbox> {
   if (port !== 0) {
-    // A port asked for: say so plainly when it is taken (the mailbox itself would only crash).
     const probe = createNetServer();
     await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
     await new Promise((resolve) => probe.close(resolve));
   }
   // Port 0 goes to the mailbox as it is and the system picks: a port found free and released first
   // could be taken by another program (a DynamoDB Local starting beside) before the mailbox bound it.
-  if (where === 'here') {
-    type Start = (config: object) => Promise<Server>;
-    // A CommonJS module: its default export is the function or wraps it, depending on the loader.
-    const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
-    const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
-    const bound = (server.address() as AddressInfo).port;
-    return {
-      url: `http://127.0.0.1:${bound}`,
-      stop: () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    };
-  }
-  const child = fork(fileURLToPath(new URL('./mailbox-process.mjs', import.meta.url)), {
-    env: { ...process.env, MAILBOX_HOST: host, MAILBOX_PORT: String(port) },
-    execArgv: [],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  // Storing mail is background work: it waits while the cores serve requests.
-  lowerProcessPriority(child.pid);
-  const killChild = () => child.kill();
-  process.once('exit', killChild);
-  const started = await new Promise<{ port?: number; error?: string }>((resolve) => {
-    child.once('message', (message) => resolve(message as { port?: number; error?: string }));
-    child.once('exit', (code) => resolve({ error: `exited with code ${code}` }));
-  });
-  if (!started.port) throw new LocalStartError(`The local SES mailbox did not start: ${started.error}`);
-  return {
-    url: `http://127.0.0.1:${started.port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        process.removeListener('exit', killChild);
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill();
-      }),
-  };
+  return start(port, host);
 }
 
 /**
@@ -215,11 +189,11 @@ function signedUp(tableName: string): (subject: string) => boolean | Promise<boo
 /**
  * The runtime around its background: DynamoDB Local's table, the mailbox, the issuer and the
  * gateway, listening; `background` starts the stream, bus and scheduler once the gateway's URL is
- * known (the functions call the runtime's AWS APIs there).
+ * known (the functions call the runtime's AWS APIs there), in this thread or another.
  */
-async function startCore<B extends BackgroundPorts>(
+export async function startCore<B extends BackgroundPorts>(
   options: RuntimeOptions,
-  mailboxWhere: 'child' | 'here',
+  mailboxStarter: MailboxStarter,
   background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
 ) {
   const tableName = options.tableName ?? table.name;
@@ -232,7 +206,7 @@ async function startCore<B extends BackgroundPorts>(
   admin.destroy();
 
   const host = options.host ?? '127.0.0.1';
-  const mailbox = await startMailbox(options.sesPort, host, mailboxWhere);
+  const mailbox = await startMailbox(options.sesPort, host, mailboxStarter);
   const mailboxUrl = mailbox.url;
 
   const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
@@ -277,11 +251,6 @@ async function startCore<B extends BackgroundPorts>(
         emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
       },
       idle: () => started.idle(),
-      recordCalls: async () => {
-        startRecording();
-        await started.recordCalls();
-      },
-      recordedCalls: async () => [...stopRecording(), ...(await started.recordedCalls())].sort((a, b) => a.startedAt - b.startedAt),
       close: async () => {
         await started.close();
         await new Promise<void>((resolve) => {
@@ -296,40 +265,8 @@ async function startCore<B extends BackgroundPorts>(
 
 /** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { started, service } = await startCore(options, 'here', ({ tableName, log }) =>
+  const { started, service } = await startCore(options, startMailboxHere, ({ tableName, log }) =>
     startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
   return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
-}
-
-/**
- * The runtime as `npm start` runs it: the background (stream, bus, scheduler, and the functions they
- * invoke) in a worker thread of its own, so e-mail work never holds up a request.
- */
-export async function startService(options: RuntimeOptions): Promise<LocalService> {
-  const { service } = await startCore(options, 'child', async ({ publicUrl, mailboxUrl, tableName, log }) => {
-    const ports = await startBackgroundThread(
-      {
-        dynamodbEndpoint: options.dynamodbEndpoint,
-        mailboxUrl,
-        publicUrl,
-        tableName,
-        stateDir: options.stateDir,
-        pollMs: options.pollMs,
-        streamMaxAttempts: options.streamMaxAttempts,
-        quietFunctionLogs: options.quietFunctionLogs,
-      },
-      log,
-    );
-    // Writes of the functions in this thread (the API's) wake the stream reader over there.
-    const stopWaking = wakeOnWrite(db(), () => ports.wake());
-    return {
-      ...ports,
-      close: async () => {
-        stopWaking();
-        await ports.close();
-      },
-    };
-  });
-  return service;
 }

@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { clock } from '../../shared/platform/clock.js';
-import { periodicRules, type PeriodicRule } from '../../shared/system.js';
+import { clock } from '../../../shared/platform/clock.js';
+import { periodicRules, type PeriodicRule } from '../../../shared/system.js';
 import { remember } from './bus.js';
 
 export interface ScheduleRequest {

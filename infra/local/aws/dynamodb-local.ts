@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalStartError } from './errors.js';
-import { repositoryRoot } from './paths.js';
+import { repositoryRoot } from '../../paths.js';
 
 export interface DynamoDbLocal {
   endpoint: string;

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { sesEvents } from '../../shared/system.js';
-import type { GatewayPorts } from './background.js';
+import { sesEvents } from '../../../shared/system.js';
+import type { PutEventsEntry } from './bus.js';
 
 /** An AWS API's answer, as the local runtime's HTTP server writes it. */
 export interface AwsApiResponse {
@@ -73,7 +73,7 @@ export function simulatedFeedback(params: URLSearchParams, messageId: string, re
 }
 
 /** Answers an SES (query protocol) request through the mailbox, then simulates feedback. Undefined: not SES. */
-export async function localSes(request: IncomingMessage, body: Buffer, mailboxUrl: string, background: Pick<GatewayPorts, 'putEvents'>): Promise<AwsApiResponse | undefined> {
+export async function localSes(request: IncomingMessage, body: Buffer, mailboxUrl: string, background: { putEvents(entries: PutEventsEntry[]): unknown }): Promise<AwsApiResponse | undefined> {
   const params = new URLSearchParams(body.toString('utf8'));
   const action = params.get('Action');
   if (!action) return undefined;

@@ -6,10 +6,17 @@
  * it when a function in the gateway's thread wrote.
  */
 import { Worker } from 'node:worker_threads';
-import type { BackgroundPorts } from './background.js';
+import type { BackgroundPorts } from '../runtime/background.js';
 import type { WorkerData, WorkerMessage, WorkerRequest } from './background-worker.js';
+import type { RecordedCall } from './call-recorder.js';
 
-export async function startBackgroundThread(data: WorkerData, log: (line: string) => void): Promise<BackgroundPorts> {
+/** The background in its thread, as the runtime drives it; and the calls its functions make, recorded there. */
+export interface BackgroundThread extends BackgroundPorts {
+  recordCalls(): Promise<void>;
+  recordedCalls(): Promise<RecordedCall[]>;
+}
+
+export async function startBackgroundThread(data: WorkerData, log: (line: string) => void): Promise<BackgroundThread> {
   const worker = new Worker(new URL('./background-worker.mjs', import.meta.url), { workerData: data });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let next = 0;

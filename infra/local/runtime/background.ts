@@ -2,17 +2,17 @@
  * The runtime's background: DynamoDB Local's stream read into the outbox publisher, the event bus
  * delivering to the rules' targets, and the scheduler — and every function they invoke. Run in the
  * gateway's thread (`startBackground`, the tests: they drive the bus, the stream and the clock
- * in-process) or in a worker thread of its own (`background-thread.ts`, `npm start`), so that e-mail
- * work never delays a request.
+ * in-process) or in a worker thread of its own (`../perf/background-thread.ts`, `npm start`), so that
+ * e-mail work never delays a request.
  */
 import { join } from 'node:path';
-import { db } from '../../shared/platform/db/client.js';
-import { workers } from '../../shared/system.js';
-import { LocalEventBus, type PutEventsEntry } from './bus.js';
-import type { RecordedCall } from './call-recorder.js';
-import { invokeFunction } from './functions.js';
-import { LocalScheduler, type ScheduleRequest } from './scheduler.js';
-import { StreamPoller } from './stream.js';
+import { db } from '../../../shared/platform/db/client.js';
+import { workers } from '../../../shared/system.js';
+import type { GatewayPorts } from '../aws/aws-apis.js';
+import { LocalEventBus } from '../aws/bus.js';
+import { invokeFunction } from '../aws/functions.js';
+import { LocalScheduler } from '../aws/scheduler.js';
+import { StreamPoller } from '../aws/stream.js';
 
 export interface BackgroundOptions {
   tableName: string;
@@ -25,25 +25,12 @@ export interface BackgroundOptions {
   log: (line: string) => void;
 }
 
-/** What the gateway's AWS APIs (PutEvents, CreateSchedule, DeleteSchedule) hand to the background, wherever it runs. */
-export interface GatewayPorts {
-  putEvents(entries: PutEventsEntry[]): ReturnType<LocalEventBus['putEvents']> | Promise<ReturnType<LocalEventBus['putEvents']>>;
-  createSchedule(name: string, request: ScheduleRequest): { ScheduleArn: string } | Promise<{ ScheduleArn: string }>;
-  deleteSchedule(name: string): void | Promise<void>;
-}
-
 /** The background as the runtime drives it, wherever it runs. */
 export interface BackgroundPorts extends GatewayPorts {
   /** A function wrote: read the stream now. */
   wake(): void;
   /** Resolves once every event under way has been delivered. */
   idle(): Promise<void>;
-  /**
-   * Records, or stops recording and answers, the calls of the functions this background runs in a
-   * thread of its own (call-recorder.ts); in the caller's thread the runtime's own recording sees them.
-   */
-  recordCalls(): Promise<void>;
-  recordedCalls(): Promise<RecordedCall[]>;
   close(): Promise<void>;
 }
 
@@ -108,8 +95,6 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     deleteSchedule: (name) => scheduler.delete(name),
     wake: () => stream.wake(),
     idle: () => bus.idle(),
-    recordCalls: async () => undefined,
-    recordedCalls: async () => [],
     close: async () => {
       stopWaking();
       await stream.stop();

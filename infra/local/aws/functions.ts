@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { allFunctions, functionDefaults, type FunctionDescription } from '../../shared/system.js';
+import { allFunctions, functionDefaults, type FunctionDescription } from '../../../shared/system.js';
 import { functionArn, lambdaContext } from './lambda-context.js';
-import { repositoryRoot } from './paths.js';
+import { repositoryRoot } from '../../paths.js';
 
 export { functionArn, lambdaContext };
 

@@ -2,11 +2,11 @@
  * Records the calls function invocations make through the service's DynamoDB and SES clients,
  * with when each started and ended: what `npm run bench` replays as a floor (the same calls, sent
  * straight). A middleware goes on the clients only while recording, so the request path carries
- * it only then. Each thread records its own functions' calls (`LocalService.recordCalls`).
+ * it only then. Each thread records its own functions' calls (`Service.recordCalls`).
  */
-import { db } from '../../shared/platform/db/client.js';
-import { sesClient } from '../../shared/notifications/delivery.js';
-import { invocationScope } from './functions.js';
+import { db } from '../../../shared/platform/db/client.js';
+import { sesClient } from '../../../shared/notifications/delivery.js';
+import { invocationScope } from '../aws/functions.js';
 
 export interface RecordedCall {
   functionName: string;

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { LocalEndpoint } from './gateway.js';
-import { repositoryRoot } from './paths.js';
+import type { LocalEndpoint } from '../aws/gateway.js';
+import { repositoryRoot } from '../../paths.js';
 
 const swaggerUi = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBus, eventRules, sesEvents, type EventRule } from '../../shared/system.js';
+import { eventBus, eventRules, sesEvents, type EventRule } from '../../../shared/system.js';
 
 export interface PutEventsEntry {
   EventBusName?: string;

@@ -19,7 +19,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import type { StreamFilter } from '../../shared/system.js';
+import type { StreamFilter } from '../../../shared/system.js';
 import { remember } from './bus.js';
 
 const matches = (record: _Record, filter: StreamFilter | undefined) =>

@@ -9,11 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
-import { LocalStartError } from './errors.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../aws/dynamodb-local.js';
+import { LocalStartError } from '../aws/errors.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
-import { startService, type LocalService } from './runtime.js';
-import { signUp } from '../../shared/accounts/service.js';
+import { startService, type Service } from '../perf/service.js';
+import { signUp } from '../../../shared/accounts/service.js';
 
 let inMemory = false;
 try {
@@ -37,7 +37,7 @@ function requireJava() {
 }
 
 let database: DynamoDbLocal | undefined;
-let runtime: LocalService | undefined;
+let runtime: Service | undefined;
 
 async function stop() {
   forgetRunning();

@@ -4,7 +4,7 @@
  * build the context the runtime builds.
  */
 import type { Context } from 'aws-lambda';
-import { functionDefaults } from '../../shared/system.js';
+import { functionDefaults } from '../../../shared/system.js';
 
 export const functionArn = (name: string) => `arn:aws:lambda:local:000000000000:function:${name}`;
 

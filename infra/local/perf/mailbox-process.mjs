@@ -1,5 +1,5 @@
 // The local SES mailbox (aws-ses-v2-local) in a process of its own, so that parsing and storing
-// mail never runs on the gateway's thread. Started by runtime.ts with fork(); reports { port } or
+// mail never runs on the gateway's thread. Started by service.ts with fork(); reports { port } or
 // { error } over IPC once, and exits when its parent goes away.
 import awsSesV2Local from 'aws-ses-v2-local';
 

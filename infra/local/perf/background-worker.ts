@@ -1,5 +1,5 @@
 /**
- * The worker thread that runs the runtime's background (see background.ts): the environment the
+ * The worker thread that runs the runtime's background (see ../runtime/background.ts): the environment the
  * functions find, the same grant enforcement, the AWS APIs its functions call (served in this
  * thread, so that e-mails and events never pass through the gateway's), and a small
  * request/answer protocol over the port.
@@ -8,12 +8,12 @@
 import './worker-stdio.js';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
-import { db } from '../../shared/platform/db/client.js';
-import { awsApis, serveAwsApis } from './aws-apis.js';
-import { startBackground, type Background, type BackgroundOptions } from './background.js';
+import { db } from '../../../shared/platform/db/client.js';
+import { awsApis, serveAwsApis } from '../aws/aws-apis.js';
+import { startBackground, type Background, type BackgroundOptions } from '../runtime/background.js';
 import { startRecording, stopRecording } from './call-recorder.js';
-import { useLocalAws, useLocalServices } from './environment.js';
-import { enforceGrants } from './grants.js';
+import { useLocalAws, useLocalServices } from '../runtime/environment.js';
+import { enforceGrants } from '../aws/grants.js';
 import { lowerThisThreadsPriority } from './priority.js';
 import { quietFunctionLogs } from './quiet-logs.js';
 

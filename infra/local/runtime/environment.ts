@@ -4,8 +4,8 @@
  * so that a developer's real AWS credentials are never used, and the settings the stack gives the
  * functions on AWS.
  */
-import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../shared/system.js';
-import { functionArn } from './functions.js';
+import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../../shared/system.js';
+import { functionArn } from '../aws/functions.js';
 
 /** The name e-mails are sent with locally (SES's configuration set on AWS). */
 const LOCAL_CONFIGURATION_SET = 'incident-service-local';

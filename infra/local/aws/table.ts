@@ -9,7 +9,7 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
-import type { TableDescription } from '../../shared/system.js';
+import type { TableDescription } from '../../../shared/system.js';
 
 const globalIndex = (index: TableDescription['globalIndexes'][number]): GlobalSecondaryIndex => ({
   IndexName: index.name,

@@ -6,11 +6,17 @@
  * simulator, see ses.ts).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { GatewayPorts } from './background.js';
-import type { PutEventsEntry } from './bus.js';
+import type { LocalEventBus, PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
 import type { ScheduleRequest } from './scheduler.js';
 import { localSes, type AwsApiResponse } from './ses.js';
+
+/** What these APIs (PutEvents, CreateSchedule, DeleteSchedule) hand to the bus and the scheduler, in whichever thread they run. */
+export interface GatewayPorts {
+  putEvents(entries: PutEventsEntry[]): ReturnType<LocalEventBus['putEvents']> | Promise<ReturnType<LocalEventBus['putEvents']>>;
+  createSchedule(name: string, request: ScheduleRequest): { ScheduleArn: string } | Promise<{ ScheduleArn: string }>;
+  deleteSchedule(name: string): void | Promise<void>;
+}
 
 /** The answer of the local AWS API a request is for; nothing (at once, not a promise) for any other request. */
 export type AwsApis = (request: IncomingMessage, url: URL, body: Buffer) => Promise<AwsApiResponse | undefined> | undefined;
@@ -25,7 +31,7 @@ const restError = (status: number, type: string, message: string) =>
   json(status, { Message: message, message }, { 'x-amzn-errortype': type });
 
 /**
- * A server of these APIs alone: the background thread's own (background-worker.ts), so that what
+ * A server of these APIs alone: the background thread's own (perf/background-worker.ts), so that what
  * its functions send (every e-mail, every event) never passes through the gateway's thread.
  */
 export function serveAwsApis(apis: AwsApis): Server {

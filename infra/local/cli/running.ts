@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { repositoryRoot } from './paths.js';
+import { repositoryRoot } from '../../paths.js';
 
 export const DEFAULT_PORT = 3000;
 
