@@ -1,11 +1,14 @@
-/** The shared handler stack, with a stubbed domain call: parsing, validation, caller, error mapping. */
+/**
+ * The handler factories as the routes use them, with a stubbed domain call: the middlewares composed in
+ * their order (each is tested alone beside it, in middleware/), the caller, the response.
+ */
 import { describe, expect, it, vi } from 'vitest';
 import * as z from '../../shared/platform/zod.js';
-import { httpRoute, nextPageLink } from '../../functions/lib/http.js';
-import { logger } from '../../functions/lib/observability.js';
-import { BadRequestError, NotFoundError } from '../../shared/platform/errors.js';
+import { httpRoute, nextPageLink, publicHtmlRoute } from './http.js';
+import { logger } from './observability.js';
+import { NotFoundError } from '../../shared/platform/errors.js';
 import { idParams } from '../../shared/platform/validation.js';
-import { httpEvent, lambdaContext } from '../support/events.js';
+import { httpEvent, lambdaContext } from '../../test/support/events.js';
 
 const body = z.strictObject({ title: z.string().check(z.trim(), z.minLength(1), z.maxLength(5)), count: z.optional(z.int()) });
 
@@ -29,39 +32,6 @@ describe('httpRoute', () => {
     });
   });
 
-  it('decodes a base64 body', async () => {
-    const domain = vi.fn(async () => ({}));
-    const event = httpEvent({ body: Buffer.from('{"title":"b64"}').toString('base64'), isBase64Encoded: true });
-    await routeWith(domain)(event, lambdaContext());
-    expect(domain).toHaveBeenCalledWith(expect.objectContaining({ input: { title: 'b64' } }));
-  });
-
-  it.each([
-    ['malformed JSON', httpEvent({ body: '{"title":' }), [{ field: 'body', message: 'Malformed JSON' }]],
-    ['no body', httpEvent(), [{ field: 'body', message: expect.any(String) }]],
-    ['a wrong type', httpEvent({ body: '{"title":5}' }), [{ field: 'title', message: expect.any(String) }]],
-    ['an unknown field', httpEvent({ body: '{"title":"a","x":1,"y":2}' }), [
-      { field: 'x', message: 'Unknown field' },
-      { field: 'y', message: 'Unknown field' },
-    ]],
-    ['too long after trimming', httpEvent({ body: '{"title":" abcdef "}' }), [{ field: 'title', message: expect.any(String) }]],
-  ])('answers 400 Validation errors with details for %s, never calling the domain', async (_, event, details) => {
-    const domain = vi.fn(async () => ({}));
-    const result = parse(await routeWith(domain)(event, lambdaContext()));
-    expect(result).toEqual({ status: 400, body: { error: 'Validation errors', details } });
-    expect(domain).not.toHaveBeenCalled();
-  });
-
-  it('reports path, query and body problems together', async () => {
-    const handler = httpRoute(
-      { summary: 'x', params: idParams, query: z.object({ severity: z.optional(z.enum(['HIGH'])) }), body, response: z.unknown(), failure: 'x' },
-      async () => ({}),
-    );
-    const event = httpEvent({ pathParameters: { id: 'nope' }, queryStringParameters: { severity: 'LOW' }, body: '{}' });
-    const result = parse(await handler(event, lambdaContext()));
-    expect(result.body.details.map((detail: { field: string }) => detail.field)).toEqual(['id', 'severity', 'title']);
-  });
-
   it('answers 413 over 64 KiB and 415 for a non-JSON content type', async () => {
     const domain = vi.fn(async () => ({}));
     const large = parse(await routeWith(domain)(httpEvent({ body: `{"title":"${'x'.repeat(65 * 1024)}"}` }), lambdaContext()));
@@ -76,14 +46,20 @@ describe('httpRoute', () => {
     expect(domain).toHaveBeenCalledTimes(1);
   });
 
-  it('maps typed errors to their status and text', async () => {
-    for (const [error, expected] of [
-      [new NotFoundError('Thing not found'), { status: 404, body: { error: 'Thing not found' } }],
-      [new BadRequestError('No updates provided'), { status: 400, body: { error: 'No updates provided' } }],
-    ] as const) {
-      const result = await routeWith(async () => Promise.reject(error))(httpEvent({ body: '{"title":"a"}' }), lambdaContext());
-      expect(parse(result)).toEqual(expected);
-    }
+  it('answers a refused body before validation, and a validation error before the domain call', async () => {
+    const domain = vi.fn(async () => ({}));
+    expect(parse(await routeWith(domain)(httpEvent({ body: '{"title":' }), lambdaContext()))).toEqual({
+      status: 400,
+      body: { error: 'Validation errors', details: [{ field: 'body', message: 'Malformed JSON' }] },
+    });
+    expect(parse(await routeWith(domain)(httpEvent({ body: '{"title":5}' }), lambdaContext())).status).toBe(400);
+    expect(domain).not.toHaveBeenCalled();
+  });
+
+  it('maps a typed error of the domain call to its status and text', async () => {
+    const result = await routeWith(async () => Promise.reject(new NotFoundError('Thing not found')))(httpEvent({ body: '{"title":"a"}' }), lambdaContext());
+    expect(parse(result)).toEqual({ status: 404, body: { error: 'Thing not found' } });
+    expect(result.headers).toMatchObject({ 'x-request-id': 'req-1' });
   });
 
   it('turns an unknown error into the route\'s generic 500 with the request id, logging the cause and never returning it', async () => {
@@ -103,6 +79,23 @@ describe('httpRoute', () => {
     const result = parse(await routeWith(domain)(httpEvent({ sub: null, body: '{"title":"a"}' }), lambdaContext()));
     expect(result).toEqual({ status: 401, body: { error: 'Unauthorized' } });
     expect(domain).not.toHaveBeenCalled();
+  });
+});
+
+describe('publicHtmlRoute', () => {
+  const page = publicHtmlRoute({ summary: 'A page', params: idParams, failure: 'Could not open the page' }, async ({ id }) => {
+    if (id === '00000000-0000-4000-8000-000000000000') throw new NotFoundError('Thing not found');
+    return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<p>${id}</p>` };
+  });
+
+  it('hands the validated path parameters to the page and answers failures as pages', async () => {
+    const ok = await page(httpEvent({ routeKey: 'GET /things/{id}', pathParameters: { id: '11111111-1111-4111-8111-111111111111' } }), lambdaContext());
+    expect(ok).toMatchObject({ statusCode: 200, body: '<p>11111111-1111-4111-8111-111111111111</p>', headers: { 'x-request-id': 'req-1' } });
+    for (const id of ['nope', '00000000-0000-4000-8000-000000000000']) {
+      const refused = await page(httpEvent({ routeKey: 'GET /things/{id}', pathParameters: { id } }), lambdaContext());
+      expect(refused.statusCode).toBe(id === 'nope' ? 400 : 404);
+      expect(refused.body).toContain('<h1>This link is not valid</h1>');
+    }
   });
 });
 
