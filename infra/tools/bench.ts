@@ -15,13 +15,14 @@ import { join } from 'node:path';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor } from '../../shared/platform/api/paging.js';
 import { db } from '../../shared/platform/db/client.js';
-import { freePort } from '../local/ports.js';
-import { startDynamoDbLocal } from '../local/dynamodb-local.js';
-import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
+import { freePort } from '../local/runtime/ports.js';
+import { startDynamoDbLocal } from '../local/aws/dynamodb-local.js';
+import { repositoryRoot } from '../paths.js';
+import { startService, type Service as Runtime } from '../local/perf/service.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
-import { quietFunctionLogs } from '../local/quiet-logs.js';
+import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 
 const SIZES = [100, 1_000, 10_000];

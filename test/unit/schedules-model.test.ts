@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 import { randomUUID } from 'node:crypto';
 import { createOverrideInput, createScheduleInput, shiftsQuery, updateScheduleInput } from '../../shared/schedules/model.js';
 import { fieldErrors } from '../../shared/platform/validation.js';
