@@ -79,6 +79,14 @@ export async function benchHeadline(runtime: Runtime, options: { quick: boolean 
   const unacknowledged = open.filter((item) => !item.acknowledged);
   const changing = open.filter((item) => item.acknowledged).slice(0, 100);
   const half = <T>(items: T[], side: 0 | 1) => items.filter((_, index) => index % 2 === side);
+  // The list's growth: a caller with a short history and one with a long one (1,000 in --quick, to stay short).
+  const history = async (name: string, size: number) => {
+    const owner = await signUp(runtime, name);
+    const own = (await call(runtime, 'POST', '/api/monitors', owner.token, { name })).body.monitor;
+    await seedIncidents({ id: own.id, name: own.name, owner_id: owner.id, team_id: null }, size, { message: 'x'.repeat(200) });
+    return { token: owner.token, size };
+  };
+  const growth = { small: await history('Short history', 100), large: await history('Long history', quick ? 1_000 : 10_000) };
   const plan: ClientPlan = {
     serviceUrl: runtime.url.replace('localhost', '127.0.0.1'),
     floorUrl: '',
@@ -88,6 +96,7 @@ export async function benchHeadline(runtime: Runtime, options: { quick: boolean 
     creators,
     putIncidents: { service: half(changing, 0).map(({ id, status }) => ({ id, status })), floor: half(changing, 1).map(({ id, status }) => ({ id, status })) },
     ackIncidents: { service: half(unacknowledged, 0).map(({ id }) => id), floor: half(unacknowledged, 1).map(({ id }) => id) },
+    growth,
   };
   await runtime.idle();
 
@@ -119,6 +128,11 @@ export function headlineTable(rows: HeadlineRow[], options: { quick: boolean; da
     return (higherIsBetter ? ratio >= limit : ratio <= limit) ? 'yes' : 'no';
   };
   const lines = rows.map((row) => {
+    if (row.growth) {
+      // The service's growth over the floor's own: what the goal holds (≤ 1.1× the floor's growth).
+      const own = row.growth.service / row.growth.floor;
+      return `| ${row.figure} | ${row.growth.service.toFixed(2)}× | ${row.growth.floor.toFixed(2)}× | ${own.toFixed(2)}× | — | — | — | ${row.goal} the floor's growth | ${met(own, row.goal, false)} |`;
+    }
     if (row.throughput) {
       const ratio = row.throughput.service / row.throughput.floor;
       return `| ${row.figure} | ${format(row.throughput.service)} req/s | ${format(row.throughput.floor)} req/s | ${ratio.toFixed(2)} | — | — | — | ${row.goal} | ${met(ratio, row.goal, true)} |`;

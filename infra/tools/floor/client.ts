@@ -26,6 +26,8 @@ export interface ClientPlan {
   /** Incidents for PUT status (with their status now), and unacknowledged ones for acknowledge, per side. */
   putIncidents: Record<Side, { id: string; status: string }[]>;
   ackIncidents: Record<Side, string[]>;
+  /** Two callers of their own, one with a short history and one with a long one (the list's growth). */
+  growth: { small: { token: string; size: number }; large: { token: string; size: number } };
 }
 
 export type Side = 'service' | 'floor';
@@ -42,6 +44,8 @@ export interface ClientRow {
   floor: Timing;
   /** Requests per second at a concurrency (throughput rows only; p50/p99 then unset). */
   throughput?: { service: number; floor: number };
+  /** The list's first page p50 with the long history over the short one, each side (the growth row only). */
+  growth?: { service: number; floor: number; sizes: [number, number] };
 }
 
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING'];
@@ -140,6 +144,43 @@ export async function runClient(plan: ClientPlan, log: (line: string) => void = 
     };
     log(`${row.figure}: service p50 ${result.service.p50.toFixed(2)} ms, floor ${result.floor.p50.toFixed(2)} ms (${(result.service.p50 / result.floor.p50).toFixed(2)}×)`);
     results.push(result);
+  }
+
+  // The list's first page with a long history against a short one, the four requests interleaved.
+  {
+    const sizes = ['small', 'large'] as const;
+    const send = Object.fromEntries(
+      sides.flatMap((side) => sizes.map((which) => [`${side} ${which}`, (() => {
+        const request = clients[side].prepare('GET', '/api/incidents?limit=20', auth(plan.growth[which].token));
+        const check = expect(`${side} list (${which} history)`, 200);
+        return () => check(request());
+      })()])),
+    ) as Record<string, () => Promise<void>>;
+    const keys = Object.keys(send);
+    for (const until = performance.now() + size.warmMs; performance.now() < until; ) for (const key of keys) await send[key]!();
+    const p50 = Object.fromEntries(keys.map((key) => [key, [] as number[]]));
+    for (let round = 0; round < size.rounds; round++) {
+      const timings = Object.fromEntries(keys.map((key) => [key, [] as number[]]));
+      for (let pass = 0; pass < size.readPairs; pass++) {
+        const order = pass % 2 === 0 ? keys : [...keys].reverse();
+        for (const key of order) timings[key]!.push(await time(send[key]!));
+      }
+      for (const key of keys) p50[key]!.push(median(timings[key]!));
+    }
+    const at = (key: string) => median(p50[key]!);
+    const growth = {
+      service: at('service large') / at('service small'),
+      floor: at('floor large') / at('floor small'),
+      sizes: [plan.growth.small.size, plan.growth.large.size] as [number, number],
+    };
+    log(`list growth ${growth.sizes[0]} → ${growth.sizes[1]}: service ${growth.service.toFixed(2)}×, floor ${growth.floor.toFixed(2)}×`);
+    results.push({
+      figure: `list first page at ${growth.sizes[1].toLocaleString('en')} incidents vs at ${growth.sizes[0].toLocaleString('en')} (p50 at the large over the small)`,
+      goal: '≤ 1.1×',
+      service: { p50: at('service large'), p99: NaN },
+      floor: { p50: at('floor large'), p99: NaN },
+      growth,
+    });
   }
 
   // Throughput of GET incident at concurrency 8 and 32, each side's window after one of warming.
