@@ -22,7 +22,7 @@ import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../platform/db/keys.js';
-import { conditionFailure, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
+import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { atExpression } from '../escalation/scheduling.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
@@ -268,9 +268,9 @@ async function queueHead(webhookId: string, incidentId: string): Promise<{ sk: s
   const { Items } = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: `#pk = :pk AND ${prefixCondition('#sk', ':prefix')}`,
       ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ':prefix': keys.webhookQueuePrefix(incidentId) },
+      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ...prefixValues(':prefix', keys.webhookQueuePrefix(incidentId)) },
       ConsistentRead: true,
       Limit: 1,
     }),
