@@ -16,6 +16,7 @@ import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, getByKeys } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
@@ -84,7 +85,7 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
 export async function admitKey(key: string): Promise<KeyAdmission> {
   if (!isIntegrationKeyShaped(key)) return { ok: false, reason: 'unknown' };
   const keyHash = integrationKeyHash(key);
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  return retryOnConflict<KeyAdmission>(async () => {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
     const values = { ':window': window, ':one': 1, ':now': now.toISOString() };
@@ -106,16 +107,14 @@ export async function admitKey(key: string): Promise<KeyAdmission> {
     );
     if (started.ok) return { ok: true, integration: refOf(started.item) };
     if (!started.item) return { ok: false, reason: 'unknown' };
-  }
-  throw new Error('The key\'s rate window kept changing; gave up after 5 attempts');
+    return undefined;
+  }, (attempts) => `The key's rate window kept changing; gave up after ${attempts} attempts`);
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
 export type IngestEvent = AlertEvent & { message?: string | null };
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
-
-const MAX_ATTEMPTS = 5;
 
 /** The monitor and the open incident (if any) of a dedup key: one BatchGetItem. */
 async function readDedup(monitorId: string, dedupKey: string): Promise<{ monitor?: Monitor; incidentId?: string }> {
@@ -156,7 +155,7 @@ async function countTrigger(incidentId: string): Promise<boolean> {
 }
 
 async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }): Promise<IngestOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<IngestOutcome>(async () => {
     const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
     if (!monitor) return 'monitor_gone';
     if (incidentId && (await countTrigger(incidentId))) return 'counted';
@@ -177,13 +176,13 @@ async function trigger(integration: IntegrationRef, event: TriggerEvent & { mess
     });
     if (opened) return 'opened';
     // Another trigger of the key opened it first (count on it), or the monitor moved (read it again).
-  }
-  throw new Error(`Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${attempts} attempts`);
 }
 
 /** Acknowledges the incident as the integration (method `api`); already acknowledged or resolved: nothing changes. */
 async function acknowledge(integration: IntegrationRef, incidentId: string): Promise<IngestOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<IngestOutcome>(async () => {
     const incident = await incidents.getIncident(incidentId);
     if (!incident || incident.status === 'RESOLVED' || incident.acknowledged) return 'ignored';
     const now = incidents.writeInstant(incident);
@@ -203,8 +202,8 @@ async function acknowledge(integration: IntegrationRef, incidentId: string): Pro
       return 'acknowledged';
     }
     if (outcome !== 'rescoped') return 'ignored';
-  }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Incident ${incidentId} kept changing; gave up after ${attempts} attempts`);
 }
 
 /** Resolves the incident, releasing the dedup key in the same transaction (timeline: resolved by the integration). */

@@ -14,6 +14,7 @@ import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, getByKeys } from '../platform/db/ops.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
 import * as incidents from '../incidents/repository.js';
 import { monitorItem } from '../monitors/model.js';
@@ -80,17 +81,15 @@ export async function sweepHeartbeats(): Promise<number> {
   return handled;
 }
 
-const MAX_ATTEMPTS = 5;
-
 /**
  * A heartbeat past `deadline`: opens "<monitor> missed its heartbeat" (or finds it open), then takes
  * the heartbeat out of the index remembering the incident, on the condition that no ping moved the
  * deadline meanwhile; if one did, the incident is resolved at once (the ping came).
  */
 async function missHeartbeat(monitorId: string, deadline: number): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const read = await getByKeys({ monitor: keys.monitor(monitorId), claim: keys.monitorHeartbeatIncident(monitorId) });
-    if (!read.monitor) return; // Deleted: its collection (the heartbeat item with it) is being purged.
+    if (!read.monitor) return DONE; // Deleted: its collection (the heartbeat item with it) is being purged.
     const monitor = monitorItem.parse(read.monitor);
     const claimed = typeof read.claim?.incident_id === 'string' ? read.claim.incident_id : undefined;
     const current = claimed ? await incidents.getIncident(claimed) : undefined;
@@ -105,7 +104,7 @@ async function missHeartbeat(monitorId: string, deadline: number): Promise<void>
           : null,
         claim: claimPut(keys.monitorHeartbeatIncident(monitor.id), 'heartbeat_incident_marker', claimed),
       });
-      if (!opened) continue; // Another sweep opened it (find it), or the monitor moved (read it again).
+      if (!opened) return undefined; // Another sweep opened it (find it), or the monitor moved (read it again).
       incidentId = opened.id;
     }
     try {
@@ -123,7 +122,6 @@ async function missHeartbeat(monitorId: string, deadline: number): Promise<void>
       // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
       await resolveAutomaticIncident(incidentId, keys.monitorHeartbeatIncident);
     }
-    return;
-  }
-  throw new Error(`Monitor ${monitorId}: could not settle its missed heartbeat after ${MAX_ATTEMPTS} attempts`);
+    return DONE;
+  }, (attempts) => `Monitor ${monitorId}: could not settle its missed heartbeat after ${attempts} attempts`);
 }

@@ -14,6 +14,7 @@ import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys, type Key } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { getPolicy } from '../escalation/repository.js';
 import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
 import { outboxPut } from '../platform/events/outbox.js';
@@ -140,8 +141,6 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
   return undefined;
 }
 
-const MAX_ATTEMPTS = 5;
-
 /**
  * Resolves an automatic incident and releases its claim (the item at `claimKey(monitorId)`, deleted on
  * the condition that it still names the incident), with the `incident.resolved` event and the
@@ -161,7 +160,7 @@ export async function resolveAutomaticIncident(
       ExpressionAttributeValues: { ':incident': incidentId },
     },
   });
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const current = await incidents.getIncident(incidentId);
     if (!current || current.status === 'RESOLVED') {
       // Already resolved by hand: manual resolution wins; only the stale claim goes.
@@ -179,6 +178,6 @@ export async function resolveAutomaticIncident(
       countMetric('IncidentResolved');
       return true;
     }
-  }
-  throw new Error(`Incident ${incidentId}: could not resolve after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Incident ${incidentId}: could not resolve after ${attempts} attempts`);
 }

@@ -9,6 +9,7 @@ import * as z from '../platform/zod.js';
 import { Text } from '../platform/api/common.js';
 import { keys } from '../platform/db/keys.js';
 import { getByKeys } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { NotFoundError } from '../platform/errors.js';
 import * as incidents from '../incidents/repository.js';
 import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
@@ -38,8 +39,6 @@ export interface CheckResult {
 
 const openIncidentMarker = z.object({ incident_id: z.string() });
 
-const MAX_ATTEMPTS = 5;
-
 export async function processMonitorCheck(input: MonitorCheckInput): Promise<CheckResult> {
   const read = await getByKeys({ monitor: keys.monitor(input.monitorId), marker: keys.monitorOpenIncident(input.monitorId) });
   if (!read.monitor) throw new NotFoundError('Monitor not found');
@@ -49,7 +48,7 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
   if (input.status === 'up') return recover(marker?.incident_id);
   if (input.consecutiveFailures <= monitor.failure_threshold) return { ok: true, outcome: 'below_threshold' };
 
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<CheckResult>(async () => {
     const current = marker && (await incidents.getIncident(marker.incident_id));
     if (current && current.status !== 'RESOLVED') {
       return { ok: true, outcome: 'incident_already_open', incident_id: current.id };
@@ -68,8 +67,8 @@ export async function processMonitorCheck(input: MonitorCheckInput): Promise<Che
     if (!again.monitor) throw new NotFoundError('Monitor not found');
     monitor = monitorItem.parse(again.monitor);
     marker = again.marker ? openIncidentMarker.parse(again.marker) : undefined;
-  }
-  throw new Error(`Monitor ${input.monitorId}: could not settle the open incident after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Monitor ${input.monitorId}: could not settle the open incident after ${attempts} attempts`);
 }
 
 /** Resolves the monitor's open automatic incident and releases the marker, with the `incident.resolved` event. */
