@@ -15,9 +15,9 @@ import { attributes, itemPresent, keys, transitAttribute } from '../platform/db/
 import { conditionFailure, updateExpression } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { getIncident, incidentIndexKeys, listMonitorIncidents } from '../incidents/repository.js';
-import type { Incident } from '../incidents/model.js';
-import { getMonitor } from './repository.js';
+import { getIncident, incidentIndexKeys, listMonitorIncidents } from './repository.js';
+import type { Incident } from './model.js';
+import { getMonitor } from '../monitors/repository.js';
 
 const CONCURRENCY = 8;
 const PASSES = 5;

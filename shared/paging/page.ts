@@ -1,5 +1,6 @@
 /**
- * Escalation at send time. Each step of an automatic incident is paged at most once, and only
+ * Paging, stage 4 — page: an escalation step at send time (its schedule fired, or it was due at
+ * once). Each step of an automatic incident is paged at most once, and only
  * while the incident is neither acknowledged nor resolved — checked in the same transaction
  * that marks the step sent and records the `incident.escalation_step` event.
  */
@@ -15,8 +16,8 @@ import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
-import { MAX_INCIDENT_STEPS, type EscalationTarget } from './model.js';
-import { resolveTargets, type UnstaffedSchedule } from './targets.js';
+import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
+import { resolveTargets } from './targets.js';
 
 export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)) });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
