@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../platform/clock.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../platform/caller.js';
@@ -93,8 +94,7 @@ export function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<
   return pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), monitorView);
 }
 
-const MAX_ATTEMPTS = 5;
-const gaveUp = (monitorId: string) => new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
 
 /**
  * Updates name, threshold, policy and team. The owner may do anything; through the team, OWNER,
@@ -117,7 +117,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     current = await repository.getMonitor(monitorId);
   }
   let currentTeamGone = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<MonitorView>(async () => {
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
@@ -143,12 +143,12 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
         return monitorView(next);
       case 'changed':
         current = await repository.getMonitor(monitorId);
-        continue;
+        return undefined;
       case 'from_gone':
         // The team the monitor is in was deleted: its owner goes on without it; nobody else reaches it.
         if (!owner) throw monitorNotFound();
         currentTeamGone = true;
-        continue;
+        return undefined;
       case 'from_role':
         throw accessRefusal('team_role', item, monitorNotFound);
       case 'team_gone':
@@ -164,8 +164,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
           },
         ]);
     }
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }
 
 /**
@@ -173,14 +173,13 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
  * policy and incidents stay (the incidents follow it to its owner's scope).
  */
 export async function returnToOwner(monitorId: string, teamId: string): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
-    if (!current || current.team_id !== teamId) return;
+    if (!current || current.team_id !== teamId) return DONE;
     const next: Monitor = { ...current, team_id: null, team_seq: current.team_seq + 1, updated_at: clock.nowIso() };
     const { outcome } = await repository.changeMonitor({ current, next, callerId: current.owner_id, currentTeamGone: true, keepPolicy: true });
-    if (outcome === 'ok') return;
-  }
-  throw gaveUp(monitorId);
+    return outcome === 'ok' ? DONE : undefined;
+  }, gaveUp(monitorId));
 }
 
 /**
@@ -189,7 +188,7 @@ export async function returnToOwner(monitorId: string, teamId: string): Promise<
  */
 export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
   let currentTeamGone = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
@@ -202,13 +201,13 @@ export async function deleteMonitor(caller: Caller, monitorId: string): Promise<
     });
     if (outcome === 'ok') {
       await repository.purgeMonitorItems(monitorId);
-      return;
+      return DONE;
     }
     if (outcome === 'from_role') throw accessRefusal('team_role', item, monitorNotFound);
     if (outcome === 'from_gone') {
       if (!owner) throw monitorNotFound();
       currentTeamGone = true;
     }
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }

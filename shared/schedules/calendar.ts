@@ -14,6 +14,7 @@ import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys, ownerIndex, teamIndex } from '../platform/db/keys.js';
 import { queryIndex, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { NotFoundError } from '../platform/errors.js';
 import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
 import { readScopes } from '../teams/access.js';
@@ -24,7 +25,6 @@ import { renderingOf } from './service.js';
 const DAY_MS = 86_400_000;
 export const CALENDAR_DAYS_BACK = 7;
 export const CALENDAR_DAYS_AHEAD = 90;
-const MAX_ATTEMPTS = 5;
 
 const calendarNotFound = () => new NotFoundError('Calendar not found');
 
@@ -32,7 +32,7 @@ const calendarNotFound = () => new NotFoundError('Calendar not found');
 export async function newCalendarToken(caller: Caller) {
   const token = randomBytes(32).toString('base64url');
   const hash = linkTokenHash(token);
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const { Item: account } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.account(caller.userId), ConsistentRead: true }));
     // Every signed-in user has an account (written at sign-up, before any token).
     if (!account) throw new Error(`No account ${caller.userId} for a signed-in caller`);
@@ -56,8 +56,8 @@ export async function newCalendarToken(caller: Caller) {
     if ((await transactOutcome(items)).outcome === 'ok') {
       return { url: `${requireEnv(env.publicApiUrl).replace(/\/$/, '')}/calendars/${token}.ics` };
     }
-  }
-  throw new Error(`Account ${caller.userId} kept changing its calendar token; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Account ${caller.userId} kept changing its calendar token; gave up after ${attempts} attempts`);
 }
 
 /** The feed of `file` (`<token>.ics`): `404 Calendar not found` for anything but a current token. */

@@ -11,6 +11,7 @@ import { clock } from '../platform/clock.js';
 import { accountItem } from '../accounts/model.js';
 import { attributes, keys } from '../platform/db/keys.js';
 import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { decodeCursor, pageView } from '../platform/api/paging.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
@@ -37,7 +38,7 @@ export const scheduleNotFound = () => new NotFoundError('Schedule not found');
 const overrideNotFound = () => new NotFoundError('Override not found');
 export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
 
-const MAX_ATTEMPTS = 5;
+const scheduleKeptChanging = (scheduleId: string) => (attempts: number) => `Schedule ${scheduleId} kept changing; gave up after ${attempts} attempts`;
 const DAY_MS = 86_400_000;
 
 type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
@@ -101,7 +102,7 @@ export async function getSchedule(caller: Caller, scheduleId: string) {
  */
 export async function updateSchedule(caller: Caller, scheduleId: string, changes: UpdateScheduleInput) {
   if (Object.values(changes).every((value) => value === undefined)) throw new BadRequestError('No updates provided');
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
     const owner = current.owner_id === caller.userId;
@@ -131,8 +132,8 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
     const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
     if (stillSame && moving && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, scheduleKeptChanging(scheduleId));
 }
 
 /** `409`, naming the policies that target the schedule. */
@@ -146,7 +147,7 @@ async function inUse(scheduleId: string) {
 
 /** Deletes a schedule no policy targets: its owner, or an OWNER or ADMIN of the team it is shared with; then its overrides. */
 export async function deleteSchedule(caller: Caller, scheduleId: string) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
     const owner = current.owner_id === caller.userId;
@@ -154,14 +155,13 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
     const { outcome, item } = await repository.deleteSchedule(current, owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS));
     if (outcome === 'ok') {
       await repository.purgeSchedule(scheduleId);
-      return;
+      return DONE;
     }
     if (outcome !== 'refused') throw accessRefusal(outcome, item, scheduleNotFound);
     const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
     if (stillSame && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
-    // gone or moved meanwhile: read again
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined; // gone or moved meanwhile: read again
+  }, scheduleKeptChanging(scheduleId));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
 
 /** Puts a person on call over every layer for a span (the schedule's managers; the person may be on call in it). */
 export async function createOverride(caller: Caller, scheduleId: string, input: CreateOverrideInput) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const schedule = await repository.getSchedule(scheduleId);
     const guard = writeGuard(caller.userId, schedule, OPERATORS, scheduleNotFound);
     const override: StoredOverride = {
@@ -186,8 +186,8 @@ export async function createOverride(caller: Caller, scheduleId: string, input: 
     if (outcome === 'ok') return overrideView(override);
     if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');
     if (outcome !== 'schedule_changed') throw accessRefusal(outcome, item, scheduleNotFound);
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, scheduleKeptChanging(scheduleId));
 }
 
 /** A page of the overrides that overlap `[from, to)` (`from` defaults to now), by start. */

@@ -7,27 +7,7 @@
 import { getSchedule } from '../schedules/repository.js';
 import { renderShifts } from '../schedules/render.js';
 import { eligiblePeople, renderingOf } from '../schedules/service.js';
-import type { EscalationTarget } from './model.js';
-
-/** Who a page went to, and through what. */
-export interface PagedRecipient {
-  email: string;
-  user_id?: string;
-  user_name?: string;
-  /** The schedule they were on call in, for a schedule target. */
-  schedule_id?: string;
-}
-
-/** A schedule target with nobody on call at the page (or gone since the policy named it). */
-export interface UnstaffedSchedule {
-  schedule_id: string;
-  schedule_name: string | null;
-}
-
-export interface ResolvedTargets {
-  recipients: PagedRecipient[];
-  nobodyOnCall: UnstaffedSchedule[];
-}
+import type { EscalationTarget, PagedRecipient, ResolvedTargets, UnstaffedSchedule } from '../escalation/model.js';
 
 /** Who `targets` page at `at`; `teamId`: the policy's team, whose members alone are paged as people. */
 export async function resolveTargets(targets: readonly EscalationTarget[], at: string, teamId: string | null): Promise<ResolvedTargets> {

@@ -1,18 +1,18 @@
 /**
- * Automatic incidents: opened by a signal (a failed monitor check, an alert from a monitoring tool)
- * rather than a person, and resolved by one (recovery, the tool's resolve). Both signals go through
- * these two functions, so an alert pages, e-mails subscribers and writes the timeline exactly as a
- * failed check does: the same items, the same outbox events, in one transaction.
+ * Paging, stage 2 — open: the automatic incident a signal opens (`signal.ts` decides when), with its
+ * escalation plan, in one transaction. Every signal goes through `openAutomaticIncident`, so an alert
+ * or a missed heartbeat pages, e-mails subscribers and writes the timeline exactly as a failed check
+ * does: the same items, the same outbox events.
  *
- * What keeps an automatic incident from being opened twice is the caller's `claim`: an item written
+ * What keeps an automatic incident from being opened twice is the signal's `claim`: an item written
  * in the opening transaction on the condition that it is absent (or points at a resolved incident),
- * and released in the resolving one — the monitor's open-incident marker for checks, one dedup item
- * per (monitor, dedup key) for alerts.
+ * and released in the resolving one (`resolve.ts`) — the monitor's open-incident marker for checks,
+ * one dedup item per (monitor, dedup key) for alerts, the heartbeat's incident marker.
  */
 import { randomUUID } from 'node:crypto';
 import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
-import { itemAbsent, keys, type Key } from '../platform/db/keys.js';
+import { keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
 import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
@@ -21,23 +21,9 @@ import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { Monitor } from '../monitors/model.js';
 import { countIncident } from '../monitors/repository.js';
-import type { Incident, Severity } from './model.js';
-import * as incidents from './repository.js';
-import { applyChanges, statusEvents } from './service.js';
-import { changeEntries, createdEntry, pagedEntry, timelinePut, type TimelineDetails } from './timeline.js';
-
-/**
- * The claim on `key` for a new incident, a Put on the condition that no claim is there, or that it
- * still names the incident it was read naming (`stale`: since resolved by a person).
- */
-export const claimPut = (key: Key, type: string, stale: string | undefined, fields: Record<string, unknown> = {}) => (incidentId: string): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...key, type, incident_id: incidentId, ...fields },
-    ConditionExpression: stale ? `${itemAbsent} OR incident_id = :stale` : itemAbsent,
-    ExpressionAttributeValues: stale ? { ':stale': stale } : undefined,
-  },
-});
+import type { Incident, Severity } from '../incidents/model.js';
+import * as incidents from '../incidents/repository.js';
+import { createdEntry, pagedEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -138,47 +124,4 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
   }
   if (outcome === 'conflict') throw new Error(`Unexpected conflict opening incident ${incident.id}`);
   return undefined;
-}
-
-const MAX_ATTEMPTS = 5;
-
-/**
- * Resolves an automatic incident and releases its claim (the item at `claimKey(monitorId)`, deleted on
- * the condition that it still names the incident), with the `incident.resolved` event and the
- * `resolved` entry (`resolvedDetails` added to it: by whom). Already resolved (by a person): only the
- * stale claim goes; `false`.
- */
-export async function resolveAutomaticIncident(
-  incidentId: string,
-  claimKey: (monitorId: string) => Key,
-  resolvedDetails: TimelineDetails = {},
-): Promise<boolean> {
-  const release = (monitorId: string): TransactItem => ({
-    Delete: {
-      TableName: tableName(),
-      Key: claimKey(monitorId),
-      ConditionExpression: 'incident_id = :incident',
-      ExpressionAttributeValues: { ':incident': incidentId },
-    },
-  });
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await incidents.getIncident(incidentId);
-    if (!current || current.status === 'RESOLVED') {
-      // Already resolved by hand: manual resolution wins; only the stale claim goes.
-      if (current) await incidents.releaseMarker(release(current.monitor_id));
-      return false;
-    }
-    const now = incidents.writeInstant(current);
-    const next = applyChanges(current, { status: 'RESOLVED' }, now);
-    const { outcome } = await incidents.writeIncidentChange(current, next, [
-      release(current.monitor_id),
-      ...statusEvents(current, next, now),
-      ...changeEntries(current, next, null, now).map((spec) => timelinePut({ ...spec, details: { ...spec.details, ...resolvedDetails } })),
-    ]);
-    if (outcome === 'ok') {
-      countMetric('IncidentResolved');
-      return true;
-    }
-  }
-  throw new Error(`Incident ${incidentId}: could not resolve after ${MAX_ATTEMPTS} attempts`);
 }

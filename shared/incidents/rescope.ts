@@ -13,10 +13,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemPresent, keys, transitAttribute } from '../platform/db/keys.js';
 import { conditionFailure, updateExpression } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { getIncident, incidentIndexKeys, listMonitorIncidents } from '../incidents/repository.js';
-import type { Incident } from '../incidents/model.js';
-import { getMonitor } from './repository.js';
+import { getIncident, incidentIndexKeys, listMonitorIncidents } from './repository.js';
+import type { Incident } from './model.js';
+import { getMonitor } from '../monitors/repository.js';
 
 const CONCURRENCY = 8;
 const PASSES = 5;
@@ -63,7 +64,7 @@ export async function rescopeIncidents(
  */
 async function rescope(read: Incident, target: { teamId: string | null; seq: number }): Promise<boolean> {
   let incident: Incident | undefined = read;
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  return retryOnConflict(async () => {
     if (!incident || incident.team_seq >= target.seq) return false;
     const { set, remove } = incidentIndexKeys({ ...incident, team_id: target.teamId });
     try {
@@ -86,9 +87,9 @@ async function rescope(read: Incident, target: { teamId: string | null; seq: num
     } catch (error) {
       if (!conditionFailure(error)) throw error;
       incident = await getIncident(incident.id);
+      return undefined;
     }
-  }
-  throw new Error(`Incident ${read.id} kept changing while being re-scoped`);
+  }, () => `Incident ${read.id} kept changing while being re-scoped`);
 }
 
 /** Removes the transit of that move from the team (a later move's transit, or a deleted team, is left alone). */

@@ -1,5 +1,6 @@
 /**
- * Escalation at send time. Each step of an automatic incident is paged at most once, and only
+ * Paging, stage 4 — page: an escalation step at send time (its schedule fired, or it was due at
+ * once). Each step of an automatic incident is paged at most once, and only
  * while the incident is neither acknowledged nor resolved — checked in the same transaction
  * that marks the step sent and records the `incident.escalation_step` event.
  */
@@ -9,13 +10,14 @@ import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
-import { MAX_INCIDENT_STEPS, type EscalationTarget } from './model.js';
-import { resolveTargets, type UnstaffedSchedule } from './targets.js';
+import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
+import { resolveTargets } from './targets.js';
 
 export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)) });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
@@ -25,17 +27,17 @@ export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'u
 /** A step invoked before it is due (not by its schedule, which fires on time) waits for it. */
 const EARLY_TOLERANCE_MS = 1_000;
 
-const MAX_ATTEMPTS = 5;
-
 /** Told of each schedule a sent page found nobody on call in (the caller logs it as an error). */
 export type NobodyOnCallReport = (facts: { incident_id: string; step_order: number } & UnstaffedSchedule) => void;
 
-export async function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const outcome = await trySendStep(input, report);
-    if (outcome !== 'changed') return outcome;
-  }
-  throw new Error(`Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome> {
+  return retryOnConflict(
+    async () => {
+      const outcome = await trySendStep(input, report);
+      return outcome === 'changed' ? undefined : outcome;
+    },
+    (attempts) => `Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${attempts} attempts`,
+  );
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */

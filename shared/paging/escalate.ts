@@ -1,29 +1,21 @@
 /**
- * Turns a new automatic incident's escalation plan into one one-time EventBridge Scheduler
- * schedule per step (deterministic names, deleted after they fire), each invoking the
- * escalation-step function. Steps already due are paged at once.
+ * Paging, stage 3 — escalate: turns a new automatic incident's escalation plan (its
+ * `incident.created` event) into one one-time EventBridge Scheduler schedule per step
+ * (deterministic names, deleted after they fire), each invoking the escalation-step function
+ * (`page.ts`). Steps already due are paged at once.
  */
-import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { ConflictException, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { env } from '../system.js';
-import { leanClient } from '../platform/aws-client.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { sendEscalationStep, type NobodyOnCallReport } from './steps.js';
-
-let client: SchedulerClient | undefined;
-const scheduler = () => (client ??= leanClient(new SchedulerClient({})));
+import { atExpression, scheduler } from '../platform/scheduler.js';
+import { sendEscalationStep, type NobodyOnCallReport } from './page.js';
 
 /** Steps due within this window are sent now rather than scheduled. */
 const SEND_NOW_WINDOW_MS = 30_000;
 
 export const scheduleName = (incidentId: string, stepOrder: number) => `esc-${incidentId}-${stepOrder}`;
-
-/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second: a schedule never fires early. */
-export function atExpression(iso: string) {
-  const ms = Date.parse(iso);
-  return `at(${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)})`;
-}
 
 export async function scheduleEscalation(event: EventDetail<'incident.created'>, report?: NobodyOnCallReport) {
   const outcomes: { step_order: number; outcome: string }[] = [];
