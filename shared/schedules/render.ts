@@ -9,15 +9,15 @@
  * internal steps (a test holds them equal for a range at the layer's start and ten years on).
  *
  * The rules (docs/decisions.md, "Schedules"):
- * - a layer covers every instant from its `start` (its first handoff, `members[0]` on call), within its
- *   restriction windows if it has any; members take turns in order, one shift each, round and round;
+ * - a layer covers every instant from its `start` (`members[0]` on call until the first handoff after it),
+ *   within its restriction windows if it has any; members take turns in order, one shift each, round and round;
  * - where several layers cover an instant, the later layer wins; an override wins over every layer, and
  *   where overrides overlap, the one created later wins (ties: the greater id);
  * - a shift is one person's time from one source (one layer, or overrides); back-to-back pieces of the
  *   same person from the same source are merged, pieces from different sources are not.
  */
 import type { Layer, ScheduleOverride, ScheduleRules } from './model.js';
-import { addDays, daysBetween, instantOf, localDate, localDateAt, parseLocalDateTime, parseWallTime, weekday, type LocalDate, type WallTime } from './zone.js';
+import { addDays, daysBetween, instantOf, localDate, localDateAt, parseLocalDateTime, parseWallTime, weekday, type LocalDate } from './zone.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -189,21 +189,29 @@ function rotationOf(layer: Layer, zone: string): RotationClock {
   const start = parseLocalDateTime(layer.start);
   if (!start) throw new Error(`Layer "${layer.name}" has no valid start`);
   const startDate = localDate(start.year, start.month, start.day);
-  const time: WallTime = { hour: start.hour, minute: start.minute };
-  const origin = instantOf(startDate, time, zone);
+  const origin = instantOf(startDate, { hour: start.hour, minute: start.minute }, zone);
   if (layer.rotation.type === 'hourly') {
     // Fixed durations: arithmetic on instants.
     const length = layer.rotation.length * HOUR_MS;
     return { handoff: (turn) => origin + turn * length, turnAt: (at) => Math.floor((at - origin) / length) };
   }
-  // Daily and weekly: every handoff at the start's wall-clock time, `days` local calendar days apart.
+  // Daily and weekly: a grid of handoffs at `handoff_time` on the local dates `start`'s date + k × `days`
+  // (counted on the calendar). `members[0]` is on call from `start` to the first grid handoff after it
+  // (a shorter first shift when `handoff_time` is not `start`'s time of day); every later turn runs from
+  // one grid handoff to the next.
   const days = layer.rotation.length * (layer.rotation.type === 'weekly' ? 7 : 1);
-  const handoff = (turn: number) => (turn === 0 ? origin : instantOf(addDays(startDate, turn * days), time, zone));
+  const time = (layer.handoff_time ? parseWallTime(layer.handoff_time) : undefined) ?? { hour: start.hour, minute: start.minute };
+  const grid = (k: number) => instantOf(addDays(startDate, k * days), time, zone);
+  // The first grid handoff strictly after `start`: on its own date, or one period on (where the clocks
+  // jump, a handoff can land on `start` itself; it is never twice on one side of it).
+  let first = 0;
+  while (grid(first) <= origin) first += 1;
+  const handoff = (turn: number) => (turn === 0 ? origin : grid(first + turn - 1));
   return {
     handoff,
     turnAt(at, stats) {
-      let turn = Math.max(0, Math.floor(daysBetween(startDate, localDateAt(at, zone)) / days));
-      // The count of days lands on the right turn or the one after it (before the handoff on its day).
+      let turn = Math.max(0, Math.floor(daysBetween(startDate, localDateAt(at, zone)) / days) - first + 1);
+      // Counting local days lands on the right turn or next to it (before the handoff on its day).
       while (turn > 0 && handoff(turn) > at) (turn -= 1), (stats.steps += 1);
       while (handoff(turn + 1) <= at) (turn += 1), (stats.steps += 1);
       return turn;

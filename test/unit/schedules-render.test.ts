@@ -155,6 +155,110 @@ describe('handoffs on both sides of every DST change of 2026', () => {
   });
 });
 
+describe('a handoff_time other than the time of day of start', () => {
+  const run = (zone: string, start: string, handoff_time: string, type: 'daily' | 'weekly', length: number, from: string, to: string) =>
+    renderShifts(schedule(zone, layer({ start, handoff_time, rotation: { type, length }, members: [A, B, C] })), [], from, to).map((shift) => [shift.user_id, shift.start, shift.end]);
+
+  it('runs the first shift from start to the first handoff after it, on the grid of start\'s date', () => {
+    // Berlin, Monday 2 March 12:00 with 09:00 handoffs: Ana until Tuesday 09:00 (21 hours), then whole days.
+    expect(run('Europe/Berlin', '2026-03-02T12:00', '09:00', 'daily', 1, '2026-03-01T00:00:00.000Z', '2026-03-04T08:00:00.000Z')).toEqual([
+      [A, '2026-03-02T11:00:00.000Z', '2026-03-03T08:00:00.000Z'],
+      [B, '2026-03-03T08:00:00.000Z', '2026-03-04T08:00:00.000Z'],
+    ]);
+    // Starting at 06:00 with 09:00 handoffs: Ana's first shift is the three hours before the first handoff that day.
+    expect(run('Europe/Berlin', '2026-03-02T06:00', '09:00', 'daily', 1, '2026-03-01T00:00:00.000Z', '2026-03-03T08:00:00.000Z')).toEqual([
+      [A, '2026-03-02T05:00:00.000Z', '2026-03-02T08:00:00.000Z'],
+      [B, '2026-03-02T08:00:00.000Z', '2026-03-03T08:00:00.000Z'],
+    ]);
+    // Three-day turns keep the grid of start's date: handoffs on 5 and 8 March, not 3 and 6.
+    expect(run('UTC', '2026-03-02T12:00', '09:00', 'daily', 3, '2026-03-01T00:00:00.000Z', '2026-03-08T12:00:00.000Z')).toEqual([
+      [A, '2026-03-02T12:00:00.000Z', '2026-03-05T09:00:00.000Z'],
+      [B, '2026-03-05T09:00:00.000Z', '2026-03-08T09:00:00.000Z'],
+      [C, '2026-03-08T09:00:00.000Z', '2026-03-08T12:00:00.000Z'],
+    ]);
+  });
+
+  it('a weekly rotation hands off on start\'s weekday at handoff_time, across the change to summer time', () => {
+    // Wednesday 25 March 12:00 CET, Wednesday handoffs at 09:00: 1 April 09:00 is already summer time (07:00Z).
+    expect(run('Europe/Berlin', '2026-03-25T12:00', '09:00', 'weekly', 1, '2026-03-20T00:00:00.000Z', '2026-04-08T07:00:00.000Z')).toEqual([
+      [A, '2026-03-25T11:00:00.000Z', '2026-04-01T07:00:00.000Z'],
+      [B, '2026-04-01T07:00:00.000Z', '2026-04-08T07:00:00.000Z'],
+    ]);
+    // New York, Friday 30 October 18:00 EDT, Monday handoffs would not be the grid: Friday 08:00 it is (EST from 1 November).
+    expect(run('America/New_York', '2026-10-30T18:00', '08:00', 'weekly', 1, '2026-10-30T00:00:00.000Z', '2026-11-13T13:00:00.000Z')).toEqual([
+      [A, '2026-10-30T22:00:00.000Z', '2026-11-06T13:00:00.000Z'],
+      [B, '2026-11-06T13:00:00.000Z', '2026-11-13T13:00:00.000Z'],
+    ]);
+  });
+
+  it('a start in a spring-forward gap whose handoff falls on the same jump makes a whole first turn', () => {
+    // 02:30 on 29 March does not exist in Berlin: the layer starts at the jump (01:00Z), which is 03:00 CEST,
+    // the handoff time itself; so the first handoff after start is the next day's.
+    expect(run('Europe/Berlin', '2026-03-29T02:30', '03:00', 'daily', 1, '2026-03-28T00:00:00.000Z', '2026-03-31T01:00:00.000Z')).toEqual([
+      [A, '2026-03-29T01:00:00.000Z', '2026-03-30T01:00:00.000Z'],
+      [B, '2026-03-30T01:00:00.000Z', '2026-03-31T01:00:00.000Z'],
+    ]);
+  });
+
+  it('property: across a DST change, the first shift begins at start and every handoff after is at handoff_time, on the grid of start\'s date', () => {
+    const changes: Record<string, string[]> = {
+      'America/New_York': ['2026-03-08', '2026-11-01'],
+      'Europe/Berlin': ['2026-03-29', '2026-10-25'],
+      'Australia/Sydney': ['2026-04-05', '2026-10-04'],
+      'Australia/Lord_Howe': ['2026-04-05', '2026-10-04'],
+      'America/Santiago': ['2026-04-05', '2026-09-06'],
+    };
+    const arbitrary = fc.record({
+      zone: fc.constantFrom(...Object.keys(changes)),
+      change: fc.constantFrom(0, 1),
+      before: fc.integer({ min: 0, max: 20 }),
+      startTime: wallTime,
+      handoff: wallTime,
+      type: fc.constantFrom('daily' as const, 'weekly' as const),
+      length: fc.integer({ min: 1, max: 3 }),
+    });
+    fc.assert(
+      fc.property(arbitrary, ({ zone, change, before, startTime, handoff, type, length }) => {
+        const startDate = new Date(Date.parse(`${changes[zone]![change]}T00:00:00Z`) - before * DAY).toISOString().slice(0, 10);
+        const start = `${startDate}T${startTime}`;
+        const rules = schedule(zone, layer({ start, handoff_time: handoff, rotation: { type, length }, members: [A, B, C] }));
+        const origin = layerOrigin(rules, rules.layers[0]!);
+        const days = length * (type === 'weekly' ? 7 : 1);
+        // Long enough to cross the change and hand off a few times after it.
+        const shifts = renderShifts(rules, [], iso(origin - DAY), iso(origin + (before + 3 * days + 2) * DAY));
+        expect(shifts[0]!.start).toBe(iso(origin));
+        const handoffs = shifts.slice(1).map((shift) => shift.start);
+        expect(handoffs.length).toBeGreaterThanOrEqual(3);
+        let expectedDate: string | undefined;
+        handoffs.forEach((at, index) => {
+          expect(shifts[index]!.end).toBe(at); // no gap
+          const local = wall(zone, at);
+          // At handoff_time, or (a spring-forward gap) the jump past it: the minute before was still before it, on that day.
+          if (local.time !== handoff) {
+            const previous = wall(zone, Date.parse(at) - 60_000);
+            expect(previous.date).toBe(local.date);
+            expect(previous.time < handoff && handoff < local.time).toBe(true);
+          }
+          if (expectedDate) expect(local.date).toBe(expectedDate);
+          else {
+            // The first handoff after start: on start's date if one lies after start that day, else one period on.
+            const startWall = wall(zone, origin);
+            const sameDay = startWall.date === startDate && startWall.time < handoff && Date.parse(at) > origin;
+            const onStartDate = local.date === startDate;
+            if (onStartDate) expect(Date.parse(at)).toBeGreaterThan(origin);
+            else {
+              expect(local.date).toBe(new Date(Date.parse(`${startDate}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10));
+              expect(sameDay).toBe(false);
+            }
+          }
+          expectedDate = new Date(Date.parse(`${local.date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('restrictions', () => {
   it('cover only their windows; a window whose end is before its start ends the next day, by local wall clock on a DST night', () => {
     // Saturday nights 22:00–06:00 in Berlin: the night of the change to summer time is 7 hours, to winter time 9.
