@@ -13,8 +13,9 @@
  *   within its restriction windows if it has any; members take turns in order, one shift each, round and round;
  * - where several layers cover an instant, the later layer wins; an override wins over every layer, and
  *   where overrides overlap, the one created later wins (ties: the greater id);
- * - a shift is one person's time from one source (one layer, or overrides); back-to-back pieces of the
- *   same person from the same source are merged, pieces from different sources are not.
+ * - a shift is one person's unbroken time on call: back-to-back pieces of the same person are merged
+ *   whatever their sources (layers, overrides), and the shift shows the source and layer of its first piece
+ *   (within the rendered range).
  */
 import type { Layer, ScheduleOverride, ScheduleRules } from './model.js';
 import { addDays, daysBetween, instantOf, localDate, localDateAt, parseLocalDateTime, parseWallTime, weekday, type LocalDate } from './zone.js';
@@ -150,7 +151,8 @@ function combine(layers: Piece[][], overrides: { start: number; end: number; use
     }
     if (!top) continue;
     const last = result[result.length - 1];
-    if (last && last.end === top.start && last.user === top.user && last.layer === top.layer) last.end = top.end;
+    // One person's back-to-back pieces are one shift, whatever their sources; it keeps its first piece's.
+    if (last && last.end === top.start && last.user === top.user) last.end = top.end;
     else result.push(top);
   }
   return result;
