@@ -566,6 +566,46 @@ describe('properties', () => {
     );
   });
 
+  it("leave no gap inside a layer's coverage with restrictions: uncovered exactly where every layer's windows exclude (by Intl's wall clock), nowhere else", () => {
+    const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+    const weekdays = new Map<string, Intl.DateTimeFormat>();
+    const weekdayOf = (zone: string, at: number) => {
+      let format = weekdays.get(zone);
+      if (!format) weekdays.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, weekday: 'short' })));
+      return format.format(new Date(at)).toLowerCase().slice(0, 3);
+    };
+    const offset = (zone: string, at: number) => {
+      const { date, time } = wall(zone, at);
+      return Date.parse(`${date}T${time}:00Z`) - (at - (((at % 60_000) + 60_000) % 60_000));
+    };
+    /** The oracle: a restriction window by the local wall clock (one whose end is at or before its start ends the next day). */
+    const inWindows = (zone: string, l: Layer, at: number) => {
+      const { time } = wall(zone, at);
+      const day = weekdayOf(zone, at);
+      const yesterday = DAYS[(DAYS.indexOf(day) + 6) % 7]!;
+      return l.restrictions!.some((r) =>
+        r.end <= r.start ? (r.days.includes(day as never) && time >= r.start) || (r.days.includes(yesterday as never) && time < r.end) : r.days.includes(day as never) && r.start <= time && time < r.end,
+      );
+    };
+    fc.assert(
+      fc.property(caseArbitrary(true), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 60, maxLength: 60 }), ({ rules, overrides, from, to }, fractions) => {
+        const shifts = renderShifts(rules, overrides, iso(from), iso(to));
+        const covered = (at: number) => shifts.some((shift) => Date.parse(shift.start) <= at && at < Date.parse(shift.end));
+        const oracle = (at: number) =>
+          overrides.some((o) => Date.parse(o.start) <= at && at < Date.parse(o.end)) ||
+          rules.layers.some((l) => at >= layerOrigin(rules, l) && (!l.restrictions?.length || inWindows(rules.time_zone, l, at)));
+        const points = [...fractions.map((f) => Math.floor(from + f * (to - from - 1))), ...shifts.flatMap((shift) => [Date.parse(shift.start) - 1, Date.parse(shift.end)])];
+        for (const at of points) {
+          if (at < from || at >= to) continue;
+          // Within two hours of a change of offset the wall clock repeats or skips times: the deterministic tests cover those.
+          if (offset(rules.time_zone, at - 2 * HOUR) !== offset(rules.time_zone, at + 2 * HOUR)) continue;
+          expect(covered(at), `${iso(at)} in ${rules.time_zone}`).toBe(oracle(at));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('onCallAt(t) agrees with the shifts for a random t', () => {
     fc.assert(
       fc.property(caseArbitrary(true), ({ rules, overrides, from, to, t }) => {
