@@ -70,7 +70,7 @@ export async function createSchedule(caller: Caller, input: CreateScheduleInput)
     policy_count: 0,
   };
   const guard = schedule.team_id ? teamGuard(schedule.team_id, caller.userId, OPERATORS) : [];
-  const people = repository.personChecks(schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
+  const people = repository.schedulePeople(schedule.id, schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
   const { outcome, item } = await repository.insertSchedule(schedule, guard, people);
   if (isPerson(outcome)) throw personRefusal(outcome, schedule.layers, schedule.team_id);
   if (outcome !== 'ok') throw shareRefusal(outcome, item);
@@ -120,7 +120,7 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     const to: Guard = moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [];
     // The caller's membership of the team the schedule ends in is already checked by a guard.
     const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
-    const people = changes.layers || moving ? repository.personChecks(next.team_id, peopleOf(next.layers), guarded) : [];
+    const people = changes.layers || moving ? repository.schedulePeople(next.id, next.team_id, peopleOf(next.layers), guarded) : [];
     const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
     if (outcome === 'ok') return scheduleView(next);
     if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
@@ -181,7 +181,7 @@ export async function createOverride(caller: Caller, scheduleId: string, input: 
       created_by: caller.userId,
       created_at: clock.nowIso(),
     };
-    const person = repository.personChecks(schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
+    const person = repository.schedulePeople(scheduleId, schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
     const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person);
     if (outcome === 'ok') return overrideView(override);
     if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');
