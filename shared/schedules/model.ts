@@ -149,6 +149,11 @@ export type UpdateScheduleInput = z.output<typeof updateScheduleInput>;
 export interface ScheduleRules {
   time_zone: string;
   layers: Layer[];
+  /**
+   * People who may be on call only before an instant (ISO 8601; removed from the schedule's team then): their
+   * turns and overrides count before it, and from it on the rotations go on as if they had never been in them.
+   */
+  left?: Record<string, string>;
 }
 
 /** A UTC instant, kept as `toISOString()` writes it (so stored instants sort as text). */

@@ -105,7 +105,28 @@ function shiftOf(rules: ScheduleRules, piece: Piece): Shift {
 
 function render(rules: ScheduleRules, overrides: readonly ScheduleOverride[], from: number, to: number, stats: RenderStats): Piece[] {
   if (!(from < to)) return [];
-  const layers = rules.layers.map((layer, index) => layerPieces(layer, index, rules.time_zone, from, to, stats));
+  const left = Object.entries(rules.left ?? {}).map(([user, at]) => ({ user, at: Date.parse(at) }));
+  if (left.length === 0) return renderSpan(rules.layers, rules.time_zone, overrides, from, to, stats);
+  // People who left: one span between each two departures in range, rendered with those still there at its start.
+  const cuts = [...new Set(left.map(({ at }) => at).filter((at) => from < at && at < to))].sort((a, b) => a - b);
+  const bounds = [from, ...cuts, to];
+  const result: Piece[] = [];
+  for (let index = 0; index + 1 < bounds.length; index += 1) {
+    const start = bounds[index]!;
+    const gone = new Set(left.filter(({ at }) => at <= start).map(({ user }) => user));
+    const layers = rules.layers.map((layer) => ({ ...layer, members: layer.members.filter((user) => !gone.has(user)) }));
+    const staying = overrides.filter((override) => !gone.has(override.user_id));
+    for (const piece of renderSpan(layers, rules.time_zone, staying, start, bounds[index + 1]!, stats)) {
+      const last = result[result.length - 1];
+      if (last && last.end === piece.start && last.user === piece.user) last.end = piece.end;
+      else result.push(piece);
+    }
+  }
+  return result;
+}
+
+function renderSpan(layerList: readonly Layer[], zone: string, overrides: readonly ScheduleOverride[], from: number, to: number, stats: RenderStats): Piece[] {
+  const layers = layerList.map((layer, index) => layerPieces(layer, index, zone, from, to, stats));
   const ranked = overrides
     .map((override) => ({ override, start: Date.parse(override.start), end: Date.parse(override.end) }))
     .filter(({ start, end }) => start < to && end > from && start < end)
@@ -160,6 +181,7 @@ function combine(layers: Piece[][], overrides: { start: number; end: number; use
 
 /** One layer's coverage within [from, to): its rotation's shifts cut to its restriction windows. */
 function layerPieces(layer: Layer, index: number, zone: string, from: number, to: number, stats: RenderStats): Piece[] {
+  if (layer.members.length === 0) return [];
   const rotation = rotationOf(layer, zone);
   const lo = Math.max(from, rotation.handoff(0));
   if (lo >= to) return [];

@@ -247,29 +247,40 @@ describe('schedules', () => {
     expect((await api.request('GET', '/calendars/nothing.ics')).status).toBe(404);
   });
 
-  it('drops a member removed from the team from every rotation of its schedules at once (the next member takes their turns)', async () => {
+  it('drops a member removed from the team from every rotation from the removal on (the next member takes their turns), keeping the shifts before it', async () => {
     const { OWNER: owner, ADMIN: admin, MEMBER: member } = fx.users;
     const created = await create('OWNER', { team_id: fx.team.id, layers: [weekly([member.id, admin.id, owner.id])] });
     const path = `/api/schedules/${created.body.schedule.id}`;
     await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: member.id, start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } });
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: member.id, start: '2026-11-03T00:00:00Z', end: '2026-11-03T01:00:00Z' } });
     const shifts = async () =>
       (await api.request('GET', `${path}/shifts?from=2026-11-02T08:00:00Z&to=2026-11-23T08:00:00Z`, { token: owner.token })).body.shifts.map(
-        (shift: { user_id: string; start: string; source: string }) => [shift.user_id, shift.start, shift.source],
+        (shift: { user_id: string; start: string; end: string; source: string }) => [shift.user_id, shift.start, shift.end, shift.source],
       );
+    const onCall = async (at: string) =>
+      (await api.request('GET', `${path}/on-call?at=${at}`, { token: owner.token })).body.on_call.map((entry: { user_id: string; from: string; until: string }) => [entry.user_id, entry.from, entry.until]);
     expect(await shifts()).toEqual([
-      [member.id, '2026-11-02T08:00:00.000Z', 'layer'],
-      [admin.id, '2026-11-09T08:00:00.000Z', 'layer'],
-      [owner.id, '2026-11-16T08:00:00.000Z', 'layer'],
-      [member.id, '2026-11-20T00:00:00.000Z', 'override'],
-      [owner.id, '2026-11-21T00:00:00.000Z', 'layer'],
+      [member.id, '2026-11-02T08:00:00.000Z', '2026-11-09T08:00:00.000Z', 'layer'], // her own override inside merges
+      [admin.id, '2026-11-09T08:00:00.000Z', '2026-11-16T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-16T08:00:00.000Z', '2026-11-20T00:00:00.000Z', 'layer'],
+      [member.id, '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 'override'],
+      [owner.id, '2026-11-21T00:00:00.000Z', '2026-11-23T08:00:00.000Z', 'layer'],
     ]);
+    // Removed on Thursday 5 November at 12:00Z, in the middle of her turn.
+    freezeClock(new Date('2026-11-05T12:00:00Z'));
     const removed = await api.request('DELETE', `/api/teams/${fx.team.id}/members/${fx.memberIds.MEMBER}`, { token: owner.token });
     expect(removed.status).toBe(200);
-    // As if never in the rotation: admin and owner take turns from the first handoff; the override is gone too.
+    // Before the removal, as it happened; from it on, as if she had never been in the rotation (admin and owner take
+    // turns from the layer's start), and her later override is gone.
     expect(await shifts()).toEqual([
-      [admin.id, '2026-11-02T08:00:00.000Z', 'layer'],
-      [owner.id, '2026-11-09T08:00:00.000Z', 'layer'],
-      [admin.id, '2026-11-16T08:00:00.000Z', 'layer'],
+      [member.id, '2026-11-02T08:00:00.000Z', '2026-11-05T12:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-05T12:00:00.000Z', '2026-11-09T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-09T08:00:00.000Z', '2026-11-16T08:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-16T08:00:00.000Z', '2026-11-23T08:00:00.000Z', 'layer'],
     ]);
+    expect(await onCall('2026-11-04T00:00:00Z')).toEqual([[member.id, '2026-11-02T08:00:00.000Z', '2026-11-05T12:00:00.000Z']]);
+    // Never on call now or later.
+    expect(await onCall('2026-11-05T12:00:00Z')).toEqual([[admin.id, '2026-11-05T12:00:00.000Z', '2026-11-09T08:00:00.000Z']]);
+    expect(await onCall('2026-11-20T12:00:00Z')).toEqual([[admin.id, '2026-11-16T08:00:00.000Z', '2026-11-23T08:00:00.000Z']]);
   });
 });

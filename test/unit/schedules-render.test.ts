@@ -418,6 +418,52 @@ describe('layers and overrides', () => {
   });
 });
 
+describe('people who left (removed from the team)', () => {
+  const rota = layer({ name: 'weekly', start: '2026-01-05T09:00', rotation: { type: 'weekly', length: 1 }, members: [A, B, C] });
+  const rules: ScheduleRules = { ...schedule('UTC', rota), left: { [B]: '2026-01-14T12:00:00.000Z' } };
+  const bOverride = (start: string, end: string): ScheduleOverride => ({ id: `o-${start}`, user_id: B, start, end, created_at: '2026-01-01T00:00:00.000Z' });
+
+  it('keep their turns and overrides before they left; from then on the rotation goes on as if they had never been in it', () => {
+    const overrides = [bOverride('2026-01-06T10:00:00.000Z', '2026-01-06T11:00:00.000Z'), bOverride('2026-01-20T10:00:00.000Z', '2026-01-20T11:00:00.000Z')];
+    expect(renderShifts(rules, overrides, '2026-01-05T09:00:00.000Z', '2026-01-26T09:00:00.000Z').map((shift) => [shift.user_id, shift.start, shift.end, shift.source])).toEqual([
+      [A, '2026-01-05T09:00:00.000Z', '2026-01-06T10:00:00.000Z', 'layer'],
+      [B, '2026-01-06T10:00:00.000Z', '2026-01-06T11:00:00.000Z', 'override'],
+      [A, '2026-01-06T11:00:00.000Z', '2026-01-12T09:00:00.000Z', 'layer'],
+      [B, '2026-01-12T09:00:00.000Z', '2026-01-14T12:00:00.000Z', 'layer'],
+      // [A, C] from the layer's start: C's week from the 12th, A's from the 19th; B's later override no longer counts.
+      [C, '2026-01-14T12:00:00.000Z', '2026-01-19T09:00:00.000Z', 'layer'],
+      [A, '2026-01-19T09:00:00.000Z', '2026-01-26T09:00:00.000Z', 'layer'],
+    ]);
+    expect(onCallAt(rules, overrides, '2026-01-13T00:00:00.000Z')).toEqual([{ user_id: B, source: 'layer', layer: 'weekly', from: '2026-01-12T09:00:00.000Z', until: '2026-01-14T12:00:00.000Z' }]);
+    expect(onCallAt(rules, overrides, '2026-01-14T12:00:00.000Z')).toEqual([{ user_id: C, source: 'layer', layer: 'weekly', from: '2026-01-14T12:00:00.000Z', until: '2026-01-19T09:00:00.000Z' }]);
+    expect(onCallAt(rules, overrides, '2026-01-20T10:30:00.000Z')[0]!.user_id).toBe(A);
+  });
+
+  it('property: before the departure the shifts are those with everyone, from it on those without the person, never them', () => {
+    fc.assert(
+      fc.property(caseArbitrary(true), fc.constantFrom(...USERS), fc.double({ min: 0, max: 1, noNaN: true }), ({ rules, overrides, from, to }, leaver, fraction) => {
+        const at = Math.floor(from + fraction * (to - from));
+        const withLeaver = { ...rules, left: { [leaver]: iso(at) } };
+        const shifts = renderShifts(withLeaver, overrides, iso(from), iso(to));
+        const without = (list: Shift[]) => list.map((shift) => [shift.user_id, shift.start, shift.end]);
+        const before = renderShifts(rules, overrides, iso(from), iso(at));
+        const layers = rules.layers.map((l) => ({ ...l, members: l.members.filter((user) => user !== leaver) })).filter((l) => l.members.length > 0);
+        const after = at < to ? renderShifts({ ...rules, layers }, overrides.filter((o) => o.user_id !== leaver), iso(at), iso(to)) : [];
+        // Joined at the departure where one person's time runs across it.
+        const joined: Shift[] = [];
+        for (const shift of [...before, ...after]) {
+          const last = joined.at(-1);
+          if (last && last.end === shift.start && last.user_id === shift.user_id) joined[joined.length - 1] = { ...last, end: shift.end };
+          else joined.push(shift);
+        }
+        expect(without(shifts)).toEqual(without(joined));
+        for (const shift of shifts) if (shift.user_id === leaver) expect(Date.parse(shift.end)).toBeLessThanOrEqual(at);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe('onCallAt', () => {
   const rules = schedule('Europe/Berlin', layer({ start: '2026-03-23T09:00', rotation: { type: 'weekly', length: 1 }, members: [A, B] }));
 
