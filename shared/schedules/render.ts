@@ -11,6 +11,8 @@
  * The rules (docs/decisions.md, "Schedules"):
  * - a layer covers every instant from its `start` (`members[0]` on call until the first handoff after it),
  *   within its restriction windows if it has any; members take turns in order, one shift each, round and round;
+ * - a person who left (`rules.left`, removed from the schedule's team) counts before that instant and not
+ *   from it on: the range is rendered in spans between departures, each with the people still there;
  * - where several layers cover an instant, the later layer wins; an override wins over every layer, and
  *   where overrides overlap, the one created later wins (ties: the greater id);
  * - a shift is one person's unbroken time on call: back-to-back pieces of the same person are merged
