@@ -5,23 +5,20 @@
  * the integration's monitor:
  * - trigger: adds to the monitor's open incident of that dedup key (one UpdateItem: `alert_count + 1`,
  *   `last_alert_at`; no timeline entry, no e-mail, no page), or opens an automatic incident exactly as
- *   a failed check does, claiming the dedup key in the same transaction (`attribute_not_exists`), so
- *   concurrent triggers open one;
+ *   a failed check does (the paging flow's one entry, `raise` in `../paging/signal.ts`), claiming the
+ *   dedup key in the same transaction (`attribute_not_exists`), so concurrent triggers open one;
  * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
  *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
  */
-import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, getByKeys } from '../platform/db/ops.js';
-import { countMetric } from '../platform/observability/metrics.js';
-import { monitorItem, type Monitor } from '../monitors/model.js';
-import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
-import type { Acknowledgement } from '../incidents/model.js';
-import * as incidents from '../incidents/repository.js';
-import { acknowledgementRecords } from '../incidents/timeline.js';
+import { conditionFailure } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
+import { acknowledgeAsSource } from '../paging/acknowledge.js';
+import { resolveAutomaticIncident } from '../paging/resolve.js';
+import { raise, readSignal } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
 import type { AlertEvent, TriggerEvent } from './model.js';
@@ -84,7 +81,7 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
 export async function admitKey(key: string): Promise<KeyAdmission> {
   if (!isIntegrationKeyShaped(key)) return { ok: false, reason: 'unknown' };
   const keyHash = integrationKeyHash(key);
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  return retryOnConflict<KeyAdmission>(async () => {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
     const values = { ':window': window, ':one': 1, ':now': now.toISOString() };
@@ -106,8 +103,8 @@ export async function admitKey(key: string): Promise<KeyAdmission> {
     );
     if (started.ok) return { ok: true, integration: refOf(started.item) };
     if (!started.item) return { ok: false, reason: 'unknown' };
-  }
-  throw new Error('The key\'s rate window kept changing; gave up after 5 attempts');
+    return undefined;
+  }, (attempts) => `The key's rate window kept changing; gave up after ${attempts} attempts`);
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
@@ -115,21 +112,10 @@ export type IngestEvent = AlertEvent & { message?: string | null };
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
 
-const MAX_ATTEMPTS = 5;
-
-/** The monitor and the open incident (if any) of a dedup key: one BatchGetItem. */
-async function readDedup(monitorId: string, dedupKey: string): Promise<{ monitor?: Monitor; incidentId?: string }> {
-  const read = await getByKeys({ monitor: keys.monitor(monitorId), dedup: keys.alertDedup(monitorId, dedupKey) });
-  return {
-    monitor: read.monitor ? monitorItem.parse(read.monitor) : undefined,
-    incidentId: typeof read.dedup?.incident_id === 'string' ? read.dedup.incident_id : undefined,
-  };
-}
-
-/** Applies one event of an admitted key. */
+/** Applies one event of an admitted key: a signal for the paging flow (`../paging/`). */
 export async function ingestEvent(integration: IntegrationRef, event: IngestEvent): Promise<IngestOutcome> {
   if (event.action === 'trigger') return trigger(integration, event);
-  const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
+  const { monitor, claimed: incidentId } = await readSignal(integration.monitorId, keys.alertDedup(integration.monitorId, event.dedupKey));
   if (!monitor) return 'monitor_gone';
   if (!incidentId) return 'ignored';
   return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
@@ -155,56 +141,38 @@ async function countTrigger(incidentId: string): Promise<boolean> {
   }
 }
 
+/** A trigger: the dedup key's open incident counts it, or a new one opens, claiming the key. */
 async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }): Promise<IngestOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
-    if (!monitor) return 'monitor_gone';
-    if (incidentId && (await countTrigger(incidentId))) return 'counted';
-    const now = clock.nowIso();
-    const opened = await openAutomaticIncident({
-      monitor,
+  const raised = await raise({
+    monitorId: integration.monitorId,
+    claim: { key: keys.alertDedup(integration.monitorId, event.dedupKey), type: 'alert_dedup', fields: { dedup_key: event.dedupKey } },
+    what: `dedup key ${event.dedupKey}`,
+    incident: () => ({
       title: event.title,
       severity: event.severity,
       message: event.message ?? null,
-      claim: claimPut(keys.alertDedup(monitor.id, event.dedupKey), 'alert_dedup', incidentId, { dedup_key: event.dedupKey }),
-      fields: { alert_count: 1, last_alert_at: now, dedup_key: event.dedupKey },
+      fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey },
       createdDetails: {
         integration_id: integration.integrationId,
         integration_name: integration.integrationName,
         dedup_key: event.dedupKey,
         ...(event.summary !== event.title ? { summary: event.summary } : {}),
       },
-    });
-    if (opened) return 'opened';
-    // Another trigger of the key opened it first (count on it), or the monitor moved (read it again).
-  }
-  throw new Error(`Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${MAX_ATTEMPTS} attempts`);
+    }),
+    addTo: countTrigger,
+  });
+  return raised.outcome === 'monitor_gone' ? 'monitor_gone' : raised.outcome === 'opened' ? 'opened' : 'counted';
 }
 
 /** Acknowledges the incident as the integration (method `api`); already acknowledged or resolved: nothing changes. */
 async function acknowledge(integration: IntegrationRef, incidentId: string): Promise<IngestOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const incident = await incidents.getIncident(incidentId);
-    if (!incident || incident.status === 'RESOLVED' || incident.acknowledged) return 'ignored';
-    const now = incidents.writeInstant(incident);
-    const acknowledgement: Acknowledgement = {
-      id: randomUUID(),
-      incident_id: incident.id,
-      user_id: integration.integrationId,
-      user_name: integration.integrationName,
-      user_email: integration.createdByEmail,
-      method: 'api',
-      acknowledged_at: now,
-    };
-    const records = acknowledgementRecords(incident, acknowledgement, { integration_id: integration.integrationId, integration_name: integration.integrationName });
-    const { outcome } = await incidents.acknowledgeIncident(incident, acknowledgement, now, records, []);
-    if (outcome === 'acknowledged') {
-      countMetric('IncidentAcknowledged', { method: 'api' });
-      return 'acknowledged';
-    }
-    if (outcome !== 'rescoped') return 'ignored';
-  }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  const acknowledged = await acknowledgeAsSource(incidentId, {
+    id: integration.integrationId,
+    name: integration.integrationName,
+    email: integration.createdByEmail,
+    details: { integration_id: integration.integrationId, integration_name: integration.integrationName },
+  });
+  return acknowledged ? 'acknowledged' : 'ignored';
 }
 
 /** Resolves the incident, releasing the dedup key in the same transaction (timeline: resolved by the integration). */

@@ -7,8 +7,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { matchRoute } from '../../infra/local/routing.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { matchRoute } from '../../infra/local/aws/routing.js';
+import { repositoryRoot } from '../../infra/paths.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object }> }>;

@@ -35,16 +35,31 @@ export async function queryAll(
 }
 
 /**
+ * The upper bound of a sort-key prefix range: every key of the service is ASCII (ids, ISO times,
+ * lower-cased e-mails), so `prefix <= sk <= prefix + HIGHEST` is exactly `begins_with(sk, prefix)`.
+ */
+export const PREFIX_END = '\uffff';
+
+/**
+ * A prefix as a `BETWEEN` range rather than `begins_with`: DynamoDB Local answers `begins_with` in time
+ * that grows with the partition's other items (a Query for one membership among 10,000 incidents took
+ * 2.5× the time it took among 100, with ScannedCount 1 both times), `BETWEEN` in time that does not;
+ * on DynamoDB both are a range read. `sk` and `value` name the attribute and the value placeholder.
+ */
+export const prefixCondition = (sk: string, value: string) => `${sk} BETWEEN ${value} AND ${value}_end`;
+export const prefixValues = (value: string, prefix: string) => ({ [value]: prefix, [`${value}_end`]: `${prefix}${PREFIX_END}` });
+
+/**
  * Every item of one item collection (strongly consistent), optionally only some attributes, or
  * only those whose sort key starts with `prefix`, or sorts before `below`.
  */
 export function queryCollection(partition: string, projection?: string[], prefix?: string, below?: string): Promise<Item[]> {
   const names = Object.fromEntries((projection ?? []).map((name, index) => [`#p${index}`, name]));
-  const range = prefix ? ' AND begins_with(#sk, :prefix)' : below ? ' AND #sk < :below' : '';
+  const range = prefix ? ` AND ${prefixCondition('#sk', ':prefix')}` : below ? ' AND #sk < :below' : '';
   return queryAll({
     KeyConditionExpression: `#pk = :pk${range}`,
     ExpressionAttributeNames: { '#pk': attributes.pk, ...(range ? { '#sk': attributes.sk } : {}), ...names },
-    ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : below ? { ':below': below } : {}) },
+    ExpressionAttributeValues: { ':pk': partition, ...(prefix ? prefixValues(':prefix', prefix) : below ? { ':below': below } : {}) },
     ProjectionExpression: projection ? Object.keys(names).join(', ') : undefined,
     ConsistentRead: true,
   });
@@ -70,7 +85,7 @@ export function queryIndex(
   const filters = Object.entries(filter).filter(([, value]) => value !== undefined);
   return queryAll({
     IndexName: index.name,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    KeyConditionExpression: `#pk = :pk AND ${prefixCondition('#sk', ':prefix')}`,
     FilterExpression: filters.length ? filters.map((_, i) => `#f${i} = :f${i}`).join(' AND ') : undefined,
     ExpressionAttributeNames: {
       '#pk': index.pk,
@@ -79,7 +94,7 @@ export function queryIndex(
     },
     ExpressionAttributeValues: {
       ':pk': partition,
-      ':prefix': prefix,
+      ...prefixValues(':prefix', prefix),
       ...Object.fromEntries(filters.map(([, value], i) => [`:f${i}`, value])),
     },
     ScanIndexForward: false,
