@@ -8,7 +8,8 @@
  * the sweep queries every minute; a missed heartbeat is a signal of the paging flow (`../paging/`):
  * it opens an automatic incident as a failed check does (claimed by `HEARTBEAT_INCIDENT`), leaves
  * the index and remembers the incident; the next ping re-arms it and resolves the incident as
- * recovered.
+ * recovered; turning the heartbeat off, or deleting the monitor, resolves it with a note
+ * (`missedIncidentResolution`, which the monitor handlers pass to the monitor's change).
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
@@ -17,6 +18,10 @@ import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure } from '../platform/db/ops.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
 import { raise } from '../paging/signal.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import * as incidents from '../incidents/repository.js';
+import { applyChanges, statusEvents } from '../incidents/changes.js';
+import { changeEntries, entryPut, timelineEntry, timelinePut, type Actor } from '../incidents/timeline.js';
 import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from './repository.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from '../alerts/keys.js';
@@ -115,4 +120,41 @@ async function missHeartbeat(monitorId: string, deadline: number): Promise<void>
     // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
     await resolveAutomaticIncident(raised.incident_id, keys.monitorHeartbeatIncident);
   }
+}
+
+/** Why a missed-heartbeat incident is resolved with its heartbeat: the note on its timeline says so. */
+export const HEARTBEAT_GONE_NOTES = {
+  off: 'The heartbeat was turned off, so no ping is expected any more: resolved automatically.',
+  monitor_deleted: 'The monitor was deleted with its heartbeat, so no ping is expected any more: resolved automatically.',
+} as const;
+
+/**
+ * What resolves the monitor's open missed-heartbeat incident in the transaction that turns its
+ * heartbeat off (`heartbeat: null`) or deletes the monitor: the incident's change on the condition
+ * that it is as read (failing: `changed`, the caller reads again), its claim released, a note by
+ * `actor` saying why, the `resolved` entry and the `incident.resolved` event carrying the note.
+ * Nothing when no such incident is open. Reads the claim, then the incident it names.
+ */
+export async function missedIncidentResolution(monitorId: string, actor: Exclude<Actor, null>, why: keyof typeof HEARTBEAT_GONE_NOTES): Promise<TransactItem[]> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.monitorHeartbeatIncident(monitorId), ConsistentRead: true }));
+  const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
+  const current = incidentId ? await incidents.getIncident(incidentId) : undefined;
+  if (!current || current.status === 'RESOLVED') return [];
+  const now = incidents.writeInstant(current);
+  const next = applyChanges(current, { status: 'RESOLVED' }, now);
+  const note = timelineEntry({ kind: 'note', incident: next, at: now, actor, message: HEARTBEAT_GONE_NOTES[why] });
+  return [
+    incidents.incidentChangeUpdate(current, next),
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.monitorHeartbeatIncident(monitorId),
+        ConditionExpression: 'incident_id = :incident',
+        ExpressionAttributeValues: { ':incident': current.id },
+      },
+    },
+    ...statusEvents(current, next, now, note),
+    entryPut(note),
+    ...changeEntries(current, next, actor, now, 1).map(timelinePut),
+  ];
 }

@@ -18,6 +18,9 @@ import {
 import type { Role } from '../teams/model.js';
 import type { PageView } from '../platform/api/paging.js';
 import * as repository from './repository.js';
+import { identityOf } from '../accounts/service.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import type { TransactItem } from '../platform/db/ops.js';
 import {
   monitorItem,
   monitorView,
@@ -29,6 +32,17 @@ import {
 } from './model.js';
 
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
+
+/** The caller as a timeline names them (monitor writes read no account: the token's name). */
+const actorOf = (caller: Caller) => ({ id: caller.userId, name: identityOf(caller, undefined).name });
+
+/**
+ * The writes that resolve a monitor's open missed-heartbeat incident when its heartbeat goes (turned
+ * off, or the monitor deleted), carried by the monitor's own transaction; none when nothing is open.
+ * The handlers pass `missedIncidentResolution` (`heartbeats/`, built on `incidents/` and `paging/`,
+ * which import `monitors/`, never the other way).
+ */
+export type HeartbeatGone = (monitorId: string, actor: { id: string; name: string }, why: 'off' | 'monitor_deleted') => Promise<TransactItem[]>;
 
 /**
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
@@ -101,7 +115,7 @@ const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId
  * ADMIN and MEMBER may update it, and OWNER and ADMIN may also move it out of the team. Moving
  * into a team needs OWNER, ADMIN or MEMBER there.
  */
-export async function updateMonitor(caller: Caller, monitorId: string, changes: UpdateMonitorInput): Promise<MonitorView> {
+export async function updateMonitor(caller: Caller, monitorId: string, changes: UpdateMonitorInput, heartbeatGone: HeartbeatGone): Promise<MonitorView> {
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
@@ -122,6 +136,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
     const moving = teamId !== undefined && teamId !== current.team_id;
+    // Turning the heartbeat off resolves its open missed-heartbeat incident in the same transaction.
+    const resolution = fields.heartbeat === null && current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'off') : [];
     const next: Monitor = {
       ...current,
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
@@ -137,9 +153,11 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       callerId: caller.userId,
       through: owner ? undefined : moving ? MANAGERS : OPERATORS,
       currentTeamGone,
+      with: resolution,
     });
     switch (outcome) {
       case 'ok':
+        if (resolution.length > 0) countMetric('IncidentResolved');
         return monitorView(next);
       case 'changed':
         current = await repository.getMonitor(monitorId);
@@ -186,20 +204,24 @@ export async function returnToOwner(monitorId: string, teamId: string): Promise<
  * Deletes the monitor with its subscribers (its owner, or an OWNER or ADMIN of its team); its
  * incidents stay, as history, with the audience they had.
  */
-export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
+export async function deleteMonitor(caller: Caller, monitorId: string, heartbeatGone: HeartbeatGone): Promise<void> {
   let currentTeamGone = false;
   await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
+    // Its heartbeat goes with it, and so does an open missed-heartbeat incident (resolved in the same transaction).
+    const resolution = current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'monitor_deleted') : [];
     const { outcome, item } = await repository.changeMonitor({
       current,
       callerId: caller.userId,
       through: owner ? undefined : MANAGERS,
       currentTeamGone,
+      with: resolution,
     });
     if (outcome === 'ok') {
+      if (resolution.length > 0) countMetric('IncidentResolved');
       await repository.purgeMonitorItems(monitorId);
       return DONE;
     }

@@ -59,3 +59,13 @@ export function checkContract(method: string, url: string, status: number, conte
     );
   }
 }
+
+const webhooks = (document as unknown as { webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }> }).webhooks;
+
+/** Throws when a webhook body of `type` is not what docs/openapi.json's `webhooks` section says it is. */
+export function checkWebhookBody(type: string, body: unknown) {
+  const operation = webhooks[type];
+  if (!operation) throw new ContractViolation(`docs/openapi.json documents no webhook ${type}`);
+  const validate = validatorFor(`webhook ${type}`, operation.post.requestBody.content['application/json'].schema);
+  if (!validate(body)) throw new ContractViolation(`webhook ${type} does not match docs/openapi.json: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 1000)}`);
+}
