@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- lists|path]`: every performance figure beside its floor, written into
+ * `npm run bench [-- lists|path|alerts]`: every performance figure beside its floor, written into
  * docs/performance.md with the machine it ran on. `path` (bench-path.ts): bundle size, module load,
- * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `lists`: what a page
+ * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
+ * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `lists`: what a page
  * of `GET /api/incidents` costs as history grows. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
@@ -23,6 +24,7 @@ import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
 import { quietFunctionLogs } from '../local/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
+import { benchAlertRepeat } from './bench-alert.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -69,9 +71,9 @@ function writeSection(name: string, heading: string, table: string) {
 async function main() {
   quietFunctionLogs();
   const sections = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-  const unknown = sections.filter((section) => section !== 'lists' && section !== 'path');
+  const unknown = sections.filter((section) => section !== 'lists' && section !== 'path' && section !== 'alerts');
   if (unknown.length) {
-    console.error(`Unknown section: ${unknown.join(', ')}\nUsage: npm run bench [-- lists|path]`);
+    console.error(`Unknown section: ${unknown.join(', ')}\nUsage: npm run bench [-- lists|path|alerts]`);
     process.exit(2);
   }
   const run = (section: string) => sections.length === 0 || sections.includes(section);
@@ -87,6 +89,15 @@ async function main() {
       ].join('\n');
       console.log(table);
       writeSection('path', 'The request path and the e-mail path against their floors', table);
+    }
+    if (run('alerts')) {
+      const table = [
+        `Measured by \`npm run bench -- alerts\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; p50 and p99 of 400 pairs, the median of 3 client processes, service and floor interleaved (bench-alert.ts). Provisional: measured on a machine shared with other work.`,
+        '',
+        pathTable(await benchAlertRepeat(runtime)),
+      ].join('\n');
+      console.log(table);
+      writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
     }
     if (run('lists')) await benchLists(runtime);
   } finally {
