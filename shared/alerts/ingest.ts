@@ -15,7 +15,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, getByKeys } from '../platform/db/ops.js';
+import { conditionFailure, getByKeys, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
@@ -53,8 +53,48 @@ const refOf = (item: Record<string, unknown>): IntegrationRef => {
   return { integrationId: lookup.integration_id, integrationName: lookup.integration_name, monitorId: lookup.monitor_id, createdByEmail: lookup.created_by_email };
 };
 
+/**
+ * What a warm instance remembers across invocations, bounded. Never what decides an answer: a key's
+ * integration (immutable: an integration is never renamed or moved, and a deleted one's key never
+ * comes back), and which incident holds a dedup key (a hint: the write that uses it verifies it in
+ * its conditions, and a refused hint is forgotten and read again).
+ */
+const REMEMBERED = 1_000;
+const knownKeys = new Map<string, IntegrationRef>();
+const dedupHints = new Map<string, string>();
+const dedupHintKey = (monitorId: string, dedupKey: string) => `${monitorId}\n${dedupKey}`;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  if (map.size >= REMEMBERED) map.delete(map.keys().next().value!);
+  map.set(key, value);
+  return value;
+}
+const rememberKey = (keyHash: string, ref: IntegrationRef) => remember(knownKeys, keyHash, ref);
+
+/** The monitor of a key this instance has admitted before (immutable), if any. */
+export function knownMonitorOf(key: string): string | undefined {
+  return isIntegrationKeyShaped(key) ? knownKeys.get(integrationKeyHash(key))?.monitorId : undefined;
+}
+
+/** The key's rate counted in the current window (`start`: the first event of a new window starts it). */
+const rateUpdate = (start: boolean, window: number, now: string) =>
+  start
+    ? {
+        expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now',
+        condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)`,
+        values: { ':window': window, ':one': 1, ':now': now },
+      }
+    : {
+        expression: 'SET last_event_at = :now ADD rate_count :one',
+        condition: `${itemPresent} AND rate_window = :window AND rate_count < :max`,
+        values: { ':window': window, ':one': 1, ':now': now, ':max': EVENTS_PER_MINUTE },
+      };
+
+const retryAfter = (window: number, now: Date) => Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000);
+
 /** One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the condition failed. */
-async function updateLookup(keyHash: string, update: { expression: string; condition: string }, values: Record<string, unknown>) {
+async function updateLookup(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -62,7 +102,7 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
         Key: keys.integrationKey(keyHash),
         UpdateExpression: update.expression,
         ConditionExpression: update.condition,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: update.values,
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -87,24 +127,15 @@ export async function admitKey(key: string): Promise<KeyAdmission> {
   for (let attempt = 1; attempt <= 5; attempt++) {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
-    const values = { ':window': window, ':one': 1, ':now': now.toISOString() };
-    const counted = await updateLookup(
-      keyHash,
-      { expression: 'SET last_event_at = :now ADD rate_count :one', condition: `${itemPresent} AND rate_window = :window AND rate_count < :max` },
-      { ...values, ':max': EVENTS_PER_MINUTE },
-    );
-    if (counted.ok) return { ok: true, integration: refOf(counted.item) };
+    const count = rateUpdate(false, window, now.toISOString());
+    const counted = await updateLookup(keyHash, count);
+    if (counted.ok) return { ok: true, integration: rememberKey(keyHash, refOf(counted.item)) };
     if (!counted.item) return { ok: false, reason: 'unknown' };
-    if (counted.item.rate_window === window) {
-      return { ok: false, reason: 'rate', retryAfterSeconds: Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000) };
-    }
+    if (counted.item.rate_window === window) return { ok: false, reason: 'rate', retryAfterSeconds: retryAfter(window, now) };
     // A new window (or the key's first event): start it, unless another request just did.
-    const started = await updateLookup(
-      keyHash,
-      { expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now', condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)` },
-      values,
-    );
-    if (started.ok) return { ok: true, integration: refOf(started.item) };
+    const start = rateUpdate(true, window, now.toISOString());
+    const started = await updateLookup(keyHash, start);
+    if (started.ok) return { ok: true, integration: rememberKey(keyHash, refOf(started.item)) };
     if (!started.item) return { ok: false, reason: 'unknown' };
   }
   throw new Error('The key\'s rate window kept changing; gave up after 5 attempts');
@@ -117,8 +148,14 @@ export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' |
 
 const MAX_ATTEMPTS = 5;
 
+/** The monitor and the open incident (if any) of a dedup key, as read. */
+export interface DedupRead {
+  monitor?: Monitor;
+  incidentId?: string;
+}
+
 /** The monitor and the open incident (if any) of a dedup key: one BatchGetItem. */
-async function readDedup(monitorId: string, dedupKey: string): Promise<{ monitor?: Monitor; incidentId?: string }> {
+export async function readDedup(monitorId: string, dedupKey: string): Promise<DedupRead> {
   const read = await getByKeys({ monitor: keys.monitor(monitorId), dedup: keys.alertDedup(monitorId, dedupKey) });
   return {
     monitor: read.monitor ? monitorItem.parse(read.monitor) : undefined,
@@ -126,28 +163,44 @@ async function readDedup(monitorId: string, dedupKey: string): Promise<{ monitor
   };
 }
 
-/** Applies one event of an admitted key. */
-export async function ingestEvent(integration: IntegrationRef, event: IngestEvent): Promise<IngestOutcome> {
-  if (event.action === 'trigger') return trigger(integration, event);
-  const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
+/**
+ * Applies one event of an admitted key. `prefetched`: the dedup read already made for it (in
+ * parallel with admitting the key, when the key's monitor was known); used only if it is of the
+ * integration's monitor.
+ */
+export async function ingestEvent(integration: IntegrationRef, event: IngestEvent, prefetched?: Promise<DedupRead> & { monitorId: string }): Promise<IngestOutcome> {
+  const first = prefetched?.monitorId === integration.monitorId ? prefetched : undefined;
+  if (event.action === 'trigger') return trigger(integration, event, first);
+  const { monitor, incidentId } = await (first ?? readDedup(integration.monitorId, event.dedupKey));
   if (!monitor) return 'monitor_gone';
   if (!incidentId) return 'ignored';
   return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
 }
 
+/** The dedup read of a key whose monitor this instance knows, started at once (see `ingestEvent`); undefined otherwise. */
+export function prefetchDedup(key: string, dedupKey: string): (Promise<DedupRead> & { monitorId: string }) | undefined {
+  const monitorId = knownMonitorOf(key);
+  if (!monitorId) return undefined;
+  const read = readDedup(monitorId, dedupKey);
+  // Unused when the key is refused: not an unhandled rejection then.
+  read.catch(() => undefined);
+  return Object.assign(read, { monitorId });
+}
+
+/** An alert counted on the incident: `alert_count + 1`, `last_alert_at`, on the condition that it is there and open. */
+const countAlert = (incidentId: string) => ({
+  TableName: tableName(),
+  Key: keys.incident(incidentId),
+  UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
+  ConditionExpression: `${itemPresent} AND #status <> :resolved`,
+  ExpressionAttributeNames: { '#status': 'status' },
+  ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
+});
+
 /** A repeat trigger: one UpdateItem of the open incident. False when it is resolved (the dedup item is stale). */
 async function countTrigger(incidentId: string): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.incident(incidentId),
-        UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
-        ConditionExpression: `${itemPresent} AND #status <> :resolved`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
-      }),
-    );
+    await db().send(new UpdateCommand(countAlert(incidentId)));
     return true;
   } catch (error) {
     if (conditionFailure(error)) return false;
@@ -155,11 +208,88 @@ async function countTrigger(incidentId: string): Promise<boolean> {
   }
 }
 
-async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }): Promise<IngestOutcome> {
+/** What a repeat trigger settled on hints alone (`countRepeat`). */
+export type RepeatOutcome = { outcome: 'counted' } | { outcome: 'unknown' } | { outcome: 'monitor_gone' } | { outcome: 'rate'; retryAfterSeconds: number };
+
+/**
+ * A repeat trigger of a key and a dedup key this instance has seen, in ONE TransactWriteItems whose
+ * conditions settle everything the answer depends on, at write time: the key's lookup item counts the
+ * event (it exists: the key is not revoked; its window is the current one and not full — or, on a
+ * window's first event, starts it), the monitor is still there (a deleted monitor's keys are refused
+ * at once), the dedup claim still names the remembered incident, and that incident, still open,
+ * counts the alert. Undefined when there is nothing to go on, or a hint was refused (forgotten): the
+ * caller takes the full path, which reads. A refused transaction wrote nothing, so nothing is counted
+ * twice.
+ */
+export async function countRepeat(key: string, dedupKey: string): Promise<RepeatOutcome | undefined> {
+  if (!isIntegrationKeyShaped(key)) return undefined;
+  const keyHash = integrationKeyHash(key);
+  const integration = knownKeys.get(keyHash);
+  if (!integration) return undefined;
+  const { monitorId } = integration;
+  const hint = dedupHintKey(monitorId, dedupKey);
+  const incidentId = dedupHints.get(hint);
+  if (!incidentId) return undefined;
+  let start = false;
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    const rate = rateUpdate(start, window, now.toISOString());
+    const actions: (readonly ['key' | 'monitor' | 'claim' | 'incident', TransactItem])[] = [
+      [
+        'key',
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.integrationKey(keyHash),
+            UpdateExpression: rate.expression,
+            ConditionExpression: rate.condition,
+            ExpressionAttributeValues: rate.values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      ['monitor', { ConditionCheck: { TableName: tableName(), Key: keys.monitor(monitorId), ConditionExpression: itemPresent } }],
+      [
+        'claim',
+        { ConditionCheck: { TableName: tableName(), Key: keys.alertDedup(monitorId, dedupKey), ConditionExpression: 'incident_id = :incident', ExpressionAttributeValues: { ':incident': incidentId } } },
+      ],
+      ['incident', { Update: countAlert(incidentId) }],
+    ];
+    const { outcome, item } = await transactOutcome(actions);
+    switch (outcome) {
+      case 'ok':
+        return { outcome: 'counted' };
+      case 'key':
+        if (!item) {
+          knownKeys.delete(keyHash);
+          return { outcome: 'unknown' };
+        }
+        // Counting refused in the current window: it is full. Otherwise start the window, or (another
+        // request started it first) count in it.
+        if (!start && item.rate_window === window) return { outcome: 'rate', retryAfterSeconds: retryAfter(window, now) };
+        start = !start;
+        continue;
+      case 'monitor':
+        knownKeys.delete(keyHash);
+        return { outcome: 'monitor_gone' };
+      default:
+        dedupHints.delete(hint);
+        return undefined;
+    }
+  }
+  return undefined;
+}
+
+async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }, prefetched?: Promise<DedupRead>): Promise<IngestOutcome> {
+  const hint = dedupHintKey(integration.monitorId, event.dedupKey);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const { monitor, incidentId } = await readDedup(integration.monitorId, event.dedupKey);
+    const { monitor, incidentId } = await (attempt === 1 && prefetched ? prefetched : readDedup(integration.monitorId, event.dedupKey));
     if (!monitor) return 'monitor_gone';
-    if (incidentId && (await countTrigger(incidentId))) return 'counted';
+    if (incidentId && (await countTrigger(incidentId))) {
+      remember(dedupHints, hint, incidentId);
+      return 'counted';
+    }
     const now = clock.nowIso();
     const opened = await openAutomaticIncident({
       monitor,
@@ -175,7 +305,10 @@ async function trigger(integration: IntegrationRef, event: TriggerEvent & { mess
         ...(event.summary !== event.title ? { summary: event.summary } : {}),
       },
     });
-    if (opened) return 'opened';
+    if (opened) {
+      remember(dedupHints, hint, opened.id);
+      return 'opened';
+    }
     // Another trigger of the key opened it first (count on it), or the monitor moved (read it again).
   }
   throw new Error(`Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${MAX_ATTEMPTS} attempts`);
