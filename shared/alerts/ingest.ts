@@ -3,10 +3,11 @@
  * an Alertmanager or Grafana webhook). A key is admitted (it names an integration of a monitor that
  * exists, and is within its rate), then each event is applied with PagerDuty's semantics, scoped to
  * the integration's monitor:
- * - trigger: adds to the monitor's open incident of that dedup key (one UpdateItem: `alert_count + 1`,
- *   `last_alert_at`; no timeline entry, no e-mail, no page), or opens an automatic incident exactly as
- *   a failed check does, claiming the dedup key in the same transaction (`attribute_not_exists`), so
- *   concurrent triggers open one;
+ * - trigger: adds to the monitor's open incident of that dedup key (`alert_count + 1`, `last_alert_at`;
+ *   no timeline entry, no e-mail, no page), or opens an automatic incident exactly as a failed check
+ *   does, claiming the dedup key in the same transaction (`attribute_not_exists`), so concurrent
+ *   triggers open one. A repeat of a key and dedup key this instance has seen is one TransactWriteItems
+ *   that also admits the key (`countRepeat`);
  * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
  *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
  */
