@@ -28,8 +28,8 @@
  *   requests, so the floor is given them up front.
  * - The monitor is not checked: in the minimal design deleting a monitor deletes its keys in the same
  *   transaction, so "the key's item exists" covers it. (This service revokes a deleted monitor's
- *   keys by a condition on the monitor item instead; that ConditionCheck, and the check that the
- *   dedup claim still names the incident, are costs the service pays over this floor.)
+ *   keys by a condition on the monitor item instead; that ConditionCheck is what the service pays
+ *   over this floor.)
  * - The first event of a key in a new minute starts its window: the count in the current window is
  *   refused, and a second transaction starts the window (the service does the same).
  *

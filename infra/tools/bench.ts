@@ -92,7 +92,7 @@ async function main() {
     }
     if (run('alerts')) {
       const table = [
-        `Measured by \`npm run bench -- alerts\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; p50 and p99 of 400 pairs, the median of 3 client processes, service and floor interleaved (bench-alert.ts). Provisional: measured on a machine shared with other work.`,
+        `Measured by \`npm run bench -- alerts\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; p50 and p99 of 400 pairs, the median of 3 client processes, service and floor interleaved (bench-alert.ts).`,
         '',
         pathTable(await benchAlertRepeat(runtime)),
       ].join('\n');

@@ -188,23 +188,29 @@ export function prefetchDedup(key: string, dedupKey: string): (Promise<DedupRead
   return Object.assign(read, { monitorId });
 }
 
-/** An alert counted on the incident: `alert_count + 1`, `last_alert_at`, on the condition that it is there and open. */
-const countAlert = (incidentId: string) => ({
+/**
+ * An alert counted on the incident: `alert_count + 1`, `last_alert_at`, on the condition that it is
+ * there and open; `neverResolved`: and has never been resolved (see `countRepeat`).
+ */
+const countAlert = (incidentId: string, options: { neverResolved?: boolean } = {}) => ({
   TableName: tableName(),
   Key: keys.incident(incidentId),
   UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
-  ConditionExpression: `${itemPresent} AND #status <> :resolved`,
+  ConditionExpression: `${itemPresent} AND #status <> :resolved${options.neverResolved ? ' AND attribute_not_exists(last_resolved_at)' : ''}`,
   ExpressionAttributeNames: { '#status': 'status' },
   ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
 });
 
-/** A repeat trigger: one UpdateItem of the open incident. False when it is resolved (the dedup item is stale). */
-async function countTrigger(incidentId: string): Promise<boolean> {
+/**
+ * A repeat trigger: one UpdateItem of the open incident. `counted: false` when it is resolved (the dedup
+ * item is stale); `reopened` when it was resolved once (a hint to it would be refused, see `countRepeat`).
+ */
+async function countTrigger(incidentId: string): Promise<{ counted: boolean; reopened?: boolean }> {
   try {
-    await db().send(new UpdateCommand(countAlert(incidentId)));
-    return true;
+    const { Attributes } = await db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' }));
+    return { counted: true, reopened: Attributes?.last_resolved_at !== undefined };
   } catch (error) {
-    if (conditionFailure(error)) return false;
+    if (conditionFailure(error)) return { counted: false };
     throw error;
   }
 }
@@ -217,10 +223,19 @@ export type RepeatOutcome = { outcome: 'counted' } | { outcome: 'unknown' } | { 
  * conditions settle everything the answer depends on, at write time: the key's lookup item counts the
  * event (it exists: the key is not revoked; its window is the current one and not full — or, on a
  * window's first event, starts it), the monitor is still there (a deleted monitor's keys are refused
- * at once), the dedup claim still names the remembered incident, and that incident, still open,
- * counts the alert. Undefined when there is nothing to go on, or a hint was refused (forgotten): the
- * caller takes the full path, which reads. A refused transaction wrote nothing, so nothing is counted
- * twice.
+ * at once), and the remembered incident, open and never resolved, counts the alert.
+ *
+ * Why "never resolved" proves the remembered incident still holds the dedup key without reading its
+ * claim: the claim is written naming the incident in the transaction that opens it, and moves off an
+ * incident only when that incident is resolved (released by the resolving transaction, released as
+ * stale after a person resolved it, or replaced by a trigger that found it resolved), and every
+ * resolution sets `last_resolved_at`, which nothing removes. So an open incident without it is its
+ * claim's incident. (One reopened by a person may have lost its claim to a newer incident: it fails the
+ * condition and takes the read path, which follows the claim.) The monitor's deletion purges its claims
+ * after its transaction; the monitor's ConditionCheck covers that.
+ *
+ * Undefined when there is nothing to go on, or a hint was refused (forgotten): the caller takes the
+ * full path, which reads. A refused transaction wrote nothing, so nothing is counted twice.
  */
 export async function countRepeat(key: string, dedupKey: string): Promise<RepeatOutcome | undefined> {
   if (!isIntegrationKeyShaped(key)) return undefined;
@@ -236,7 +251,7 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
     const rate = rateUpdate(start, window, now.toISOString());
-    const actions: (readonly ['key' | 'monitor' | 'claim' | 'incident', TransactItem])[] = [
+    const actions: (readonly ['key' | 'monitor' | 'incident', TransactItem])[] = [
       [
         'key',
         {
@@ -251,11 +266,7 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
         },
       ],
       ['monitor', { ConditionCheck: { TableName: tableName(), Key: keys.monitor(monitorId), ConditionExpression: itemPresent } }],
-      [
-        'claim',
-        { ConditionCheck: { TableName: tableName(), Key: keys.alertDedup(monitorId, dedupKey), ConditionExpression: 'incident_id = :incident', ExpressionAttributeValues: { ':incident': incidentId } } },
-      ],
-      ['incident', { Update: countAlert(incidentId) }],
+      ['incident', { Update: countAlert(incidentId, { neverResolved: true }) }],
     ];
     const { outcome, item } = await transactOutcome(actions);
     switch (outcome) {
@@ -287,8 +298,9 @@ async function trigger(integration: IntegrationRef, event: TriggerEvent & { mess
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { monitor, incidentId } = await (attempt === 1 && prefetched ? prefetched : readDedup(integration.monitorId, event.dedupKey));
     if (!monitor) return 'monitor_gone';
-    if (incidentId && (await countTrigger(incidentId))) {
-      remember(dedupHints, hint, incidentId);
+    const count = incidentId ? await countTrigger(incidentId) : { counted: false };
+    if (count.counted) {
+      if (!count.reopened) remember(dedupHints, hint, incidentId!);
       return 'counted';
     }
     const now = clock.nowIso();

@@ -10,7 +10,6 @@
  * `pagerduty_configs` receiver (`url` = the runtime's `/v2/enqueue`), each with the key of a monitor of
  * its own: an alert posted to its API opens an incident through each, and its end resolves both.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -232,7 +231,7 @@ describe('POST /v2/enqueue', () => {
     expect(await incidentsOf(monitorId)).toHaveLength(2);
   });
 
-  it('a repeat trigger settles at write time what earlier requests told: a full window, a new minute, an incident resolved by a person, a revoked key, a deleted monitor', async () => {
+  it('a repeat trigger settles at write time what earlier requests told: a full window, a new minute, an incident resolved (and reopened) by a person, a revoked key, a deleted monitor', async () => {
     // A repeat of a key and dedup key the instance has seen is one conditional write built from what it
     // remembers (the key's monitor, the incident holding the dedup key); each of these changes must
     // still be caught by that write.
@@ -268,29 +267,33 @@ describe('POST /v2/enqueue', () => {
     expect((await trigger(second.key, key)).status).toBe(202);
     expect(await countOf(open[0].id)).toBe(2);
 
-    // The dedup claim naming another incident (as another instance leaves it when it opened one after a person
-    // resolved the remembered one, which was then reopened): the claim decides, not the memory.
-    await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: keys.alertDedup(monitorId, key), UpdateExpression: 'SET incident_id = :other', ExpressionAttributeValues: { ':other': randomUUID() } }),
-    );
-    expect((await trigger(second.key, key)).status).toBe(202);
-    expect(await countOf(open[0].id)).toBe(2);
+    // Another instance opens the next incident after a person resolved the remembered one, which a person then
+    // reopens: the remembered incident is open again but no longer holds the dedup key; repeats follow the claim.
+    expect((await api.request('DELETE', `/api/incidents/${open[0].id}`, { token: owner.token })).status).toBe(200);
+    const otherInstance: typeof import('../../shared/alerts/ingest.js') = await import('../../shared/alerts/ingest.ts?another-instance' as string);
+    const admitted = await otherInstance.admitKey(second.key);
+    if (!admitted.ok) throw new Error('the other instance could not admit the key');
+    const otherTrigger = { action: 'trigger' as const, dedupKey: key, title: 'Again', summary: 'Again', severity: 'HIGH' as const, occurredAt: null };
+    expect(await otherInstance.ingestEvent(admitted.integration, otherTrigger)).toBe('opened');
+    expect((await api.request('PUT', `/api/incidents/${open[0].id}`, { token: owner.token, body: { status: 'INVESTIGATING' } })).status).toBe(200);
     const [latest] = (await incidentsOf(monitorId)).filter((item) => item.id !== opened.id && item.id !== open[0].id);
-    expect(await countOf(latest.id)).toBe(1);
+    expect((await trigger(first.key, key)).status).toBe(202);
+    expect(await countOf(open[0].id)).toBe(2);
+    expect(await countOf(latest.id)).toBe(2);
 
     // Revoked: refused, not counted.
     const invalid = { status: 'invalid event', message: 'Event object is invalid', errors: ['Invalid routing key'] };
     await api.request('DELETE', `/api/monitors/${monitorId}/integrations/${first.id}`, { token: owner.token });
     expect(await trigger(first.key, key)).toMatchObject({ status: 400, body: invalid });
-    expect(await countOf(latest.id)).toBe(1);
+    expect(await countOf(latest.id)).toBe(2);
 
     // The monitor deleted, its keys not purged yet (what the deletion's transaction leaves until the purge after
     // it has run): refused, not counted.
     expect((await trigger(second.key, key)).status).toBe(202);
-    expect(await countOf(latest.id)).toBe(2);
+    expect(await countOf(latest.id)).toBe(3);
     await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.monitor(monitorId) }));
     expect(await trigger(second.key, key)).toMatchObject({ status: 400, body: invalid });
-    expect(await countOf(latest.id)).toBe(2);
+    expect(await countOf(latest.id)).toBe(3);
   });
 
   it('keeps "one open automatic incident per monitor" for monitor-check beside open alert incidents', async () => {

@@ -174,7 +174,7 @@ const cases: Case[] = [
   // monitor with the dedup key's item, then the opening transaction.
   { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget-other'), expectStatus: 202, budget: 3, rounds: 2 },
   // A repeat: one TransactWriteItems whose conditions settle it all (the key counted within its rate, the monitor
-  // there, the dedup claim naming the remembered incident, that incident open and counting).
+  // there, the remembered incident open, never resolved, and counting).
   { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget'), expectStatus: 202, budget: 1, rounds: 1 },
   // Likewise per alert of a notification, the key counted once.
   { route: 'alerts-alertmanager', method: 'POST', path: () => '/integrations/alertmanager', body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')), as: () => ({ token: ids.alertKey }) as User, expectStatus: 200, budget: 3, rounds: 3 },
