@@ -16,7 +16,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, getByKeys, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { CONFLICT_RETRY_MS, conditionFailure, getByKeys, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
@@ -94,10 +94,28 @@ const rateUpdate = (start: boolean, window: number, now: string) =>
 
 const retryAfter = (window: number, now: Date) => Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000);
 
+/**
+ * Sends a single-item write, retrying while DynamoDB refuses it for a transaction under way on the same
+ * item (`TransactionConflictException`, which the SDK does not retry): a repeat trigger's transaction
+ * holds the key's lookup and the incident, which admissions and counts of the read path write too. With
+ * jittered backoff, for up to `CONFLICT_RETRY_MS`, as `transactWrite` retries its own conflicts.
+ */
+async function sendSingleWrite<T>(send: () => Promise<T>): Promise<T> {
+  const deadline = performance.now() + CONFLICT_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'TransactionConflictException') || performance.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * attempt, 200)));
+    }
+  }
+}
+
 /** One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the condition failed. */
 async function updateLookup(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
   try {
-    const { Attributes } = await db().send(
+    const { Attributes } = await sendSingleWrite(() => db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.integrationKey(keyHash),
@@ -107,7 +125,7 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-    );
+    ));
     return { ok: true as const, item: Attributes! };
   } catch (error) {
     const failed = conditionFailure(error);
@@ -207,7 +225,7 @@ const countAlert = (incidentId: string, options: { neverResolved?: boolean } = {
  */
 async function countTrigger(incidentId: string): Promise<{ counted: boolean; reopened?: boolean }> {
   try {
-    const { Attributes } = await db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' }));
+    const { Attributes } = await sendSingleWrite(() => db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' })));
     return { counted: true, reopened: Attributes?.last_resolved_at !== undefined };
   } catch (error) {
     if (conditionFailure(error)) return { counted: false };
