@@ -21,7 +21,8 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       // `extends: true`: each project takes the root's options (env, timeouts) and adds its own.
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Tests beside what they test (functions/lib/middleware/) run here too.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'functions/**/*.test.ts'] } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000 } },
       { extends: true, test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
       { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },

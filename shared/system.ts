@@ -209,8 +209,10 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
-  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#'] }),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#'] }),
+  // Turning a heartbeat off, or deleting its monitor, resolves an open missed-heartbeat incident in
+  // the same transaction (the incident, its timeline, the outbox).
+  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#', 'INCIDENT#'] }),
+  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#', 'INCIDENT#', 'OUTBOX#'] }),
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),

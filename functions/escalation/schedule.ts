@@ -1,6 +1,6 @@
 /** `escalation-scheduler`: one one-time schedule per escalation step of a new automatic incident. */
 import { eventDetails } from '../../shared/platform/events/model.js';
-import { scheduleEscalation } from '../../shared/escalation/scheduling.js';
+import { scheduleEscalation } from '../../shared/paging/escalate.js';
 import type { BusEvent } from '../lib/events.js';
 import { nobodyOnCall, workerHandler } from '../lib/observability.js';
 

@@ -1,5 +1,5 @@
 /** `escalation-step`: the schedules' target; pages one step unless acknowledged or resolved. */
-import { escalationStepInput, sendEscalationStep } from '../../shared/escalation/steps.js';
+import { escalationStepInput, sendEscalationStep } from '../../shared/paging/page.js';
 import { nobodyOnCall, workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler(

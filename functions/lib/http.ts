@@ -1,202 +1,30 @@
 /**
- * The one HTTP handler stack every API route uses:
- *   JSON body parser → validation (zod) → handler → response, with the error handler last.
+ * The HTTP handler factories every API route uses, each a middy stack of the middlewares in
+ * `middleware/` (one a file, its test beside it):
+ *   observability + x-request-id → JSON body parser → validator (zod) → route handler, the error handler last.
  *
  * A route handler is a single call into domain code; everything about events, status codes
- * and error bodies lives here.
+ * and error bodies lives in the middlewares.
  */
-import middy, { type MiddlewareObj } from '@middy/core';
-import type {
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import * as z from '../../shared/platform/zod.js';
 import type { Caller } from '../../shared/platform/caller.js';
-import {
-  isServiceError,
-  TooManyRequestsError,
-  PayloadTooLargeError,
-  type ServiceError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../../shared/platform/errors.js';
-import { claim, complete, parseIdempotencyKey, release, requestFingerprint } from '../../shared/platform/idempotency/service.js';
+import { UnauthorizedError } from '../../shared/platform/errors.js';
 import { fieldErrors, noBody, noParams, noQuery } from '../../shared/platform/validation.js';
-import { logger, observability } from './observability.js';
-import { escapeHtml } from '../../shared/platform/html.js';
 import { described } from '../../shared/platform/api/common.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { htmlErrorHandler } from './middleware/html-error-handler.js';
+import { httpObservability } from './middleware/http-observability.js';
+import { idempotently } from './middleware/idempotency.js';
+import { jsonBodyParser } from './middleware/json-body.js';
+import { jsonResponse, type HttpEvent, type HttpResult, type ParsedRequest } from './middleware/types.js';
+import { validatedInput, validator, type Schemas } from './middleware/validator.js';
 
-export { fieldErrors };
-
-export type HttpEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
-export type HttpResult = APIGatewayProxyStructuredResultV2;
-
-/** Request bodies larger than this are refused with 413. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
-type ParsedRequest = {
-  /** The JSON body (undefined when the request has none). */
-  json?: unknown;
-};
-
-/** Validated input, handed from the validator to the route handler. */
-const validatedInput = new WeakMap<HttpEvent, { params: unknown; query: unknown; body: unknown }>();
-
-type Request = middy.Request<HttpEvent, HttpResult, Error, Context, ParsedRequest>;
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-export const jsonResponse = (statusCode: number, body: unknown): HttpResult => ({
-  statusCode,
-  headers: JSON_HEADERS,
-  body: JSON.stringify(body),
-});
-
-const isJsonContentType = (value: string | undefined) =>
-  value !== undefined && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(value.trim());
-
-/** Decodes and parses the JSON body: 413 when too large, 415 when not JSON, 400 when malformed. */
-const jsonBodyParser = (): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
-  before: (request: Request) => {
-    const { body, isBase64Encoded, headers } = request.event;
-    if (body === undefined || body === '') return;
-    const raw = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
-    if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-    if (!isJsonContentType(headers?.['content-type'])) throw new UnsupportedMediaTypeError();
-    try {
-      request.internal.json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new ValidationError([{ field: 'body', message: 'Malformed JSON' }]);
-    }
-  },
-});
-
-interface Schemas<P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType> {
-  params: P;
-  query: Q;
-  body: B;
-}
-
-/**
- * What a route that takes no path parameters, query string or body makes of one it is not given:
- * known without running zod (most GETs have no query string and no body).
- */
-const NOT_TAKEN_NOT_GIVEN = new Map<z.ZodMiniType, { success: true; data: unknown }>([
-  // Shared by every request, so frozen.
-  [noParams, { success: true, data: Object.freeze({}) }],
-  [noQuery, { success: true, data: Object.freeze({}) }],
-  [noBody, { success: true, data: undefined }],
-]);
-
-/** One part of a request, validated; `absent` is what zod checks when the request has none (`{}` for parameters). */
-const parsePart = (schema: z.ZodMiniType, value: unknown, absent: unknown) =>
-  value === undefined ? (NOT_TAKEN_NOT_GIVEN.get(schema) ?? schema.safeParse(absent)) : schema.safeParse(value);
-
-/** Validates path parameters, query string and body together; all problems are reported at once. */
-const validator = <P extends z.ZodMiniType, Q extends z.ZodMiniType, B extends z.ZodMiniType>(
-  schemas: Schemas<P, Q, B>,
-): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
-  before: (request: Request) => {
-    const params = parsePart(schemas.params, request.event.pathParameters, {});
-    const query = parsePart(schemas.query, request.event.queryStringParameters, {});
-    const body = parsePart(schemas.body, request.internal.json, undefined);
-    const details = [
-      ...(params.success ? [] : fieldErrors(params.error, 'path')),
-      ...(query.success ? [] : fieldErrors(query.error, 'query')),
-      ...(body.success ? [] : fieldErrors(body.error, 'body')),
-    ];
-    if (details.length > 0) throw new ValidationError(details);
-    validatedInput.set(request.event, { params: params.data, query: query.data, body: body.data });
-  },
-});
-
-/** The id a caller can quote: API Gateway's request id (also the `x-request-id` header). */
-const requestIdOf = (event: HttpEvent, context: Context) => event.requestContext?.requestId ?? context.awsRequestId;
-
-/** Every response carries `x-request-id`, error responses too. */
-const requestIdHeader = (): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => {
-  const add = (request: Request) => {
-    if (request.response) {
-      request.response.headers = { ...request.response.headers, 'x-request-id': requestIdOf(request.event, request.context) };
-    }
-  };
-  return { after: add, onError: add };
-};
-
-const describeHttp = (event: HttpEvent, response: HttpResult | undefined, context: Context) => {
-  const sub = event.requestContext?.authorizer?.jwt?.claims?.sub;
-  return {
-    operation: event.routeKey,
-    requestId: requestIdOf(event, context),
-    callerId: typeof sub === 'string' ? sub : undefined,
-    status: response?.statusCode,
-  };
-};
-
-/** The outer middlewares of every HTTP route: observability, then the request id header. */
-const httpObservability = () => [
-  ...observability<HttpEvent, HttpResult>(describeHttp),
-  requestIdHeader(),
-] as MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest>[];
-
-/**
- * The last middleware: typed service errors become `{error, details?}` with their status;
- * anything else is logged with its cause and answered with the route's generic 500 text and
- * the request id to quote.
- */
-const errorHandler = (
-  failureMessage: string,
-): MiddlewareObj<HttpEvent, HttpResult, Error, Context, ParsedRequest> => ({
-  onError: (request: Request) => {
-    const { error } = request;
-    if (isServiceError(error)) {
-      request.response = serviceErrorResponse(error);
-      return;
-    }
-    const requestId = requestIdOf(request.event, request.context);
-    logger.error(failureMessage, { request_id: requestId, route: request.event.routeKey, error: error as Error });
-    request.response = jsonResponse(500, { error: failureMessage, request_id: requestId });
-  },
-});
-
-/** A typed service error as its response: `{error, details?}` with its status. */
-const serviceErrorResponse = (error: ServiceError): HttpResult => {
-  if (error instanceof TooManyRequestsError) {
-    // As API Gateway's own 429 (`{"message"}`), so a client reads every 429 alike.
-    const response = jsonResponse(429, { message: error.message });
-    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
-  }
-  return jsonResponse(error.statusCode, { error: error.message, ...(error.details ? { details: error.details } : {}) });
-};
-
-/**
- * Runs a creating route once per `Idempotency-Key` (when the request has one): a repeat with the
- * same key and request gets the first success again, marked `Idempotent-Replayed: true`. Only a
- * success is kept, the one answer a retry could never change (what it created exists); a refusal
- * (404, 403, 400, 409, 429: each depends on what exists, who belongs where or what is left of a
- * quota) and an unexpected failure give the key up, so a retry runs again.
- */
-async function idempotently(event: HttpEvent, caller: Caller, body: unknown, run: () => Promise<HttpResult>): Promise<HttpResult> {
-  const key = parseIdempotencyKey(event.headers?.['idempotency-key']);
-  if (key === undefined) return run();
-  const outcome = await claim(caller.userId, key, requestFingerprint(event.routeKey, event.rawPath, body));
-  if (!outcome.run) {
-    return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' }, body: outcome.answer.body };
-  }
-  let response: HttpResult;
-  try {
-    response = await run();
-  } catch (error) {
-    await release(outcome.held);
-    throw error;
-  }
-  const status = response.statusCode ?? 200;
-  if (status >= 200 && status < 300) await complete(outcome.held, { status, body: String(response.body ?? '') });
-  else await release(outcome.held);
-  return response;
-}
+export { fieldErrors, jsonResponse };
+export type { HttpEvent, HttpResult };
+export { MAX_BODY_BYTES } from './middleware/json-body.js';
+export { htmlPage, type PageParts } from './html-page.js';
 
 /** A non-empty string claim. */
 function claimOf(claims: Record<string, string | number | boolean | string[]>, name: string): string | undefined {
@@ -324,7 +152,7 @@ export function httpRoute<
     .use(validator(schemas))
     .use(errorHandler(options.failure))
     .handler(async (event) => {
-      const input = validatedInput.get(event) as { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
+      const input = validatedInput<z.output<P>, z.output<Q>, z.output<B>>(event);
       const caller = callerFrom(event);
       return options.idempotent
         ? idempotently(event, caller, input.body, () => respond(options, handle, input, caller, event))
@@ -345,37 +173,6 @@ export function httpRoute<
     ...(options.example === undefined ? {} : { example: options.example }),
   };
   return Object.assign(handler, { contract });
-}
-
-/** What a page may show besides its title and message: labelled facts, and one button that POSTs back to the page's own URL. */
-export interface PageParts {
-  facts?: [string, string][];
-  button?: string;
-}
-
-/**
- * A small self-contained HTML page (public links opened in a browser: unsubscribe, acknowledge).
- * The URL holds a secret token, so the page is never cached, never sends a referrer and loads nothing.
- */
-export function htmlPage(statusCode: number, title: string, message: string, parts: PageParts = {}): HttpResult {
-  const facts = parts.facts?.length
-    ? `<table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>`
-    : '';
-  const button = parts.button
-    ? `<form method="post"><button type="submit" style="font-size:1rem;padding:.6em 1.2em;margin-top:1em">${escapeHtml(parts.button)}</button></form>`
-    : '';
-  return {
-    statusCode,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-      'x-robots-tag': 'noindex',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2937}h1{font-size:1.4rem}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${facts}${button}</body></html>`,
-  };
 }
 
 /** The contract of a public route answering a document (a page, a calendar) on 200. */
@@ -407,17 +204,8 @@ export function publicHtmlRoute<P extends z.ZodMiniType>(
   const handler = middy<HttpEvent, HttpResult, Error, Context, ParsedRequest>()
     .use(httpObservability())
     .use(validator({ params: options.params, query: noQuery, body: z.unknown() }))
-    .use({
-      onError: (request: Request) => {
-        if (isServiceError(request.error)) {
-          request.response = htmlPage(request.error.statusCode, 'This link is not valid', 'Check that you copied the whole link.');
-          return;
-        }
-        logger.error(options.failure, { request_id: requestIdOf(request.event, request.context), error: request.error as Error });
-        request.response = htmlPage(500, options.failure, 'Please try again in a moment.');
-      },
-    })
-    .handler(async (event) => handle((validatedInput.get(event) as { params: z.output<P> }).params));
+    .use(htmlErrorHandler(options.failure))
+    .handler(async (event) => handle(validatedInput<z.output<P>, unknown, unknown>(event).params));
   return Object.assign(handler, { contract });
 }
 
@@ -480,7 +268,7 @@ export function publicCalendarRoute<P extends z.ZodMiniType>(
     .handler(async (event) => ({
       statusCode: 200,
       headers: { 'content-type': 'text/calendar; charset=utf-8', 'cache-control': 'private, no-store' },
-      body: await handle((validatedInput.get(event) as { params: z.output<P> }).params),
+      body: await handle(validatedInput<z.output<P>, unknown, unknown>(event).params),
     }));
   return Object.assign(handler, { contract });
 }

@@ -5,7 +5,7 @@
  */
 import { fieldErrors } from '../../shared/platform/validation.js';
 import { isServiceError } from '../../shared/platform/errors.js';
-import { monitorCheckInput, processMonitorCheck } from '../../shared/monitors/check.js';
+import { monitorCheckInput, processMonitorCheck } from '../../shared/paging/check.js';
 import { workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler('monitor-check', async (event: unknown) => {

@@ -1,6 +1,7 @@
 import { MessageBody } from '../../shared/platform/api/common.js';
 import { deleteMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/platform/validation.js';
+import { missedIncidentResolution } from '../../shared/heartbeats/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
@@ -12,7 +13,7 @@ export const handler = httpRoute(
     failure: 'Failed to delete monitor',
   },
   async ({ params, caller }) => {
-    await deleteMonitor(caller, params.id);
+    await deleteMonitor(caller, params.id, missedIncidentResolution);
     return { message: 'Monitor deleted' };
   },
 );

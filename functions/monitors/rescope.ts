@@ -1,6 +1,6 @@
 /** `incident-rescoper`: after a monitor moved between teams, moves its incidents' team index entries with it. */
 import { eventDetails } from '../../shared/platform/events/model.js';
-import { rescopeIncidents } from '../../shared/monitors/rescope.js';
+import { rescopeIncidents } from '../../shared/incidents/rescope.js';
 import type { BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';
 

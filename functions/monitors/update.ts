@@ -2,6 +2,7 @@ import * as z from '../../shared/platform/zod.js';
 import { MonitorBody, updateMonitorInput } from '../../shared/monitors/model.js';
 import { updateMonitor } from '../../shared/monitors/service.js';
 import { idParams } from '../../shared/platform/validation.js';
+import { missedIncidentResolution } from '../../shared/heartbeats/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
@@ -17,5 +18,5 @@ export const handler = httpRoute(
     },
     failure: 'Failed to update monitor',
   },
-  async ({ params, body, caller }) => ({ monitor: await updateMonitor(caller, params.id, body) }),
+  async ({ params, body, caller }) => ({ monitor: await updateMonitor(caller, params.id, body, missedIncidentResolution) }),
 );

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import ts from 'typescript';
 import { allFunctions } from '../../shared/system.js';
-import { repositoryRoot } from '../local/paths.js';
+import { repositoryRoot } from '../paths.js';
 import { markConstantsPure, marksConstantsPure } from './pure-constants.js';
 
 /** Node.js 24 on Lambda; ESM bundles of CommonJS dependencies need `require`. */

@@ -13,7 +13,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { dirname, join } from 'node:path';
 import { bundleFunction } from '../build/bundling.js';
-import { repositoryRoot } from '../local/paths.js';
+import { repositoryRoot } from '../paths.js';
 import { env, functionDefaults, grantedTableActions, table as tableDescription, type FunctionDescription } from '../../shared/system.js';
 
 

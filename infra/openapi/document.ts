@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from '../../shared/platform/zod.js';
 import { described, FieldError } from '../../shared/platform/api/common.js';
-import { monitorCheckInput } from '../../shared/monitors/check.js';
+import { monitorCheckInput } from '../../shared/paging/check.js';
 import { webhookMessages } from '../../shared/webhooks/model.js';
 import type { RouteContract } from '../../functions/lib/http.js';
-import { repositoryRoot } from '../local/paths.js';
+import { repositoryRoot } from '../paths.js';
 import { routes, type RouteDescription } from '../../shared/system.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** `npm run openapi`: writes docs/openapi.json from the code. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot } from '../local/paths.js';
+import { repositoryRoot } from '../paths.js';
 import { buildDocument, serialize } from './document.js';
 
 const target = join(repositoryRoot, 'docs', 'openapi.json');

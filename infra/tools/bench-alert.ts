@@ -45,7 +45,7 @@ import { fileURLToPath } from 'node:url';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { median } from '../build/bundling.js';
-import type { LocalService as Runtime } from '../local/runtime.js';
+import type { Service as Runtime } from '../local/perf/service.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { newIntegrationKey } from '../../shared/alerts/keys.js';

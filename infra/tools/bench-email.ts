@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- path`, its last rows: monitor-check → the first e-mail in the local mailbox,
  * and → the escalation step 1 e-mail, against their floor: the same calls sent straight. The
- * service's calls on that path are recorded (`LocalService.recordCalls`: monitor-check's reads and
+ * service's calls on that path are recorded (`Service.recordCalls`: monitor-check's reads and
  * its transaction; then, per background invocation, the notifier's reads, delivery records and
  * SendEmail), and the floor replays them with the low-level clients: monitor-check's rounds → the
  * transaction's record read off the stream without sleeping → each invocation's rounds at once →
@@ -17,9 +17,9 @@ import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetSha
 import { SendEmailCommand, SESClient, type SendEmailCommandInput } from '@aws-sdk/client-ses';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import type { RecordedCall } from '../local/call-recorder.js';
-import { invokeFunction } from '../local/functions.js';
-import type { LocalService as Runtime } from '../local/runtime.js';
+import type { RecordedCall } from '../local/perf/call-recorder.js';
+import { invokeFunction } from '../local/aws/functions.js';
+import type { Service as Runtime } from '../local/perf/service.js';
 import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/platform/aws-client.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';

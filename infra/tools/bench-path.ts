@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleAll, bundleSource, median } from '../build/bundling.js';
-import type { LocalService as Runtime } from '../local/runtime.js';
+import type { Service as Runtime } from '../local/perf/service.js';
 import { httpEvent } from '../../test/support/events.js';
 import { dynamoCalls, stopObservingCalls } from '../../test/support/ddb-calls.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';

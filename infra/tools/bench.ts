@@ -1,6 +1,10 @@
 /**
- * `npm run bench [-- lists|path|alerts]`: every performance figure beside its floor, written into
- * docs/performance.md with the machine it ran on. `path` (bench-path.ts): bundle size, module load,
+ * `npm run bench [-- headline|path|lists|alerts] [--quick]`: every performance figure beside its floor, written into
+ * docs/performance.md with the machine it ran on. `headline` (bench-headline.ts, issue 33): each route
+ * against a minimal hand-written implementation of it (floor/server.ts), timed from a client process of
+ * its own (floor/client.ts), the table at the top of docs/performance.md. `--quick`: the headline alone,
+ * one short round (under 2 minutes), printed and not written (a smoke check, not figures). `path` (bench-path.ts),
+ * the runtime's overhead on our own calls (replayed floors): bundle size, module load,
  * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
  * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `lists`: what a page
  * of `GET /api/incidents` costs as history grows. Starts DynamoDB
@@ -16,15 +20,17 @@ import { join } from 'node:path';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor } from '../../shared/platform/api/paging.js';
 import { db } from '../../shared/platform/db/client.js';
-import { freePort } from '../local/ports.js';
-import { startDynamoDbLocal } from '../local/dynamodb-local.js';
-import { repositoryRoot, startService, type LocalService as Runtime } from '../local/runtime.js';
+import { freePort } from '../local/runtime/ports.js';
+import { startDynamoDbLocal } from '../local/aws/dynamodb-local.js';
+import { repositoryRoot } from '../paths.js';
+import { startService, type Service as Runtime } from '../local/perf/service.js';
 import { dynamoCalls } from '../../test/support/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
-import { quietFunctionLogs } from '../local/quiet-logs.js';
+import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 import { benchAlertRepeat } from './bench-alert.js';
+import { benchHeadline, headlineTable } from './bench-headline.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -54,41 +60,59 @@ interface Filter {
 const machine = () =>
   `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local in memory`;
 
-/** Replaces the section between `<!-- bench:<name>:begin/end -->` in docs/performance.md (or appends it under `heading`). */
-function writeSection(name: string, heading: string, table: string) {
+/**
+ * Replaces the section between `<!-- bench:<name>:begin/end -->` in docs/performance.md (or adds it under
+ * `heading`: at the end, or right under the document's title with `top`).
+ */
+function writeSection(name: string, heading: string, table: string, where: 'end' | 'top' = 'end') {
   const file = join(repositoryRoot, 'docs/performance.md');
   const begin = `<!-- bench:${name}:begin -->`;
   const end = `<!-- bench:${name}:end -->`;
   const current = readFileSync(file, 'utf8');
   const section = `${begin}\n${table}\n${end}`;
+  const titleEnd = current.indexOf('\n') + 1;
   const next = current.includes(begin)
     ? current.slice(0, current.indexOf(begin)) + section + current.slice(current.indexOf(end) + end.length)
-    : `${current.trimEnd()}\n\n## ${heading}\n\n${section}\n`;
+    : where === 'top'
+      ? `${current.slice(0, titleEnd)}\n## ${heading}\n\n${section}\n${current.slice(titleEnd)}`
+      : `${current.trimEnd()}\n\n## ${heading}\n\n${section}\n`;
   writeFileSync(file, next);
   console.log(`\nwrote the ${name} section of docs/performance.md`);
 }
 
 async function main() {
   quietFunctionLogs();
-  const sections = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-  const unknown = sections.filter((section) => section !== 'lists' && section !== 'path' && section !== 'alerts');
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const sections = args.filter((arg) => !arg.startsWith('-'));
+  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
   if (unknown.length) {
-    console.error(`Unknown section: ${unknown.join(', ')}\nUsage: npm run bench [-- lists|path|alerts]`);
+    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts] [--quick]`);
     process.exit(2);
   }
-  const run = (section: string) => sections.length === 0 || sections.includes(section);
+  if (quick && sections.some((section) => section !== 'headline')) {
+    console.error('--quick runs the headline alone');
+    process.exit(2);
+  }
+  const run = (section: string) => (quick ? section === 'headline' : sections.length === 0 || sections.includes(section));
   const database = await startDynamoDbLocal({ port: await freePort() });
   const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined, quietFunctionLogs: true });
   try {
+    if (run('headline')) {
+      const table = headlineTable(await benchHeadline(runtime, { quick }), { quick });
+      console.log(`\n${table}`);
+      if (quick) console.log('\n--quick: not written into docs/performance.md');
+      else writeSection('headline', 'Headline: each route against a minimal implementation of it', table, 'top');
+    }
     if (run('path')) {
       const rows = [...(await benchRequestPath(runtime)), ...(await benchEmailPath(runtime, runtime.mailbox.url))];
       const table = [
-        `Measured by \`npm run bench -- path\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; each side the median of 3 rounds, service and floor interleaved.`,
+        `Runtime overhead on our own calls (the floor replays the service's own recorded DynamoDB calls, so these ratios measure the runtime's glue, never the design: the headline above does). Measured by \`npm run bench -- path\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; each side the median of 3 rounds, service and floor interleaved.`,
         '',
         pathTable(rows),
       ].join('\n');
       console.log(table);
-      writeSection('path', 'The request path and the e-mail path against their floors', table);
+      writeSection('path', 'Runtime overhead on our own calls (replayed floors)', table);
     }
     if (run('alerts')) {
       const table = [

@@ -26,11 +26,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { env, eventBus, table, workers } from '../../shared/system.js';
-import { escalationStepInput } from '../../shared/escalation/steps.js';
+import { escalationStepInput } from '../../shared/paging/page.js';
 import { EVENT_TYPES, OUTBOX_ITEM_TYPE, type EventType } from '../../shared/platform/events/model.js';
 import { publish } from '../../shared/platform/events/publish.js';
 import { replayWindow } from '../../shared/platform/events/replay.js';
-import { runningRuntime, runtimeUrl } from '../local/running.js';
+import { runningRuntime, runtimeUrl } from '../local/cli/running.js';
 
 /** Stream arrival and the service's write time differ by moments; the window is widened generously. */
 const MARGIN_MS = 5 * 60 * 1000;

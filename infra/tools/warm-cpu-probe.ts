@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
-import { lambdaContext } from '../local/lambda-context.js';
-import { quietFunctionLogs } from '../local/quiet-logs.js';
+import { lambdaContext } from '../local/aws/lambda-context.js';
+import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 
 export interface ProbeInput {
   /** file: URLs of the deployed function's bundle and of the floor's. */

@@ -5,24 +5,21 @@
  * the integration's monitor:
  * - trigger: adds to the monitor's open incident of that dedup key (`alert_count + 1`, `last_alert_at`;
  *   no timeline entry, no e-mail, no page), or opens an automatic incident exactly as a failed check
- *   does, claiming the dedup key in the same transaction (`attribute_not_exists`), so concurrent
- *   triggers open one. A repeat of a key and dedup key this instance has seen is one TransactWriteItems
- *   that also admits the key (`countRepeat`);
+ *   does (the paging flow's one entry, `raise` in `../paging/signal.ts`), claiming the dedup key in the
+ *   same transaction (`attribute_not_exists`), so concurrent triggers open one. A repeat of a key and
+ *   dedup key this instance has seen is one TransactWriteItems that also admits the key (`countRepeat`);
  * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
  *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
  */
-import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { CONFLICT_RETRY_MS, conditionFailure, getByKeys, transactOutcome, type TransactItem } from '../platform/db/ops.js';
-import { countMetric } from '../platform/observability/metrics.js';
-import { monitorItem, type Monitor } from '../monitors/model.js';
-import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
-import type { Acknowledgement } from '../incidents/model.js';
-import * as incidents from '../incidents/repository.js';
-import { acknowledgementRecords } from '../incidents/timeline.js';
+import { conditionFailure, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
+import { acknowledgeAsSource } from '../paging/acknowledge.js';
+import { resolveAutomaticIncident } from '../paging/resolve.js';
+import { raise, readSignal, type SignalRead } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
 import type { AlertEvent, TriggerEvent } from './model.js';
@@ -94,38 +91,28 @@ const rateUpdate = (start: boolean, window: number, now: string) =>
 
 const retryAfter = (window: number, now: Date) => Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000);
 
-/**
- * Sends a single-item write, retrying while DynamoDB refuses it for a transaction under way on the same
- * item (`TransactionConflictException`, which the SDK does not retry): a repeat trigger's transaction
- * holds the key's lookup and the incident, which admissions and counts of the read path write too. With
- * jittered backoff, for up to `CONFLICT_RETRY_MS`, as `transactWrite` retries its own conflicts.
- */
-async function sendSingleWrite<T>(send: () => Promise<T>): Promise<T> {
-  const deadline = performance.now() + CONFLICT_RETRY_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await send();
-    } catch (error) {
-      if (!(error instanceof Error && error.name === 'TransactionConflictException') || performance.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * attempt, 200)));
-    }
-  }
-}
+const rateWindowGaveUp = (attempts: number) => `The key's rate window kept changing; gave up after ${attempts} attempts`;
 
-/** One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the condition failed. */
+/**
+ * One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the
+ * condition failed. A repeat trigger's transaction holds the same item (`countRepeat`): a conflict with
+ * it is retried as `transactWrite` retries its own (`sendWrite`).
+ */
 async function updateLookup(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
   try {
-    const { Attributes } = await sendSingleWrite(() => db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.integrationKey(keyHash),
-        UpdateExpression: update.expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeValues: update.values,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    ));
+    const { Attributes } = await sendWrite(() =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.integrationKey(keyHash),
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ExpressionAttributeValues: update.values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
     return { ok: true as const, item: Attributes! };
   } catch (error) {
     const failed = conditionFailure(error);
@@ -143,21 +130,19 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
 export async function admitKey(key: string): Promise<KeyAdmission> {
   if (!isIntegrationKeyShaped(key)) return { ok: false, reason: 'unknown' };
   const keyHash = integrationKeyHash(key);
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  return retryOnConflict<KeyAdmission>(async () => {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
-    const count = rateUpdate(false, window, now.toISOString());
-    const counted = await updateLookup(keyHash, count);
+    const counted = await updateLookup(keyHash, rateUpdate(false, window, now.toISOString()));
     if (counted.ok) return { ok: true, integration: rememberKey(keyHash, refOf(counted.item)) };
     if (!counted.item) return { ok: false, reason: 'unknown' };
     if (counted.item.rate_window === window) return { ok: false, reason: 'rate', retryAfterSeconds: retryAfter(window, now) };
     // A new window (or the key's first event): start it, unless another request just did.
-    const start = rateUpdate(true, window, now.toISOString());
-    const started = await updateLookup(keyHash, start);
+    const started = await updateLookup(keyHash, rateUpdate(true, window, now.toISOString()));
     if (started.ok) return { ok: true, integration: rememberKey(keyHash, refOf(started.item)) };
     if (!started.item) return { ok: false, reason: 'unknown' };
-  }
-  throw new Error('The key\'s rate window kept changing; gave up after 5 attempts');
+    return undefined;
+  }, rateWindowGaveUp);
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
@@ -165,39 +150,28 @@ export type IngestEvent = AlertEvent & { message?: string | null };
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
 
-const MAX_ATTEMPTS = 5;
+/** The monitor and the incident (if any) a dedup key's claim names: one BatchGetItem (`readSignal`). */
+const readDedup = (monitorId: string, dedupKey: string): Promise<SignalRead> => readSignal(monitorId, keys.alertDedup(monitorId, dedupKey));
 
-/** The monitor and the open incident (if any) of a dedup key, as read. */
-export interface DedupRead {
-  monitor?: Monitor;
-  incidentId?: string;
-}
-
-/** The monitor and the open incident (if any) of a dedup key: one BatchGetItem. */
-export async function readDedup(monitorId: string, dedupKey: string): Promise<DedupRead> {
-  const read = await getByKeys({ monitor: keys.monitor(monitorId), dedup: keys.alertDedup(monitorId, dedupKey) });
-  return {
-    monitor: read.monitor ? monitorItem.parse(read.monitor) : undefined,
-    incidentId: typeof read.dedup?.incident_id === 'string' ? read.dedup.incident_id : undefined,
-  };
-}
+/** A dedup read started before the key was admitted, with the monitor it was made for. */
+export type PrefetchedRead = Promise<SignalRead> & { monitorId: string };
 
 /**
- * Applies one event of an admitted key. `prefetched`: the dedup read already made for it (in
- * parallel with admitting the key, when the key's monitor was known); used only if it is of the
- * integration's monitor.
+ * Applies one event of an admitted key: a signal for the paging flow (`../paging/`). `prefetched`: the
+ * dedup read already made for it (in parallel with admitting the key, when the key's monitor was
+ * known); used only if it is of the integration's monitor.
  */
-export async function ingestEvent(integration: IntegrationRef, event: IngestEvent, prefetched?: Promise<DedupRead> & { monitorId: string }): Promise<IngestOutcome> {
+export async function ingestEvent(integration: IntegrationRef, event: IngestEvent, prefetched?: PrefetchedRead): Promise<IngestOutcome> {
   const first = prefetched?.monitorId === integration.monitorId ? prefetched : undefined;
-  if (event.action === 'trigger') return trigger(integration, event, first);
-  const { monitor, incidentId } = await (first ?? readDedup(integration.monitorId, event.dedupKey));
+  if (event.action === 'trigger') return trigger(integration, event, first && (await first));
+  const { monitor, claimed: incidentId } = await (first ?? readDedup(integration.monitorId, event.dedupKey));
   if (!monitor) return 'monitor_gone';
   if (!incidentId) return 'ignored';
   return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
 }
 
 /** The dedup read of a key whose monitor this instance knows, started at once (see `ingestEvent`); undefined otherwise. */
-export function prefetchDedup(key: string, dedupKey: string): (Promise<DedupRead> & { monitorId: string }) | undefined {
+export function prefetchDedup(key: string, dedupKey: string): PrefetchedRead | undefined {
   const monitorId = knownMonitorOf(key);
   if (!monitorId) return undefined;
   const read = readDedup(monitorId, dedupKey);
@@ -220,12 +194,13 @@ const countAlert = (incidentId: string, options: { neverResolved?: boolean } = {
 });
 
 /**
- * A repeat trigger: one UpdateItem of the open incident. `counted: false` when it is resolved (the dedup
- * item is stale); `reopened` when it was resolved once (a hint to it would be refused, see `countRepeat`).
+ * A repeat trigger: one UpdateItem of the open incident (a conflict with a repeat's transaction on it
+ * retried, `sendWrite`). `counted: false` when it is resolved (the claim is stale); `reopened` when it
+ * was resolved once (a hint to it would be refused, see `countRepeat`).
  */
 async function countTrigger(incidentId: string): Promise<{ counted: boolean; reopened?: boolean }> {
   try {
-    const { Attributes } = await sendSingleWrite(() => db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' })));
+    const { Attributes } = await sendWrite(() => db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' })));
     return { counted: true, reopened: Attributes?.last_resolved_at !== undefined };
   } catch (error) {
     if (conditionFailure(error)) return { counted: false };
@@ -252,8 +227,10 @@ export type RepeatOutcome = { outcome: 'counted' } | { outcome: 'unknown' } | { 
  * condition and takes the read path, which follows the claim.) The monitor's deletion purges its claims
  * after its transaction; the monitor's ConditionCheck covers that.
  *
- * Undefined when there is nothing to go on, or a hint was refused (forgotten): the caller takes the
- * full path, which reads. A refused transaction wrote nothing, so nothing is counted twice.
+ * A transaction that collides with another on these items is retried by `transactWrite`; a window
+ * another request started first, by `retryOnConflict` (as `admitKey`). Undefined when there is nothing
+ * to go on, or a hint was refused (forgotten): the caller takes the full path, which reads. A refused
+ * transaction wrote nothing, so nothing is counted twice.
  */
 export async function countRepeat(key: string, dedupKey: string): Promise<RepeatOutcome | undefined> {
   if (!isIntegrationKeyShaped(key)) return undefined;
@@ -264,11 +241,8 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
   const hint = dedupHintKey(monitorId, dedupKey);
   const incidentId = dedupHints.get(hint);
   if (!incidentId) return undefined;
-  let start = false;
-  for (let attempt = 1; attempt <= 4; attempt++) {
-    const now = clock.now();
-    const window = Math.floor(now.getTime() / WINDOW_MS);
-    const rate = rateUpdate(start, window, now.toISOString());
+  const send = (start: boolean, window: number, now: string) => {
+    const rate = rateUpdate(start, window, now);
     const actions: (readonly ['key' | 'monitor' | 'incident', TransactItem])[] = [
       [
         'key',
@@ -286,89 +260,83 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
       ['monitor', { ConditionCheck: { TableName: tableName(), Key: keys.monitor(monitorId), ConditionExpression: itemPresent } }],
       ['incident', { Update: countAlert(incidentId, { neverResolved: true }) }],
     ];
-    const { outcome, item } = await transactOutcome(actions);
-    switch (outcome) {
+    return transactOutcome(actions);
+  };
+  const settled = await retryOnConflict<RepeatOutcome | 'read'>(async () => {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    let written = await send(false, window, now.toISOString());
+    if (written.outcome === 'key' && written.item && written.item.rate_window !== window) {
+      // The key's first event of a new window: start it, unless another request just did (count again then).
+      written = await send(true, window, now.toISOString());
+      if (written.outcome === 'key' && written.item) return undefined;
+    }
+    switch (written.outcome) {
       case 'ok':
         return { outcome: 'counted' };
       case 'key':
-        if (!item) {
+        if (!written.item) {
           knownKeys.delete(keyHash);
           return { outcome: 'unknown' };
         }
-        // Counting refused in the current window: it is full. Otherwise start the window, or (another
-        // request started it first) count in it.
-        if (!start && item.rate_window === window) return { outcome: 'rate', retryAfterSeconds: retryAfter(window, now) };
-        start = !start;
-        continue;
+        return { outcome: 'rate', retryAfterSeconds: retryAfter(window, now) };
       case 'monitor':
         knownKeys.delete(keyHash);
         return { outcome: 'monitor_gone' };
-      default:
+      case 'incident':
         dedupHints.delete(hint);
-        return undefined;
+        return 'read';
     }
-  }
-  return undefined;
+  }, rateWindowGaveUp);
+  return settled === 'read' ? undefined : settled;
 }
 
-async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }, prefetched?: Promise<DedupRead>): Promise<IngestOutcome> {
-  const hint = dedupHintKey(integration.monitorId, event.dedupKey);
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const { monitor, incidentId } = await (attempt === 1 && prefetched ? prefetched : readDedup(integration.monitorId, event.dedupKey));
-    if (!monitor) return 'monitor_gone';
-    const count = incidentId ? await countTrigger(incidentId) : { counted: false };
-    if (count.counted) {
-      if (!count.reopened) remember(dedupHints, hint, incidentId!);
-      return 'counted';
-    }
-    const now = clock.nowIso();
-    const opened = await openAutomaticIncident({
-      monitor,
-      title: event.title,
-      severity: event.severity,
-      message: event.message ?? null,
-      claim: claimPut(keys.alertDedup(monitor.id, event.dedupKey), 'alert_dedup', incidentId, { dedup_key: event.dedupKey }),
-      fields: { alert_count: 1, last_alert_at: now, dedup_key: event.dedupKey },
-      createdDetails: {
-        integration_id: integration.integrationId,
-        integration_name: integration.integrationName,
-        dedup_key: event.dedupKey,
-        ...(event.summary !== event.title ? { summary: event.summary } : {}),
+/**
+ * A trigger through the paging flow's entry (`raise`): the dedup key's open incident counts it, or a
+ * new one opens, claiming the key. `first`: the dedup read already made. The incident that holds the
+ * key is remembered for the next repeat, unless it was resolved once (`countRepeat` would refuse it).
+ */
+async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }, first?: SignalRead): Promise<IngestOutcome> {
+  let reopened = false;
+  const raised = await raise(
+    {
+      monitorId: integration.monitorId,
+      claim: { key: keys.alertDedup(integration.monitorId, event.dedupKey), type: 'alert_dedup', fields: { dedup_key: event.dedupKey } },
+      what: `dedup key ${event.dedupKey}`,
+      incident: () => ({
+        title: event.title,
+        severity: event.severity,
+        message: event.message ?? null,
+        fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey },
+        createdDetails: {
+          integration_id: integration.integrationId,
+          integration_name: integration.integrationName,
+          dedup_key: event.dedupKey,
+          ...(event.summary !== event.title ? { summary: event.summary } : {}),
+        },
+      }),
+      addTo: async (incidentId) => {
+        const count = await countTrigger(incidentId);
+        reopened = count.reopened ?? false;
+        return count.counted;
       },
-    });
-    if (opened) {
-      remember(dedupHints, hint, opened.id);
-      return 'opened';
-    }
-    // Another trigger of the key opened it first (count on it), or the monitor moved (read it again).
-  }
-  throw new Error(`Monitor ${integration.monitorId}: could not settle dedup key ${event.dedupKey} after ${MAX_ATTEMPTS} attempts`);
+    },
+    first,
+  );
+  if (raised.outcome === 'monitor_gone') return 'monitor_gone';
+  if (raised.outcome === 'opened' || !reopened) remember(dedupHints, dedupHintKey(integration.monitorId, event.dedupKey), raised.incident_id);
+  return raised.outcome === 'opened' ? 'opened' : 'counted';
 }
 
 /** Acknowledges the incident as the integration (method `api`); already acknowledged or resolved: nothing changes. */
 async function acknowledge(integration: IntegrationRef, incidentId: string): Promise<IngestOutcome> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const incident = await incidents.getIncident(incidentId);
-    if (!incident || incident.status === 'RESOLVED' || incident.acknowledged) return 'ignored';
-    const now = incidents.writeInstant(incident);
-    const acknowledgement: Acknowledgement = {
-      id: randomUUID(),
-      incident_id: incident.id,
-      user_id: integration.integrationId,
-      user_name: integration.integrationName,
-      user_email: integration.createdByEmail,
-      method: 'api',
-      acknowledged_at: now,
-    };
-    const records = acknowledgementRecords(incident, acknowledgement, { integration_id: integration.integrationId, integration_name: integration.integrationName });
-    const { outcome } = await incidents.acknowledgeIncident(incident, acknowledgement, now, records, []);
-    if (outcome === 'acknowledged') {
-      countMetric('IncidentAcknowledged', { method: 'api' });
-      return 'acknowledged';
-    }
-    if (outcome !== 'rescoped') return 'ignored';
-  }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  const acknowledged = await acknowledgeAsSource(incidentId, {
+    id: integration.integrationId,
+    name: integration.integrationName,
+    email: integration.createdByEmail,
+    details: { integration_id: integration.integrationId, integration_name: integration.integrationName },
+  });
+  return acknowledged ? 'acknowledged' : 'ignored';
 }
 
 /** Resolves the incident, releasing the dedup key in the same transaction (timeline: resolved by the integration). */

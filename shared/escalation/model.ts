@@ -24,6 +24,26 @@ export const EscalationTarget = described(
 );
 export type EscalationTarget = z.output<typeof EscalationTarget>;
 
+/** Who a page went to, and through what. */
+export interface PagedRecipient {
+  email: string;
+  user_id?: string;
+  user_name?: string;
+  /** The schedule they were on call in, for a schedule target. */
+  schedule_id?: string;
+}
+
+/** A schedule target with nobody on call at the page (or gone since the policy named it). */
+export interface UnstaffedSchedule {
+  schedule_id: string;
+  schedule_name: string | null;
+}
+
+export interface ResolvedTargets {
+  recipients: PagedRecipient[];
+  nobodyOnCall: UnstaffedSchedule[];
+}
+
 /** A step pages `targets`, or (as before targets existed) `emails`, which are e-mail targets. */
 export const policyStepInput = z.strictObject({
   delay_minutes: z.int().check(z.minimum(0), z.maximum(MAX_STEP_DELAY_MINUTES)),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
 import * as repository from './repository.js';
@@ -61,7 +62,7 @@ export async function getPolicy(caller: Caller, policyId: string) {
   return policyView((await visiblePolicy(caller, policyId)).policy);
 }
 
-const MAX_ATTEMPTS = 5;
+const policyKeptChanging = (policyId: string) => (attempts: number) => `Escalation policy ${policyId} kept changing; gave up after ${attempts} attempts`;
 
 /**
  * Renames the policy, replaces its steps (for incidents opened from then on) or moves it between
@@ -71,7 +72,7 @@ const MAX_ATTEMPTS = 5;
  */
 export async function updatePolicy(caller: Caller, policyId: string, changes: UpdatePolicyInput) {
   if (Object.values(changes).every((value) => value === undefined)) throw new BadRequestError('No updates provided');
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const current = await repository.getPolicy(policyId);
     if (!current) throw policyNotFound();
     const owner = current.owner_id === caller.userId;
@@ -94,7 +95,7 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     if (outcome === 'ok') return policyView({ ...next, version: (current.version ?? 0) + 1 });
     const refusal = targetRefusal(outcome, changes.steps, next.team_id);
     if (refusal) throw refusal;
-    if (outcome === 'conflict') continue;
+    if (outcome === 'conflict') return undefined;
     if (outcome === 'from_gone' || outcome === 'from_role') {
       // Its owner sees it (403); anyone else without a role there is told nothing (404).
       if (owner) throw new ForbiddenError('Not authorized');
@@ -104,8 +105,8 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     // Refused after the guards passed: in use (a policy that monitors use does not move), or gone or moved meanwhile.
     const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
     if (stillSame && moving && Number(item.monitor_count ?? 0) > 0) throw new BadRequestError('Escalation policy in use');
-  }
-  throw new Error(`Escalation policy ${policyId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, policyKeptChanging(policyId));
 }
 
 /** Deletes a policy no monitor uses: its owner, or an OWNER or ADMIN of the team it is shared with. */
@@ -114,7 +115,7 @@ export async function deletePolicy(caller: Caller, policyId: string) {
   const first = await repository.deleteOwnPolicy(caller.userId, policyId);
   if (first.deleted) return;
   let current = first.was;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async (attempt) => {
     if (attempt > 1) current = await repository.getPolicy(policyId);
     if (!current) throw policyNotFound();
     if (current.owner_id === caller.userId && !current.team_id && current.monitor_count > 0) {
@@ -124,14 +125,13 @@ export async function deletePolicy(caller: Caller, policyId: string) {
     if (!owner && !current.team_id) throw policyNotFound();
     const guard = owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS);
     const { outcome, item } = await repository.deletePolicy(current, guard);
-    if (outcome === 'ok') return;
-    if (outcome === 'conflict') continue;
+    if (outcome === 'ok') return DONE;
+    if (outcome === 'conflict') return undefined;
     if (outcome === 'refused') {
       const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
       if (stillSame) throw new BadRequestError('Escalation policy in use');
-      continue; // gone or moved meanwhile: read again
+      return undefined; // gone or moved meanwhile: read again
     }
     throw accessRefusal(outcome, item, policyNotFound);
-  }
-  throw new Error(`Escalation policy ${policyId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  }, policyKeptChanging(policyId));
 }

@@ -16,7 +16,8 @@ export const heartbeatNotFound = () => new NotFoundError('Heartbeat not found');
 /**
  * The transaction action that arms (or re-arms) a monitor's heartbeat with `settings`: the deadline
  * is a period from now (enabling counts as a ping). An Update, so a missed incident it remembers is
- * kept for the next ping to resolve. `null`: the heartbeat item goes (an open incident stays for a person).
+ * kept for the next ping to resolve. `null`: the heartbeat item goes (its open missed-heartbeat incident is
+ * resolved in the same transaction: `missedIncidentResolution` in service.ts).
  */
 export function heartbeatWrite(monitorId: string, settings: Heartbeat | null): TransactItem {
   const key = keys.monitorHeartbeat(monitorId);

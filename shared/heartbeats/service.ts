@@ -5,18 +5,23 @@
  * incident-opening transaction already writes the monitor item, and a transaction takes one action
  * per item): the period, the last ping and the deadline in epoch seconds. While armed it is in the
  * sparse `heartbeat-due` index (`HEARTBEAT#<first hex digit of the monitor id>`, by deadline), which
- * the sweep queries every minute; a missed heartbeat opens an automatic incident as a failed check
- * does (claimed by `HEARTBEAT_INCIDENT`), leaves the index and remembers the incident; the next ping
- * re-arms it and resolves the incident as recovered.
+ * the sweep queries every minute; a missed heartbeat is a signal of the paging flow (`../paging/`):
+ * it opens an automatic incident as a failed check does (claimed by `HEARTBEAT_INCIDENT`), leaves
+ * the index and remembers the incident; the next ping re-arms it and resolves the incident as
+ * recovered; turning the heartbeat off, or deleting the monitor, resolves it with a note
+ * (`missedIncidentResolution`, which the monitor handlers pass to the monitor's change).
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, getByKeys } from '../platform/db/ops.js';
-import { claimPut, openAutomaticIncident, resolveAutomaticIncident } from '../incidents/automatic.js';
+import { conditionFailure } from '../platform/db/ops.js';
+import { resolveAutomaticIncident } from '../paging/resolve.js';
+import { raise } from '../paging/signal.js';
+import type { TransactItem } from '../platform/db/ops.js';
 import * as incidents from '../incidents/repository.js';
-import { monitorItem } from '../monitors/model.js';
+import { applyChanges, statusEvents } from '../incidents/changes.js';
+import { changeEntries, entryPut, timelineEntry, timelinePut, type Actor } from '../incidents/timeline.js';
 import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from './repository.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from '../alerts/keys.js';
@@ -80,50 +85,76 @@ export async function sweepHeartbeats(): Promise<number> {
   return handled;
 }
 
-const MAX_ATTEMPTS = 5;
-
 /**
- * A heartbeat past `deadline`: opens "<monitor> missed its heartbeat" (or finds it open), then takes
- * the heartbeat out of the index remembering the incident, on the condition that no ping moved the
- * deadline meanwhile; if one did, the incident is resolved at once (the ping came).
+ * A heartbeat past `deadline`: opens "<monitor> missed its heartbeat" (or finds it open) through the
+ * paging flow's one entry (`raise`), then takes the heartbeat out of the index remembering the
+ * incident, on the condition that no ping moved the deadline meanwhile; if one did, the incident is
+ * resolved at once (the ping came).
  */
 async function missHeartbeat(monitorId: string, deadline: number): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const read = await getByKeys({ monitor: keys.monitor(monitorId), claim: keys.monitorHeartbeatIncident(monitorId) });
-    if (!read.monitor) return; // Deleted: its collection (the heartbeat item with it) is being purged.
-    const monitor = monitorItem.parse(read.monitor);
-    const claimed = typeof read.claim?.incident_id === 'string' ? read.claim.incident_id : undefined;
-    const current = claimed ? await incidents.getIncident(claimed) : undefined;
-    let incidentId = current && current.status !== 'RESOLVED' ? current.id : undefined;
-    if (!incidentId) {
-      const opened = await openAutomaticIncident({
-        monitor,
-        title: `${monitor.name} missed its heartbeat`.slice(0, 200),
-        severity: 'HIGH',
-        message: monitor.heartbeat
-          ? `No ping within ${monitor.heartbeat.interval_seconds} s (plus ${monitor.heartbeat.grace_seconds} s of grace) of the last one`
-          : null,
-        claim: claimPut(keys.monitorHeartbeatIncident(monitor.id), 'heartbeat_incident_marker', claimed),
-      });
-      if (!opened) continue; // Another sweep opened it (find it), or the monitor moved (read it again).
-      incidentId = opened.id;
-    }
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.monitorHeartbeat(monitorId),
-          UpdateExpression: 'SET missed_incident_id = :incident REMOVE hb_due_pk',
-          ConditionExpression: 'hb_deadline = :deadline AND attribute_exists(hb_due_pk)',
-          ExpressionAttributeValues: { ':incident': incidentId, ':deadline': deadline },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailure(error)) throw error;
-      // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
-      await resolveAutomaticIncident(incidentId, keys.monitorHeartbeatIncident);
-    }
-    return;
+  const raised = await raise({
+    monitorId,
+    claim: { key: keys.monitorHeartbeatIncident(monitorId), type: 'heartbeat_incident_marker' },
+    what: 'its missed heartbeat',
+    incident: (monitor) => ({
+      title: `${monitor.name} missed its heartbeat`.slice(0, 200),
+      severity: 'HIGH',
+      message: monitor.heartbeat
+        ? `No ping within ${monitor.heartbeat.interval_seconds} s (plus ${monitor.heartbeat.grace_seconds} s of grace) of the last one`
+        : null,
+    }),
+  });
+  if (raised.outcome === 'monitor_gone') return; // Deleted: its collection (the heartbeat item with it) is being purged.
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.monitorHeartbeat(monitorId),
+        UpdateExpression: 'SET missed_incident_id = :incident REMOVE hb_due_pk',
+        ConditionExpression: 'hb_deadline = :deadline AND attribute_exists(hb_due_pk)',
+        ExpressionAttributeValues: { ':incident': raised.incident_id, ':deadline': deadline },
+      }),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+    // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
+    await resolveAutomaticIncident(raised.incident_id, keys.monitorHeartbeatIncident);
   }
-  throw new Error(`Monitor ${monitorId}: could not settle its missed heartbeat after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** Why a missed-heartbeat incident is resolved with its heartbeat: the note on its timeline says so. */
+export const HEARTBEAT_GONE_NOTES = {
+  off: 'The heartbeat was turned off, so no ping is expected any more: resolved automatically.',
+  monitor_deleted: 'The monitor was deleted with its heartbeat, so no ping is expected any more: resolved automatically.',
+} as const;
+
+/**
+ * What resolves the monitor's open missed-heartbeat incident in the transaction that turns its
+ * heartbeat off (`heartbeat: null`) or deletes the monitor: the incident's change on the condition
+ * that it is as read (failing: `changed`, the caller reads again), its claim released, a note by
+ * `actor` saying why, the `resolved` entry and the `incident.resolved` event carrying the note.
+ * Nothing when no such incident is open. Reads the claim, then the incident it names.
+ */
+export async function missedIncidentResolution(monitorId: string, actor: Exclude<Actor, null>, why: keyof typeof HEARTBEAT_GONE_NOTES): Promise<TransactItem[]> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.monitorHeartbeatIncident(monitorId), ConsistentRead: true }));
+  const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
+  const current = incidentId ? await incidents.getIncident(incidentId) : undefined;
+  if (!current || current.status === 'RESOLVED') return [];
+  const now = incidents.writeInstant(current);
+  const next = applyChanges(current, { status: 'RESOLVED' }, now);
+  const note = timelineEntry({ kind: 'note', incident: next, at: now, actor, message: HEARTBEAT_GONE_NOTES[why] });
+  return [
+    incidents.incidentChangeUpdate(current, next),
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.monitorHeartbeatIncident(monitorId),
+        ConditionExpression: 'incident_id = :incident',
+        ExpressionAttributeValues: { ':incident': current.id },
+      },
+    },
+    ...statusEvents(current, next, now, note),
+    entryPut(note),
+    ...changeEntries(current, next, actor, now, 1).map(timelinePut),
+  ];
 }

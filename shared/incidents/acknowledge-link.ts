@@ -12,6 +12,7 @@ import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { getByKeys, type TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import type { EventDetail } from '../platform/events/model.js';
 import { nameBasedUuid } from '../platform/ids.js';
 import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
@@ -111,8 +112,6 @@ export async function inspectAcknowledgeLink(token: string): Promise<LinkState> 
   return refusal(link, incident, acknowledgement) ?? { state: 'valid', incident, recipient: link.recipient, stepOrder: link.step_order };
 }
 
-const MAX_ATTEMPTS = 5;
-
 /**
  * The page's button (POST): acknowledges as the recipient — their account when the address has
  * one, otherwise the address itself (see `OUTSIDE_RECIPIENT_NAMESPACE`).
@@ -121,7 +120,7 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
   const link = await readLink(token);
   if (!link) return { state: 'unknown' };
   const linkKey = keys.acknowledgeLink(linkTokenHash(token));
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<LinkState>(async () => {
     const { incident, acknowledgement: existing, accountId } = await readIncidentFor(link);
     if (!incident) return { state: 'unknown' };
     const refused = refusal(link, incident, existing);
@@ -164,8 +163,8 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
     const again = await readLink(token);
     if (!again) return { state: 'unknown' };
     Object.assign(link, again);
-  }
-  throw new Error(`Acknowledge link for incident ${link.incident_id}: kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Acknowledge link for incident ${link.incident_id}: kept changing; gave up after ${attempts} attempts`);
 }
 
 /** Any text: one that is not shaped like a token is simply unknown (a 404 page), not a validation error. */

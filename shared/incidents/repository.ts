@@ -134,47 +134,45 @@ export async function writeIncidentChange<G extends string = never>(
   extra: TransactItem[],
   guard: Actions<G> = [],
 ) {
+  return transactOutcome<G | 'changed'>([...guard, ['changed', incidentChangeUpdate(current, next)], ...extra.map((item) => ['changed', item] as const)]);
+}
+
+/** The Update of `writeIncidentChange` alone, for a transaction of another item's change that carries it (its failure: `changed`). */
+export function incidentChangeUpdate(current: Incident, next: Incident): TransactItem {
   const indexKeys = incidentIndexKeys(next);
   const scope = sameScope(current);
   const retitled = next.title !== current.title;
   const resolving = next.status === 'RESOLVED' && current.status !== 'RESOLVED';
-  return transactOutcome<G | 'changed'>([
-    ...guard,
-    [
-      'changed',
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.incident(current.id),
-          ...updateExpression({
-            set: {
-              ...(retitled ? { title: next.title } : {}),
-              severity: next.severity,
-              status: next.status,
-              updated_at: next.updated_at,
-              resolved_at: next.resolved_at ?? undefined,
-              ...(resolving ? { last_resolved_at: next.updated_at } : {}),
-              ...indexKeys.set,
-            },
-            remove: [...(next.resolved_at === null ? ['resolved_at'] : []), ...indexKeys.remove],
-            condition: {
-              expression: `${itemPresent} AND #status = :was_status AND #severity = :was_severity AND #acknowledged = :was_acknowledged AND #title = :was_title AND #updated_at < :now AND ${scope.expression}`,
-              names: { '#status': 'status', '#severity': 'severity', '#acknowledged': 'acknowledged', '#title': 'title', '#updated_at': 'updated_at' },
-              values: {
-                ':was_status': current.status,
-                ':was_severity': current.severity,
-                ':was_acknowledged': current.acknowledged,
-                ':was_title': current.title,
-                ':now': next.updated_at,
-                ...scope.values,
-              },
-            },
-          }),
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.incident(current.id),
+      ...updateExpression({
+        set: {
+          ...(retitled ? { title: next.title } : {}),
+          severity: next.severity,
+          status: next.status,
+          updated_at: next.updated_at,
+          resolved_at: next.resolved_at ?? undefined,
+          ...(resolving ? { last_resolved_at: next.updated_at } : {}),
+          ...indexKeys.set,
         },
-      },
-    ],
-    ...extra.map((item) => ['changed', item] as const),
-  ]);
+        remove: [...(next.resolved_at === null ? ['resolved_at'] : []), ...indexKeys.remove],
+        condition: {
+          expression: `${itemPresent} AND #status = :was_status AND #severity = :was_severity AND #acknowledged = :was_acknowledged AND #title = :was_title AND #updated_at < :now AND ${scope.expression}`,
+          names: { '#status': 'status', '#severity': 'severity', '#acknowledged': 'acknowledged', '#title': 'title', '#updated_at': 'updated_at' },
+          values: {
+            ':was_status': current.status,
+            ':was_severity': current.severity,
+            ':was_acknowledged': current.acknowledged,
+            ':was_title': current.title,
+            ':now': next.updated_at,
+            ...scope.values,
+          },
+        },
+      }),
+    },
+  };
 }
 
 export interface IncidentCollection {

@@ -4,7 +4,8 @@ import { clock } from '../platform/clock.js';
 import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
 import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { identityOf } from '../accounts/service.js';
-import { backoff, getByKeys, type Item, type TransactItem } from '../platform/db/ops.js';
+import { getByKeys, type Item, type TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { attributes, keys } from '../platform/db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
 import { monitorItem } from '../monitors/model.js';
@@ -19,6 +20,7 @@ import { tableName } from '../platform/db/client.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
+import { applyChanges, statusEvents } from './changes.js';
 import * as repository from './repository.js';
 import {
   acknowledgementRecords,
@@ -158,7 +160,6 @@ const audienceIs = (monitorId: string, teamId: string): TransactItem => ({
   },
 });
 
-const MAX_ATTEMPTS = 5;
 /** Changes of one incident conflict only on what they depend on; busy incidents get a few more tries. */
 const CHANGE_ATTEMPTS = 8;
 /**
@@ -182,7 +183,7 @@ async function writeAs<O extends string>(
 ): Promise<{ outcome: O; item?: Item }> {
   if (incident.owner_id === caller.userId) return (await write([])) as { outcome: O; item?: Item };
   let teamId = incident.team_id ?? (await getMonitor(incident.monitor_id))?.team_id ?? null;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     if (!teamId) throw incidentNotFound();
     // The move check first: a monitor that moved is retried through its new team before any role counts.
     const result = await write([['moved', audienceIs(incident.monitor_id, teamId)], ...teamGuard(teamId, caller.userId, OPERATORS)]);
@@ -191,8 +192,8 @@ async function writeAs<O extends string>(
     }
     if (result.outcome !== 'moved') return result as { outcome: O; item?: Item };
     teamId = (await getMonitor(incident.monitor_id))?.team_id ?? null;
-  }
-  throw new Error(`Incident ${incident.id}: its monitor kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, (attempts) => `Incident ${incident.id}: its monitor kept moving; gave up after ${attempts} attempts`);
 }
 
 /**
@@ -201,7 +202,7 @@ async function writeAs<O extends string>(
  * which the write checks has not changed since it was read.
  */
 export async function createIncident(caller: Caller, input: CreateIncidentInput): Promise<IncidentView> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const read = await getByKeys({ monitor: keys.monitor(input.monitorId), account: keys.account(caller.userId) });
     const monitor = read.monitor ? monitorItem.parse(read.monitor) : undefined;
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
@@ -240,62 +241,8 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'quota') throw quotaExceeded('incidents', new Date(now));
     if (outcome !== 'moved') throw new Error(`Unexpected conflict creating incident ${incident.id}`);
-  }
-  throw new Error(`Monitor ${input.monitorId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
-}
-
-/**
- * The incident after `changes`: RESOLVED sets `resolved_at` (keeping an earlier one, unless
- * `resolvedAt` is `now`: DELETE's "set to now"), other statuses clear it.
- */
-export function applyChanges(current: Incident, changes: UpdateIncidentInput, now: string, resolvedAt: 'kept' | 'now' = 'kept'): Incident {
-  const status = changes.status ?? current.status;
-  return {
-    ...current,
-    title: changes.title ?? current.title,
-    severity: changes.severity ?? current.severity,
-    status,
-    resolved_at: status === 'RESOLVED' ? (resolvedAt === 'now' ? now : (current.resolved_at ?? now)) : null,
-    updated_at: now,
-  };
-}
-
-/** A note as events carry it. */
-const noteOf = (entry: TimelineEntry) => ({
-  id: entry.id,
-  message: entry.message ?? '',
-  user_id: entry.user_id ?? '',
-  user_name: entry.user_name ?? '',
-  created_at: entry.created_at,
-});
-
-/**
- * The notification a change asks for: resolved, status changed, or none; a note travels with
- * the status change it made, and a note without one is an update of its own.
- */
-export function statusEvents(current: Incident, next: Incident, now: string, note?: TimelineEntry) {
-  const updated = updatedEvent(current, next, now, note);
-  if (next.status === current.status) {
-    return [...updated, ...(note && updated.length === 0 ? [outboxPut('incident.note_added', { incident: incidentSnapshot(next), note: noteOf(note) }, now)] : [])];
-  }
-  const payload = { incident: incidentSnapshot(next), previous_status: current.status, ...(note ? { note: noteOf(note) } : {}) };
-  return [
-    ...updated,
-    next.status === 'RESOLVED' ? outboxPut('incident.resolved', payload, now) : outboxPut('incident.status_changed', payload, now),
-  ];
-}
-
-/**
- * `incident.updated` (outgoing webhooks) when status — other than to RESOLVED, which is
- * `incident.resolved` —, severity or title changed, with each change; none otherwise.
- */
-function updatedEvent(current: Incident, next: Incident, now: string, note?: TimelineEntry) {
-  const changed = <K extends 'status' | 'severity' | 'title'>(field: K) =>
-    current[field] !== next[field] && !(field === 'status' && next.status === 'RESOLVED') ? { [field]: { from: current[field], to: next[field] } } : {};
-  const changes = { ...changed('status'), ...changed('severity'), ...changed('title') };
-  if (Object.keys(changes).length === 0) return [];
-  // A note that changed only severity or title travels here (no other event carries it); with a status change, it travels with that too.
-  return [outboxPut('incident.updated', { incident: incidentSnapshot(next), changes, ...(note ? { note: noteOf(note) } : {}) }, now)];
+    return undefined;
+  }, (attempts) => `Monitor ${input.monitorId} kept moving; gave up after ${attempts} attempts`);
 }
 
 const accountFrom = (item: Item | undefined): Account | undefined => (item ? accountItem.parse(item) : undefined);
@@ -315,10 +262,7 @@ async function changeIncident(
   options: { note?: string; resolvedAt?: 'kept' | 'now' } = {},
 ): Promise<{ incident: Incident; note?: TimelineEntry }> {
   const { note, resolvedAt } = options;
-  const started = Date.now();
-  let attempt = 1;
-  for (; attempt <= CHANGE_ATTEMPTS || Date.now() - started < CHANGE_BUDGET_MS; attempt++) {
-    if (attempt > 1) await backoff(attempt);
+  return retryOnConflict(async () => {
     const { account, incident: current } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!current) throw incidentNotFound();
     const now = repository.writeInstant(current);
@@ -337,8 +281,8 @@ async function changeIncident(
       if (next.status === 'RESOLVED' && current.status !== 'RESOLVED') countMetric('IncidentResolved');
       return { incident: next, note: noteEntry };
     }
-  }
-  throw new Error(`Incident ${incidentId} kept changing; gave up after ${attempt - 1} attempts`);
+    return undefined;
+  }, (attempts) => `Incident ${incidentId} kept changing; gave up after ${attempts} attempts`, { attempts: CHANGE_ATTEMPTS, budgetMs: CHANGE_BUDGET_MS, backoff: true });
 }
 
 export async function updateIncident(
@@ -371,13 +315,11 @@ export async function acknowledgeIncident(
   incidentId: string,
   input: AcknowledgeIncidentInput,
 ): Promise<IncidentView> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const { account, incident } = await repository.getAccountAndIncident(caller.userId, incidentId);
     if (!incident) throw incidentNotFound();
-    const acknowledged = await tryAcknowledge(caller, incident, account, input);
-    if (acknowledged) return acknowledged;
-  }
-  throw new Error(`Incident ${incidentId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+    return tryAcknowledge(caller, incident, account, input);
+  }, (attempts) => `Incident ${incidentId} kept moving; gave up after ${attempts} attempts`);
 }
 
 /** One attempt: undefined when the incident was re-scoped since it was read (read again). */

@@ -9,7 +9,7 @@ import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/paging.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
-import type { PagedRecipient, UnstaffedSchedule } from '../escalation/targets.js';
+import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';

@@ -2,6 +2,7 @@ import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { NotFoundError } from '../platform/errors.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { identityOf } from '../accounts/service.js';
 import { integrationKeyHash, integrationKeyHint, newIntegrationKey } from '../alerts/keys.js';
 import { getMonitor } from '../monitors/repository.js';
@@ -11,15 +12,14 @@ import * as repository from './repository.js';
 import { integrationView, type CreateIntegrationInput, type Integration, type IntegrationView } from './model.js';
 
 const integrationNotFound = () => new NotFoundError('Integration not found');
-const MAX_ATTEMPTS = 5;
-const gaveUp = (monitorId: string) => new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
 
 /**
  * A new integration of the monitor with a fresh key (answered once): whoever may update the monitor
  * (its owner; OWNER, ADMIN, MEMBER of its team), checked in the same transaction as the write.
  */
 export async function createIntegration(caller: Caller, monitorId: string, input: CreateIntegrationInput): Promise<IntegrationView & { key: string }> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const monitor = await getMonitor(monitorId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     const key = newIntegrationKey();
@@ -37,8 +37,8 @@ export async function createIntegration(caller: Caller, monitorId: string, input
     if (outcome === 'ok') return { ...integrationView(integration, undefined), key };
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome !== 'moved') throw new Error(`Unexpected conflict creating integration ${integration.id}`);
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }
 
 /** The monitor's integrations, oldest first, without their keys: whoever may see the monitor. */
@@ -50,14 +50,14 @@ export async function listIntegrations(caller: Caller, monitorId: string): Promi
 
 /** Deletes an integration, which revokes its key at once: whoever may update the monitor. */
 export async function deleteIntegration(caller: Caller, monitorId: string, integrationId: string): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const { monitor, integration } = await repository.getMonitorAndIntegration(monitorId, integrationId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     if (!integration) throw await missingRefusal(caller, monitor!, guard, integrationNotFound);
     const { outcome, item } = await repository.deleteIntegration(monitor!, integration, guard);
-    if (outcome === 'ok') return;
+    if (outcome === 'ok') return DONE;
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'gone') throw integrationNotFound();
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }

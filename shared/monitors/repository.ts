@@ -170,6 +170,8 @@ export interface MonitorChange {
   currentTeamGone?: boolean;
   /** Keep the policy across a move without checking it fits (a deleted team gives its monitors back as they are). */
   keepPolicy?: boolean;
+  /** Writes that go with the change, on conditions of their own (failing: `changed`): a missed-heartbeat incident resolved with its heartbeat. */
+  with?: TransactItem[];
 }
 
 export type ChangeOutcome =
@@ -250,6 +252,7 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
 
   // New heartbeat settings (re-)arm or remove the heartbeat item with the monitor.
   if (next && change.set?.heartbeat !== undefined) actions.push(['changed', heartbeatWrite(current.id, change.set.heartbeat)]);
+  for (const item of change.with ?? []) actions.push(['changed', item]);
 
   const before = current.escalation_policy_id;
   const after = next ? next.escalation_policy_id : null;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../platform/clock.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { policyNotFound } from '../escalation/service.js';
 import type { Caller } from '../platform/caller.js';
@@ -17,6 +18,9 @@ import {
 import type { Role } from '../teams/model.js';
 import type { PageView } from '../platform/api/paging.js';
 import * as repository from './repository.js';
+import { identityOf } from '../accounts/service.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import type { TransactItem } from '../platform/db/ops.js';
 import {
   monitorItem,
   monitorView,
@@ -28,6 +32,17 @@ import {
 } from './model.js';
 
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
+
+/** The caller as a timeline names them (monitor writes read no account: the token's name). */
+const actorOf = (caller: Caller) => ({ id: caller.userId, name: identityOf(caller, undefined).name });
+
+/**
+ * The writes that resolve a monitor's open missed-heartbeat incident when its heartbeat goes (turned
+ * off, or the monitor deleted), carried by the monitor's own transaction; none when nothing is open.
+ * The handlers pass `missedIncidentResolution` (`heartbeats/`, built on `incidents/` and `paging/`,
+ * which import `monitors/`, never the other way).
+ */
+export type HeartbeatGone = (monitorId: string, actor: { id: string; name: string }, why: 'off' | 'monitor_deleted') => Promise<TransactItem[]>;
 
 /**
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
@@ -93,15 +108,14 @@ export function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<
   return pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), monitorView);
 }
 
-const MAX_ATTEMPTS = 5;
-const gaveUp = (monitorId: string) => new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
 
 /**
  * Updates name, threshold, policy and team. The owner may do anything; through the team, OWNER,
  * ADMIN and MEMBER may update it, and OWNER and ADMIN may also move it out of the team. Moving
  * into a team needs OWNER, ADMIN or MEMBER there.
  */
-export async function updateMonitor(caller: Caller, monitorId: string, changes: UpdateMonitorInput): Promise<MonitorView> {
+export async function updateMonitor(caller: Caller, monitorId: string, changes: UpdateMonitorInput, heartbeatGone: HeartbeatGone): Promise<MonitorView> {
   if (Object.values(changes).every((value) => value === undefined)) {
     throw new BadRequestError('No updates provided');
   }
@@ -117,11 +131,13 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     current = await repository.getMonitor(monitorId);
   }
   let currentTeamGone = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict<MonitorView>(async () => {
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
     const moving = teamId !== undefined && teamId !== current.team_id;
+    // Turning the heartbeat off resolves its open missed-heartbeat incident in the same transaction.
+    const resolution = fields.heartbeat === null && current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'off') : [];
     const next: Monitor = {
       ...current,
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
@@ -137,18 +153,20 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       callerId: caller.userId,
       through: owner ? undefined : moving ? MANAGERS : OPERATORS,
       currentTeamGone,
+      with: resolution,
     });
     switch (outcome) {
       case 'ok':
+        if (resolution.length > 0) countMetric('IncidentResolved');
         return monitorView(next);
       case 'changed':
         current = await repository.getMonitor(monitorId);
-        continue;
+        return undefined;
       case 'from_gone':
         // The team the monitor is in was deleted: its owner goes on without it; nobody else reaches it.
         if (!owner) throw monitorNotFound();
         currentTeamGone = true;
-        continue;
+        return undefined;
       case 'from_role':
         throw accessRefusal('team_role', item, monitorNotFound);
       case 'team_gone':
@@ -164,8 +182,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
           },
         ]);
     }
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }
 
 /**
@@ -173,42 +191,45 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
  * policy and incidents stay (the incidents follow it to its owner's scope).
  */
 export async function returnToOwner(monitorId: string, teamId: string): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
-    if (!current || current.team_id !== teamId) return;
+    if (!current || current.team_id !== teamId) return DONE;
     const next: Monitor = { ...current, team_id: null, team_seq: current.team_seq + 1, updated_at: clock.nowIso() };
     const { outcome } = await repository.changeMonitor({ current, next, callerId: current.owner_id, currentTeamGone: true, keepPolicy: true });
-    if (outcome === 'ok') return;
-  }
-  throw gaveUp(monitorId);
+    return outcome === 'ok' ? DONE : undefined;
+  }, gaveUp(monitorId));
 }
 
 /**
  * Deletes the monitor with its subscribers (its owner, or an OWNER or ADMIN of its team); its
  * incidents stay, as history, with the audience they had.
  */
-export async function deleteMonitor(caller: Caller, monitorId: string): Promise<void> {
+export async function deleteMonitor(caller: Caller, monitorId: string, heartbeatGone: HeartbeatGone): Promise<void> {
   let currentTeamGone = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
     if (!current) throw monitorNotFound();
     const owner = current.owner_id === caller.userId;
     if (!owner && !current.team_id) throw monitorNotFound();
+    // Its heartbeat goes with it, and so does an open missed-heartbeat incident (resolved in the same transaction).
+    const resolution = current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'monitor_deleted') : [];
     const { outcome, item } = await repository.changeMonitor({
       current,
       callerId: caller.userId,
       through: owner ? undefined : MANAGERS,
       currentTeamGone,
+      with: resolution,
     });
     if (outcome === 'ok') {
+      if (resolution.length > 0) countMetric('IncidentResolved');
       await repository.purgeMonitorItems(monitorId);
-      return;
+      return DONE;
     }
     if (outcome === 'from_role') throw accessRefusal('team_role', item, monitorNotFound);
     if (outcome === 'from_gone') {
       if (!owner) throw monitorNotFound();
       currentTeamGone = true;
     }
-  }
-  throw gaveUp(monitorId);
+    return undefined;
+  }, gaveUp(monitorId));
 }

@@ -79,10 +79,10 @@ const LayerName = Text({ min: 1, max: 100 });
 
 export const Layer = z.strictObject({
   name: LayerName,
-  /** The layer's first handoff: `members[0]` is on call from here. */
+  /** When the layer begins: `members[0]` is on call from here to the first handoff after it. */
   start: LocalDateTime,
   rotation: Rotation,
-  /** Daily and weekly rotations: the local time of every handoff, the time of day of `start`. */
+  /** Daily and weekly rotations: the local time of every handoff, on the dates `start`'s date + k × the rotation's days. */
   handoff_time: z.optional(WallClockTime),
   /** The rotation's order; a user may appear more than once. */
   members: z.array(z.uuid()).check(z.minLength(1), z.maxLength(MAX_LAYER_MEMBERS)),
@@ -98,12 +98,6 @@ export const Layer = z.strictObject({
     }
     if (layer.handoff_time === undefined) {
       context.addIssue({ code: 'custom', path: ['handoff_time'], message: 'Required for daily and weekly rotations' });
-      return;
-    }
-    const start = parseLocalDateTime(layer.start);
-    const handoff = parseWallTime(layer.handoff_time);
-    if (start && handoff && (start.hour !== handoff.hour || start.minute !== handoff.minute)) {
-      context.addIssue({ code: 'custom', path: ['handoff_time'], message: 'Must be the time of day of start (the first handoff)' });
     }
   }),
 );
@@ -155,6 +149,11 @@ export type UpdateScheduleInput = z.output<typeof updateScheduleInput>;
 export interface ScheduleRules {
   time_zone: string;
   layers: Layer[];
+  /**
+   * People who may be on call only before an instant (ISO 8601; removed from the schedule's team then): their
+   * turns and overrides count before it, and from it on the rotations go on as if they had never been in them.
+   */
+  left?: Record<string, string>;
 }
 
 /** A UTC instant, kept as `toISOString()` writes it (so stored instants sort as text). */

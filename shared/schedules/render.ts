@@ -9,15 +9,18 @@
  * internal steps (a test holds them equal for a range at the layer's start and ten years on).
  *
  * The rules (docs/decisions.md, "Schedules"):
- * - a layer covers every instant from its `start` (its first handoff, `members[0]` on call), within its
- *   restriction windows if it has any; members take turns in order, one shift each, round and round;
+ * - a layer covers every instant from its `start` (`members[0]` on call until the first handoff after it),
+ *   within its restriction windows if it has any; members take turns in order, one shift each, round and round;
+ * - a person who left (`rules.left`, removed from the schedule's team) counts before that instant and not
+ *   from it on: the range is rendered in spans between departures, each with the people still there;
  * - where several layers cover an instant, the later layer wins; an override wins over every layer, and
  *   where overrides overlap, the one created later wins (ties: the greater id);
- * - a shift is one person's time from one source (one layer, or overrides); back-to-back pieces of the
- *   same person from the same source are merged, pieces from different sources are not.
+ * - a shift is one person's unbroken time on call: back-to-back pieces of the same person are merged
+ *   whatever their sources (layers, overrides), and the shift shows the source and layer of its first piece
+ *   (within the rendered range).
  */
 import type { Layer, ScheduleOverride, ScheduleRules } from './model.js';
-import { addDays, daysBetween, instantOf, localDate, localDateAt, parseLocalDateTime, parseWallTime, weekday, type LocalDate, type WallTime } from './zone.js';
+import { addDays, daysBetween, instantOf, localDate, localDateAt, parseLocalDateTime, parseWallTime, weekday, type LocalDate } from './zone.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -104,7 +107,28 @@ function shiftOf(rules: ScheduleRules, piece: Piece): Shift {
 
 function render(rules: ScheduleRules, overrides: readonly ScheduleOverride[], from: number, to: number, stats: RenderStats): Piece[] {
   if (!(from < to)) return [];
-  const layers = rules.layers.map((layer, index) => layerPieces(layer, index, rules.time_zone, from, to, stats));
+  const left = Object.entries(rules.left ?? {}).map(([user, at]) => ({ user, at: Date.parse(at) }));
+  if (left.length === 0) return renderSpan(rules.layers, rules.time_zone, overrides, from, to, stats);
+  // People who left: one span between each two departures in range, rendered with those still there at its start.
+  const cuts = [...new Set(left.map(({ at }) => at).filter((at) => from < at && at < to))].sort((a, b) => a - b);
+  const bounds = [from, ...cuts, to];
+  const result: Piece[] = [];
+  for (let index = 0; index + 1 < bounds.length; index += 1) {
+    const start = bounds[index]!;
+    const gone = new Set(left.filter(({ at }) => at <= start).map(({ user }) => user));
+    const layers = rules.layers.map((layer) => ({ ...layer, members: layer.members.filter((user) => !gone.has(user)) }));
+    const staying = overrides.filter((override) => !gone.has(override.user_id));
+    for (const piece of renderSpan(layers, rules.time_zone, staying, start, bounds[index + 1]!, stats)) {
+      const last = result[result.length - 1];
+      if (last && last.end === piece.start && last.user === piece.user) last.end = piece.end;
+      else result.push(piece);
+    }
+  }
+  return result;
+}
+
+function renderSpan(layerList: readonly Layer[], zone: string, overrides: readonly ScheduleOverride[], from: number, to: number, stats: RenderStats): Piece[] {
+  const layers = layerList.map((layer, index) => layerPieces(layer, index, zone, from, to, stats));
   const ranked = overrides
     .map((override) => ({ override, start: Date.parse(override.start), end: Date.parse(override.end) }))
     .filter(({ start, end }) => start < to && end > from && start < end)
@@ -150,7 +174,8 @@ function combine(layers: Piece[][], overrides: { start: number; end: number; use
     }
     if (!top) continue;
     const last = result[result.length - 1];
-    if (last && last.end === top.start && last.user === top.user && last.layer === top.layer) last.end = top.end;
+    // One person's back-to-back pieces are one shift, whatever their sources; it keeps its first piece's.
+    if (last && last.end === top.start && last.user === top.user) last.end = top.end;
     else result.push(top);
   }
   return result;
@@ -158,6 +183,7 @@ function combine(layers: Piece[][], overrides: { start: number; end: number; use
 
 /** One layer's coverage within [from, to): its rotation's shifts cut to its restriction windows. */
 function layerPieces(layer: Layer, index: number, zone: string, from: number, to: number, stats: RenderStats): Piece[] {
+  if (layer.members.length === 0) return [];
   const rotation = rotationOf(layer, zone);
   const lo = Math.max(from, rotation.handoff(0));
   if (lo >= to) return [];
@@ -189,21 +215,29 @@ function rotationOf(layer: Layer, zone: string): RotationClock {
   const start = parseLocalDateTime(layer.start);
   if (!start) throw new Error(`Layer "${layer.name}" has no valid start`);
   const startDate = localDate(start.year, start.month, start.day);
-  const time: WallTime = { hour: start.hour, minute: start.minute };
-  const origin = instantOf(startDate, time, zone);
+  const origin = instantOf(startDate, { hour: start.hour, minute: start.minute }, zone);
   if (layer.rotation.type === 'hourly') {
     // Fixed durations: arithmetic on instants.
     const length = layer.rotation.length * HOUR_MS;
     return { handoff: (turn) => origin + turn * length, turnAt: (at) => Math.floor((at - origin) / length) };
   }
-  // Daily and weekly: every handoff at the start's wall-clock time, `days` local calendar days apart.
+  // Daily and weekly: a grid of handoffs at `handoff_time` on the local dates `start`'s date + k × `days`
+  // (counted on the calendar). `members[0]` is on call from `start` to the first grid handoff after it
+  // (a shorter first shift when `handoff_time` is not `start`'s time of day); every later turn runs from
+  // one grid handoff to the next.
   const days = layer.rotation.length * (layer.rotation.type === 'weekly' ? 7 : 1);
-  const handoff = (turn: number) => (turn === 0 ? origin : instantOf(addDays(startDate, turn * days), time, zone));
+  const time = (layer.handoff_time ? parseWallTime(layer.handoff_time) : undefined) ?? { hour: start.hour, minute: start.minute };
+  const grid = (k: number) => instantOf(addDays(startDate, k * days), time, zone);
+  // The first grid handoff strictly after `start`: on its own date, or one period on (where the clocks
+  // jump, a handoff can land on `start` itself; it is never twice on one side of it).
+  let first = 0;
+  while (grid(first) <= origin) first += 1;
+  const handoff = (turn: number) => (turn === 0 ? origin : grid(first + turn - 1));
   return {
     handoff,
     turnAt(at, stats) {
-      let turn = Math.max(0, Math.floor(daysBetween(startDate, localDateAt(at, zone)) / days));
-      // The count of days lands on the right turn or the one after it (before the handoff on its day).
+      let turn = Math.max(0, Math.floor(daysBetween(startDate, localDateAt(at, zone)) / days) - first + 1);
+      // Counting local days lands on the right turn or next to it (before the handoff on its day).
       while (turn > 0 && handoff(turn) > at) (turn -= 1), (stats.steps += 1);
       while (handoff(turn + 1) <= at) (turn += 1), (stats.steps += 1);
       return turn;

@@ -10,8 +10,9 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, scheduleItemSk, teamIndex } from '../platform/db/keys.js';
 import { purgeCollection, queryAll, queryCollection, transactOutcome, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import type { Source } from '../platform/db/paging.js';
-import { returnToOwner, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
-export { personChecks, type PersonOutcome } from '../teams/access.js';
+import { returnToOwner, type GuardOutcome } from '../teams/access.js';
+import { personChecks, type PersonOutcome } from '../teams/access.js';
+export type { PersonOutcome } from '../teams/access.js';
 import { MAX_OVERRIDE_DAYS, scheduleItem, scheduleOverrideItem, type Schedule, type StoredOverride } from './model.js';
 
 type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
@@ -30,6 +31,30 @@ const scheduleAttributes = (schedule: Schedule) => ({
 const sharedLink = (teamId: string, scheduleId: string) => ({
   Put: { TableName: tableName(), Item: { ...keys.teamSharedSchedule(teamId, scheduleId), type: 'team_shared_schedule', schedule_id: scheduleId } },
 });
+
+/**
+ * The people a schedule write names, settled in its transaction. On a team schedule, a check of each one's
+ * membership (the team's members read its schedules through the team). On a schedule of its owner alone, an
+ * update of each one's account that fails where there is no account and otherwise adds the schedule to the
+ * account's `schedule_ids`, so the person's calendar finds the schedules of others that name them.
+ */
+export function schedulePeople(scheduleId: string, teamId: string | null, people: readonly string[], except?: string): (readonly [PersonOutcome, TransactItem])[] {
+  if (teamId) return personChecks(teamId, people, except);
+  return people
+    .filter((userId) => userId !== except)
+    .map((userId) => [
+      `person:${userId}` as PersonOutcome,
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.account(userId),
+          UpdateExpression: 'ADD schedule_ids :schedule',
+          ConditionExpression: itemPresent,
+          ExpressionAttributeValues: { ':schedule': new Set([scheduleId]) },
+        },
+      },
+    ] as const);
+}
 
 /** Writes the schedule with its people's checks; shared with a team, with the caller's guard and the team's link. */
 export async function insertSchedule(schedule: Schedule, guard: Guard, people: (readonly [PersonOutcome, TransactItem])[]) {

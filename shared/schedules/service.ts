@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { accountItem } from '../accounts/model.js';
-import { attributes, keys } from '../platform/db/keys.js';
+import { attributes, keys, teamItemSk } from '../platform/db/keys.js';
 import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { decodeCursor, pageView } from '../platform/api/paging.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
@@ -37,7 +38,7 @@ export const scheduleNotFound = () => new NotFoundError('Schedule not found');
 const overrideNotFound = () => new NotFoundError('Override not found');
 export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
 
-const MAX_ATTEMPTS = 5;
+const scheduleKeptChanging = (scheduleId: string) => (attempts: number) => `Schedule ${scheduleId} kept changing; gave up after ${attempts} attempts`;
 const DAY_MS = 86_400_000;
 
 type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
@@ -70,7 +71,7 @@ export async function createSchedule(caller: Caller, input: CreateScheduleInput)
     policy_count: 0,
   };
   const guard = schedule.team_id ? teamGuard(schedule.team_id, caller.userId, OPERATORS) : [];
-  const people = repository.personChecks(schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
+  const people = repository.schedulePeople(schedule.id, schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
   const { outcome, item } = await repository.insertSchedule(schedule, guard, people);
   if (isPerson(outcome)) throw personRefusal(outcome, schedule.layers, schedule.team_id);
   if (outcome !== 'ok') throw shareRefusal(outcome, item);
@@ -101,7 +102,7 @@ export async function getSchedule(caller: Caller, scheduleId: string) {
  */
 export async function updateSchedule(caller: Caller, scheduleId: string, changes: UpdateScheduleInput) {
   if (Object.values(changes).every((value) => value === undefined)) throw new BadRequestError('No updates provided');
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
     const owner = current.owner_id === caller.userId;
@@ -120,7 +121,7 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     const to: Guard = moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [];
     // The caller's membership of the team the schedule ends in is already checked by a guard.
     const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
-    const people = changes.layers || moving ? repository.personChecks(next.team_id, peopleOf(next.layers), guarded) : [];
+    const people = changes.layers || moving ? repository.schedulePeople(next.id, next.team_id, peopleOf(next.layers), guarded) : [];
     const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
     if (outcome === 'ok') return scheduleView(next);
     if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
@@ -131,8 +132,8 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
     const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
     if (stillSame && moving && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, scheduleKeptChanging(scheduleId));
 }
 
 /** `409`, naming the policies that target the schedule. */
@@ -146,7 +147,7 @@ async function inUse(scheduleId: string) {
 
 /** Deletes a schedule no policy targets: its owner, or an OWNER or ADMIN of the team it is shared with; then its overrides. */
 export async function deleteSchedule(caller: Caller, scheduleId: string) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
     const owner = current.owner_id === caller.userId;
@@ -154,14 +155,13 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
     const { outcome, item } = await repository.deleteSchedule(current, owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS));
     if (outcome === 'ok') {
       await repository.purgeSchedule(scheduleId);
-      return;
+      return DONE;
     }
     if (outcome !== 'refused') throw accessRefusal(outcome, item, scheduleNotFound);
     const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
     if (stillSame && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
-    // gone or moved meanwhile: read again
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined; // gone or moved meanwhile: read again
+  }, scheduleKeptChanging(scheduleId));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
 
 /** Puts a person on call over every layer for a span (the schedule's managers; the person may be on call in it). */
 export async function createOverride(caller: Caller, scheduleId: string, input: CreateOverrideInput) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const schedule = await repository.getSchedule(scheduleId);
     const guard = writeGuard(caller.userId, schedule, OPERATORS, scheduleNotFound);
     const override: StoredOverride = {
@@ -181,13 +181,13 @@ export async function createOverride(caller: Caller, scheduleId: string, input: 
       created_by: caller.userId,
       created_at: clock.nowIso(),
     };
-    const person = repository.personChecks(schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
+    const person = repository.schedulePeople(scheduleId, schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
     const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person);
     if (outcome === 'ok') return overrideView(override);
     if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');
     if (outcome !== 'schedule_changed') throw accessRefusal(outcome, item, scheduleNotFound);
-  }
-  throw new Error(`Schedule ${scheduleId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, scheduleKeptChanging(scheduleId));
 }
 
 /** A page of the overrides that overlap `[from, to)` (`from` defaults to now), by start. */
@@ -237,22 +237,52 @@ export async function eligiblePeople(userIds: string[], teamId: string | null): 
 }
 
 /**
+ * The people of a schedule as rendering sees them: accounts, and on a team schedule members of the team now,
+ * and former members with the instant they were removed (`left`: on call before it, never from it on). One
+ * BatchGetItem (none for nobody). A person with no account, or never recorded as removed, is left out.
+ */
+async function renderingPeople(userIds: string[], teamId: string | null): Promise<{ people: Map<string, Person>; left: Record<string, string> }> {
+  const people = new Map<string, Person>();
+  const left: Record<string, string> = {};
+  if (userIds.length === 0) return { people, left };
+  const found = await batchGet(
+    userIds.flatMap((userId) => [keys.account(userId), ...(teamId ? [keys.teamMembership(teamId, userId), keys.teamFormerMember(teamId, userId)] : [])]),
+  );
+  const sortKey = (item: Item) => String(item[attributes.sk]);
+  const members = new Set(found.filter((item) => sortKey(item).startsWith(teamItemSk.membershipPrefix)).map((item) => String(item.user_id)));
+  const removed = new Map(found.filter((item) => sortKey(item).startsWith(teamItemSk.formerMemberPrefix)).map((item) => [String(item.user_id), String(item.removed_at)]));
+  for (const item of found.filter((entry) => sortKey(entry) === keys.account(String(entry.id))[attributes.sk])) {
+    const account = accountItem.parse(item);
+    const leftAt = removed.get(account.id);
+    if (teamId && !members.has(account.id)) {
+      if (!leftAt) continue;
+      left[account.id] = leftAt;
+    }
+    people.set(account.id, { name: account.name, email: account.email });
+  }
+  return { people, left };
+}
+
+/**
  * What rendering a schedule over `[from, to)` needs: its rules with only the people who may be on call
- * (accounts; on a team schedule, members of the team now — a member removed from the team leaves every
- * rotation at once, as if never in it), the overrides in range of those people, and their names. One
- * Query and one BatchGetItem, in parallel (a second BatchGetItem for people only overrides name).
+ * (accounts; on a team schedule, members of the team now, and former members until they were removed — from
+ * then on their turns pass to the next member as if they had never been in the rotation, while the shifts
+ * before it stay as they were), the overrides in range of those people, and their names. One Query and one
+ * BatchGetItem, in parallel (a second BatchGetItem for people only overrides name).
  */
 export async function renderingOf(schedule: Schedule, from: string, to: string) {
-  const eligible = (userIds: string[]) => eligiblePeople(userIds, schedule.team_id);
   const layerPeople = peopleOf(schedule.layers);
-  const [stored, people] = await Promise.all([repository.overridesIn(schedule.id, from, to), eligible(layerPeople)]);
+  const [stored, found] = await Promise.all([repository.overridesIn(schedule.id, from, to), renderingPeople(layerPeople, schedule.team_id)]);
+  const { people, left } = found;
   const others = [...new Set(stored.map((override) => override.user_id))].filter((userId) => !layerPeople.includes(userId));
-  for (const [userId, person] of await eligible(others)) people.set(userId, person);
+  const more = await renderingPeople(others, schedule.team_id);
+  for (const [userId, person] of more.people) people.set(userId, person);
+  Object.assign(left, more.left);
   const layers = schedule.layers
     .map((layer) => ({ ...layer, members: layer.members.filter((userId) => people.has(userId)) }))
     .filter((layer) => layer.members.length > 0);
   const overrides = stored.filter((override) => people.has(override.user_id));
-  return { rules: { time_zone: schedule.time_zone, layers }, overrides, people };
+  return { rules: { time_zone: schedule.time_zone, layers, ...(Object.keys(left).length ? { left } : {}) }, overrides, people };
 }
 
 /** `renderingOf` a schedule the caller may see, the access check read alongside (`404` otherwise). */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { decodeCursor, pageView, type PageRequest } from '../platform/api/paging.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
+import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { subscriberItem } from './model.js';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
@@ -15,7 +16,7 @@ import { outboxPut } from '../platform/events/outbox.js';
 import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
 
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
-const MAX_ATTEMPTS = 5;
+const monitorKeptChanging = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
 
 /** A new subscription of `email` to the monitor: a time-ordered id and a 256-bit unsubscribe token. */
 export const newSubscriber = (monitorId: string, email: string, status: SubscriptionStatus): Subscriber => ({
@@ -29,7 +30,7 @@ export const newSubscriber = (monitorId: string, email: string, status: Subscrip
 
 /** Subscribes an e-mail to a monitor's incidents: its owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function subscribe(caller: Caller, monitorId: string, input: SubscribeInput) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const monitor = await getMonitor(monitorId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     // Pending until the address confirms through the one e-mail this sends (double opt-in).
@@ -48,8 +49,8 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
     if (outcome === 'already_subscribed') throw new BadRequestError('Already subscribed');
     if (outcome === 'quota') throw quotaExceeded('subscriptions', now);
     if (outcome !== 'moved') throw new Error(`Unexpected conflict: ${outcome}`);
-  }
-  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, monitorKeptChanging(monitorId));
 }
 
 /**
@@ -67,16 +68,16 @@ export async function listSubscribers(caller: Caller, monitorId: string, query: 
 
 /** Removes a subscriber: the monitor's owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function removeSubscriber(caller: Caller, monitorId: string, subscriberId: string) {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const { monitor, subscriber } = await repository.getMonitorAndSubscriber(monitorId, subscriberId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     if (!subscriber) throw await missingRefusal(caller, monitor!, guard, subscriberNotFound);
     const { outcome, item } = await repository.deleteSubscriber(subscriber, guard, guard.length > 0 ? monitor : undefined);
-    if (outcome === 'ok') return;
+    if (outcome === 'ok') return DONE;
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'gone') throw subscriberNotFound();
-  }
-  throw new Error(`Monitor ${monitorId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+    return undefined;
+  }, monitorKeptChanging(monitorId));
 }
 
 /** Opens an unsubscribe link (no account needed): whose subscription of what it would end. Never unsubscribes. */

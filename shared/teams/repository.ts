@@ -325,10 +325,11 @@ export async function acceptInvite(token: InviteToken, member: Member, membershi
 }
 
 /**
- * Removes a non-owner member while the caller may. When callers remove themselves, the role
- * condition sits on their own membership's delete (one action per item in a transaction).
+ * Removes a non-owner member while the caller may, recording when (`FORMER#<userId>`, the last removal).
+ * When callers remove themselves, the role condition sits on their own membership's delete (one action
+ * per item in a transaction).
  */
-export async function removeMember(guard: RoleGuard, target: Member) {
+export async function removeMember(guard: RoleGuard, target: Member, now: string) {
   const self = target.user_id === guard.userId;
   const notOwner = {
     ConditionExpression: `${itemPresent} AND #role <> :owner`,
@@ -349,6 +350,11 @@ export async function removeMember(guard: RoleGuard, target: Member) {
       },
     ],
     ['gone', countChange(target.team_id, -1)],
+    // When they left: the team's schedules keep their turns before it and drop them from it on.
+    [
+      'gone',
+      { Put: { TableName: tableName(), Item: { ...keys.teamFormerMember(target.team_id, target.user_id), type: 'team_former_member', user_id: target.user_id, removed_at: now } } },
+    ],
   ]);
 }
 

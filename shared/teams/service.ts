@@ -270,7 +270,7 @@ export async function removeMember(caller: Caller, teamId: string, memberId: str
   const target = repository.parseMember(read.target);
   if (!target) throw memberNotFound();
   if (target.role === 'OWNER') throw new BadRequestError('Cannot remove owner');
-  fail(await repository.removeMember(guard, target), {
+  fail(await repository.removeMember(guard, target, clock.nowIso()), {
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: memberNotFound,
   });

@@ -14,17 +14,16 @@
  *   messages wait behind it. Success or failure of the head sends the next one at once.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { ConflictException, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { env } from '../system.js';
-import { leanClient } from '../platform/aws-client.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../platform/db/keys.js';
-import { conditionFailure, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
+import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { atExpression } from '../escalation/scheduling.js';
+import { atExpression, scheduler } from '../platform/scheduler.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
 import { incidentDetailView, type IncidentDetailView } from '../incidents/model.js';
@@ -268,9 +267,9 @@ async function queueHead(webhookId: string, incidentId: string): Promise<{ sk: s
   const { Items } = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: `#pk = :pk AND ${prefixCondition('#sk', ':prefix')}`,
       ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ':prefix': keys.webhookQueuePrefix(incidentId) },
+      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ...prefixValues(':prefix', keys.webhookQueuePrefix(incidentId)) },
       ConsistentRead: true,
       Limit: 1,
     }),
@@ -387,9 +386,6 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
     if (!(error instanceof TransactionCancelled)) throw error;
   }
 }
-
-let schedulerClient: SchedulerClient | undefined;
-const scheduler = () => (schedulerClient ??= leanClient(new SchedulerClient({})));
 
 /**
  * A one-time schedule invoking this worker for the pair at `at`. Named after the message and its

@@ -12,6 +12,7 @@ import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 import { NotFoundError, ValidationError } from '../platform/errors.js';
 import { monitorNotFound } from '../monitors/service.js';
 import { getMonitor } from '../monitors/repository.js';
@@ -122,8 +123,7 @@ export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | u
   return accessRefusal(outcome, item, webhookNotFound);
 }
 
-const MAX_ATTEMPTS = 5;
-const gaveUp = (webhookId: string) => new Error(`Webhook ${webhookId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+const gaveUp = (webhookId: string) => (attempts: number) => `Webhook ${webhookId} kept changing; gave up after ${attempts} attempts`;
 
 export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<WebhookView & { secret: string }> {
   if (input.monitor_id && input.team_id) {
@@ -183,7 +183,7 @@ async function changeWith(
   write: (current: Webhook, guards: Guards) => Promise<{ outcome: WriteOutcome | 'changed' | 'ok'; item?: Record<string, unknown> }>,
   prepare?: (current: Webhook) => Promise<void>,
 ): Promise<Webhook> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  return retryOnConflict(async () => {
     const current = await repository.getWebhook(webhookId);
     if (!current) throw webhookNotFound();
     const guards = await writeGuards(caller, current);
@@ -191,8 +191,8 @@ async function changeWith(
     const { outcome, item } = await write(current, guards);
     if (outcome === 'ok') return current;
     if (outcome !== 'changed') throw refusal(outcome, item);
-  }
-  throw gaveUp(webhookId);
+    return undefined;
+  }, gaveUp(webhookId));
 }
 
 /**

@@ -5,9 +5,9 @@
 import type { AddressInfo } from 'node:net';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createGateway } from '../../infra/local/gateway.js';
-import { LocalIssuer } from '../../infra/local/jwt.js';
-import { LOCAL_ISSUER } from '../../infra/local/runtime.js';
+import { createGateway } from '../../infra/local/aws/gateway.js';
+import { LocalIssuer } from '../../infra/local/aws/jwt.js';
+import { LOCAL_ISSUER } from '../../infra/local/runtime/runtime.js';
 import { routes } from '../../shared/system.js';
 
 let issuer: LocalIssuer;

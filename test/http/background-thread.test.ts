@@ -9,14 +9,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type LocalService } from '../../infra/local/runtime.js';
-import { BACKGROUND_NICE } from '../../infra/local/priority.js';
+import { startService, type Service } from '../../infra/local/perf/service.js';
+import { BACKGROUND_NICE } from '../../infra/local/perf/priority.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
 import { dynamodbEndpoint } from '../support/api.js';
 
-let service: LocalService;
+let service: Service;
 let token: string;
 
 const call = async (method: string, path: string, body?: unknown) => {
@@ -48,7 +48,7 @@ describe('startService', () => {
       if (request.headers.host?.endsWith(`:${service.port}`)) gateway.push(`${request.method} ${request.url} ${request.headers['x-amz-target'] ?? request.headers['content-type'] ?? ''}`);
     };
     subscribe('http.server.request.start', served);
-    let calls: Awaited<ReturnType<LocalService['recordedCalls']>>;
+    let calls: Awaited<ReturnType<Service['recordedCalls']>>;
     try {
       await service.recordCalls();
       const lambda = new LambdaClient({ endpoint: service.url, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });

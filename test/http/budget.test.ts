@@ -4,11 +4,13 @@
  * description marks read-only must issue only reads.
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { routes } from '../../shared/system.js';
-import { Api, confirmationLink, uniqueEmail, type User } from '../support/api.js';
+import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
+import { routes, workers } from '../../shared/system.js';
+import { Api, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
+import { seedIncidents } from '../support/seed.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -224,8 +226,9 @@ const cases: Case[] = [
   { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
   // A heartbeat ping: GetItem of the key's lookup, one UpdateItem of the heartbeat item (nothing to resolve).
   { route: 'heartbeats-ping', method: 'POST', path: () => `/heartbeats/${ids.alertKey}`, body: () => ({}), expectStatus: 202, budget: 2, rounds: 2 },
-  // GetItem, conditional DeleteItem, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
-  { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 4 },
+  // GetItem, GetItem of its missed-heartbeat claim (it has a heartbeat; none missed), the conditional
+  // transaction, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
+  { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 5 },
 
   { route: 'teams-create', method: 'POST', path: () => '/api/teams', body: () => ({ name: 'Budget', slug: `budget-${Date.now()}` }), expectStatus: 201, budget: 2 },
   { route: 'teams-list', method: 'GET', path: () => '/api/teams', expectStatus: 200, budget: 2 },
@@ -313,6 +316,31 @@ describe('DynamoDB calls per route', () => {
   for (const testCase of cases) budgetTest(testCase);
 });
 
+/** The key conditions of a function's Queries that use `begins_with` (none should). */
+const prefixQueriesOf = (functionName: string) =>
+  calls.calls
+    .filter((call) => call.functionName === functionName && call.command === 'QueryCommand')
+    .map((call) => String((call.input as { KeyConditionExpression?: string }).KeyConditionExpression))
+    .filter((condition) => condition.includes('begins_with'));
+
+describe('a list page beside a long history (issue 33)', () => {
+  it('reads the memberships beside 300 incidents in the same owner partition as a range: ScannedCount within the page and the memberships', async () => {
+    const owner = await api.signUp(uniqueEmail('history'));
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'History' } })).body.monitor;
+    await seedIncidents({ id: monitor.id, name: monitor.name, owner_id: owner.id, team_id: null }, 300, { message: null });
+    await createTeam(api, owner, 'History team');
+    calls.reset();
+    const response = await api.request('GET', '/api/incidents?limit=10', { token: owner.token });
+    expect(response.status).toBe(200);
+    expect(response.body.incidents).toHaveLength(10);
+    const queries = calls.calls.filter((call) => call.functionName === 'incidents-list' && call.command === 'QueryCommand');
+    const conditions = queries.map((call) => String((call.input as { KeyConditionExpression?: string }).KeyConditionExpression));
+    expect(conditions.filter((condition) => condition.includes('begins_with')), conditions.join(' | ')).toEqual([]);
+    // Own scope (limit + 2), the one membership, the team's scope (limit + 2, empty here).
+    expect(calls.queryCostOf('incidents-list').scanned).toBeLessThanOrEqual(10 + 2 + 1 + 12);
+  });
+});
+
 function budgetTest(testCase: Case) {
   const route = routes.find((candidate) => candidate.name === testCase.route)!;
   const rounds = testCase.rounds === undefined ? '' : ` in ${testCase.rounds} round trip(s)`;
@@ -331,6 +359,8 @@ function budgetTest(testCase: Case) {
     if (route.table === 'read') {
       expect(commands.filter((command) => !READS.has(command))).toEqual([]);
     }
+    // A sort-key prefix is read as a range: DynamoDB Local's `begins_with` slows down with the partition's other items.
+    expect(prefixQueriesOf(route.name)).toEqual([]);
     // A function confined to some partitions (dynamodb:LeadingKeys on AWS) stays within them here too.
     if (route.leadingKeys) {
       const own = calls.calls.filter((call) => call.functionName === route.name);
@@ -421,4 +451,76 @@ describe('DynamoDB calls per route, through a team', () => {
     { route: 'schedules-shifts', method: 'GET', path: () => `/api/schedules/${team.schedule}/shifts?from=2026-11-01T00:00:00Z&to=2027-01-30T00:00:00Z`, as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
   ];
   for (const testCase of teamCases) budgetTest(testCase);
+});
+
+/**
+ * Workers off the request path: what one unit of their work costs (docs/data-model.md, "Workers").
+ * Counted per function while it runs in the local runtime, as the routes are.
+ */
+describe('DynamoDB calls per worker', () => {
+  it('webhook-delivery: one incident event to one webhook, the message sent once, costs 14 calls', async () => {
+    const receiver = await startReceiver();
+    onTestFinished(() => receiver.close());
+    const owner = await api.signUp(uniqueEmail('budget-hooks'));
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Hooked' } })).body.monitor.id;
+    const hook = await api.request('POST', '/api/webhooks', { token: owner.token, body: { url: `${receiver.origin}/budget`, events: ['incident.created'], monitor_id: monitor } });
+    expect(hook.status).toBe(201);
+    await settle(api);
+    calls.reset();
+    expect((await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor, title: 'Budget' } })).status).toBe(201);
+    await eventually(async () => receiver.requests.length, (count) => count >= 1);
+    await settle(api);
+    expect(receiver.requests).toHaveLength(1);
+    const commands = calls.commandsOf(workers.webhookDelivery.name);
+    expect(commands, commands.join(', ')).toEqual([
+      // The incident's monitor; the webhooks it reaches (its own ∥ its owner's: no team); the incident as GET shows it.
+      'GetItemCommand',
+      'QueryCommand',
+      'QueryCommand',
+      'QueryCommand',
+      // The message and its queue entry.
+      'TransactWriteItemsCommand',
+      // The queue's head, the message ∥ the webhook; held until the message is 2 s old, the same three again.
+      'QueryCommand',
+      'GetItemCommand',
+      'GetItemCommand',
+      'QueryCommand',
+      'GetItemCommand',
+      'GetItemCommand',
+      // The lease; after the request, its record with the queue entry's end (a success starts no failing streak: no webhook write).
+      'UpdateItemCommand',
+      'TransactWriteItemsCommand',
+      // The queue is empty.
+      'QueryCommand',
+    ]);
+  });
+
+  it('heartbeat-sweep: 16 Queries a run whatever the number of monitors, then 3 calls per due heartbeat; no Scan', async () => {
+    const owner = await api.signUp(uniqueEmail('budget-beats'));
+    freezeClock();
+    onTestFinished(resetClock);
+    const monitors = await Promise.all(
+      ['Cron A', 'Cron B'].map(async (name) => (await api.request('POST', '/api/monitors', { token: owner.token, body: { name, heartbeat: { interval_seconds: 60 } } })).body.monitor.id as string),
+    );
+    // Runs of the periodic rule at this instant (a first tick starts its period), then one run past both deadlines.
+    const runPeriodic = async () => {
+      await api.runtime.scheduler.tick();
+      await api.runtime.scheduler.tick();
+    };
+    await runPeriodic();
+    calls.reset();
+    advanceClock(61_000);
+    await runPeriodic();
+    const commands = calls.commandsOf(workers.heartbeatSweep.name);
+    expect(commands.filter((command) => command === 'ScanCommand')).toEqual([]);
+    // One Query per shard; per due heartbeat: BatchGetItem monitor + claim, the opening transaction, UpdateItem of the heartbeat.
+    expect(commands.filter((command) => command === 'QueryCommand'), commands.join(', ')).toHaveLength(16);
+    expect(commands.filter((command) => command !== 'QueryCommand').sort(), commands.join(', ')).toEqual(
+      ['BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand'].sort(),
+    );
+    for (const id of monitors) {
+      const open = (await api.request('GET', `/api/incidents?monitor_id=${id}`, { token: owner.token })).body.incidents;
+      expect(open.map((incident: { title: string }) => incident.title)).toEqual([expect.stringContaining('missed its heartbeat')]);
+    }
+  });
 });

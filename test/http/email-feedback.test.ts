@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { invokeFunction } from '../../infra/local/functions.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { sesEvents } from '../../shared/system.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { allMailTo, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';

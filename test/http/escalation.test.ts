@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { invokeFunction } from '../../infra/local/functions.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { reportDown } from '../support/teams.js';

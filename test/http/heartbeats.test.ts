@@ -7,7 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { sweepHeartbeats } from '../../shared/heartbeats/service.js';
+import { HEARTBEAT_GONE_NOTES, sweepHeartbeats } from '../../shared/heartbeats/service.js';
+import { holdCalls } from '../support/ddb-calls.js';
 
 let api: Api;
 let owner: User;
@@ -91,5 +92,69 @@ describe('POST /heartbeats/{key}', () => {
     const again = await eventually(() => openOf(watched.monitorId), (items) => items.length > 0);
     expect(again).toHaveLength(1);
     expect(again[0].id).not.toBe(open[0].id);
+  });
+});
+
+describe('a heartbeat turned off, or its monitor deleted, while its missed-heartbeat incident is open', () => {
+  /** A monitor with a heartbeat that has missed it: its open incident. */
+  async function missed(name: string) {
+    freezeClock();
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name, heartbeat: { interval_seconds: 60 } } })).body.monitor;
+    advanceClock(61_000);
+    await sweepHeartbeats();
+    const [open] = await openOf(monitor.id);
+    expect(open).toMatchObject({ title: `${name} missed its heartbeat` });
+    return { monitorId: monitor.id as string, incidentId: open.id as string };
+  }
+  const timeline = async (incidentId: string) => (await api.request('GET', `/api/incidents/${incidentId}/updates`, { token: owner.token })).body.updates as any[];
+  const statusOf = async (incidentId: string) => (await api.request('GET', `/api/incidents/${incidentId}`, { token: owner.token })).body.incident.status;
+
+  it('PUT heartbeat null resolves it in the same write, with a note by whoever turned it off', async () => {
+    const { monitorId, incidentId } = await missed('Nightly export');
+    const off = await api.request('PUT', `/api/monitors/${monitorId}`, { token: owner.token, body: { heartbeat: null } });
+    expect(off.status).toBe(200);
+    expect(off.body.monitor.heartbeat).toBeNull();
+    expect(await statusOf(incidentId)).toBe('RESOLVED');
+    const entries = await timeline(incidentId);
+    expect(entries.map((entry) => entry.kind)).toEqual(['created', 'note', 'resolved']);
+    expect(entries[1]).toMatchObject({ message: HEARTBEAT_GONE_NOTES.off, user_id: owner.id, user_name: 'Alice', status: 'RESOLVED' });
+    expect(entries[2]).toMatchObject({ user_id: owner.id, details: { previous_status: 'INVESTIGATING', by: 'user' } });
+    // Its claim went with it: armed again and missed again, a new incident opens.
+    expect((await api.request('PUT', `/api/monitors/${monitorId}`, { token: owner.token, body: { heartbeat: { interval_seconds: 60 } } })).status).toBe(200);
+    advanceClock(61_000);
+    await sweepHeartbeats();
+    const again = await openOf(monitorId);
+    expect(again).toHaveLength(1);
+    expect(again[0].id).not.toBe(incidentId);
+  });
+
+  it('new settings (not null) keep it open for the next ping', async () => {
+    const { monitorId, incidentId } = await missed('Hourly sync');
+    expect((await api.request('PUT', `/api/monitors/${monitorId}`, { token: owner.token, body: { heartbeat: { interval_seconds: 120 } } })).status).toBe(200);
+    expect(await statusOf(incidentId)).toBe('INVESTIGATING');
+  });
+
+  it('deleting the monitor resolves it with its own note', async () => {
+    const { monitorId, incidentId } = await missed('Weekly report');
+    expect((await api.request('DELETE', `/api/monitors/${monitorId}`, { token: owner.token })).status).toBe(200);
+    expect(await statusOf(incidentId)).toBe('RESOLVED');
+    const entries = await timeline(incidentId);
+    expect(entries.map((entry) => entry.kind)).toEqual(['created', 'note', 'resolved']);
+    expect(entries[1]).toMatchObject({ message: HEARTBEAT_GONE_NOTES.monitor_deleted, user_name: 'Alice' });
+  });
+
+  it('is one conditional write: a person resolving it meanwhile wins, and the heartbeat still goes', async () => {
+    const { monitorId, incidentId } = await missed('Backup check');
+    // The PUT has read the incident and holds its transaction; a person resolves the incident first.
+    const hold = holdCalls('monitors-update', 'TransactWriteItemsCommand');
+    const turningOff = api.request('PUT', `/api/monitors/${monitorId}`, { token: owner.token, body: { heartbeat: null } });
+    await hold.arrived();
+    expect((await api.request('DELETE', `/api/incidents/${incidentId}`, { token: owner.token })).status).toBe(200);
+    hold.release();
+    const off = await turningOff;
+    expect(off.status).toBe(200);
+    expect(off.body.monitor.heartbeat).toBeNull();
+    // One resolution, the person's; no note (the write found the incident changed, read it again, and left it).
+    expect((await timeline(incidentId)).map((entry) => entry.kind)).toEqual(['created', 'resolved']);
   });
 });

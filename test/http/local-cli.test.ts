@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHORT_LIVED_JVM } from '../../infra/local/dynamodb-local.js';
-import { freePort } from '../../infra/local/ports.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { SHORT_LIVED_JVM } from '../../infra/local/aws/dynamodb-local.js';
+import { freePort } from '../../infra/local/runtime/ports.js';
+import { repositoryRoot } from '../../infra/paths.js';
 import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
@@ -22,10 +22,14 @@ let running: { url: string; pid: number; dynamodb: { endpoint: string; pid: numb
 let port: number;
 let mailboxPort: number;
 
+const scripts = (JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+/** The module an npm script runs with tsx (`"token": "tsx infra/local/cli/token.ts"`). */
+const scriptModule = (name: 'start' | 'token' | 'invoke') => scripts[name]!.replace(/^tsx /, '');
+
 /** Runs one of the helper scripts as `npm run` would (tsx), without PORT, finding the runtime by its file. */
-function helper(script: string, args: string[], env: Record<string, string> = {}) {
+function helper(script: 'token' | 'invoke', args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join('infra/local', script), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', scriptModule(script), ...args], {
       cwd: repositoryRoot,
       env: { ...process.env, PORT: '', LOCAL_DATA_DIR: dataDir, ...env },
     });
@@ -86,7 +90,7 @@ const README_SAYS = [
 
 beforeAll(async () => {
   port = await freePort();
-  start = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], {
+  start = spawn(process.execPath, ['--import', 'tsx', scriptModule('start'), '--in-memory'], {
     cwd: repositoryRoot,
     env: {
       ...process.env,
@@ -128,13 +132,13 @@ describe('npm start on another port', () => {
   });
 
   it('is found by npm run token and npm run invoke without PORT', async () => {
-    const token = await helper('token.ts', ['--email', 'cli-user@example.com']);
+    const token = await helper('token', ['--email', 'cli-user@example.com']);
     expect(token.code).toBe(0);
     expect(token.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     // A function that answers ok: false makes invoke exit 1 (with the answer printed).
     const payload = join(dataDir, 'bad-check.json');
     writeFileSync(payload, JSON.stringify({ monitorId: 'nope' }));
-    const invoke = await helper('invoke.ts', ['monitor-check', payload]);
+    const invoke = await helper('invoke', ['monitor-check', payload]);
     expect(invoke.code).toBe(1);
     expect(JSON.parse(invoke.stdout)).toMatchObject({ ok: false, error: 'Validation errors' });
   });
@@ -171,7 +175,7 @@ describe('npm start on another port', () => {
   });
 
   it('runs the stream, the bus and the notifier in its background thread: a down check reaches the mailbox', async () => {
-    const token = (await helper('token.ts', ['--email', 'cli-owner@example.com'])).stdout.trim();
+    const token = (await helper('token', ['--email', 'cli-owner@example.com'])).stdout.trim();
     const call = async (method: string, path: string, body: unknown) =>
       (await fetch(`${running.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
     const policy = (await call('POST', '/api/escalation-policies', { name: 'CLI', steps: [{ delay_minutes: 0, emails: ['cli-oncall@example.com'] }, { delay_minutes: 5, emails: ['cli-lead@example.com'] }] })).escalation_policy;
@@ -182,7 +186,7 @@ describe('npm start on another port', () => {
     await confirmFromMailbox(readMail, (path) => fetch(`${running.url}${path}`, { method: 'POST' }))('cli-subscriber@example.com');
     const payload = join(dataDir, 'down.json');
     writeFileSync(payload, JSON.stringify({ monitorId: monitor.id, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() }));
-    const invoked = await helper('invoke.ts', ['monitor-check', payload]);
+    const invoked = await helper('invoke', ['monitor-check', payload]);
     expect(invoked.code).toBe(0);
     expect(JSON.parse(invoked.stdout)).toMatchObject({ ok: true, outcome: 'incident_opened' });
     let subjects: string[] = [];
@@ -195,7 +199,7 @@ describe('npm start on another port', () => {
       'cli-subscriber@example.com: Confirm your subscription to CLI checkout',
       'cli-subscriber@example.com: New incident: CLI checkout is down',
     ]);
-    // The background thread prints its functions' log lines itself (infra/local/worker-stdio.ts).
+    // The background thread prints its functions' log lines itself (infra/local/perf/worker-stdio.ts).
     // Two notifier invocations (the subscriber's and the step's) may run at once: wait for the cold
     // start's own line, which can come second.
     const coldStart = /"function_name":"notifier","cold_start":true/;
@@ -205,13 +209,13 @@ describe('npm start on another port', () => {
   });
 
   it.each([
-    ['token.ts', ['--email', 'a@example.com', '--bogus'], {}, /Unknown option '--bogus'/],
+    ['token' as const, ['--email', 'a@example.com', '--bogus'], {}, /Unknown option '--bogus'/],
     // `npm run token --email x` (no --): npm keeps --email for itself and passes x alone.
-    ['token.ts', ['x@example.com'], { npm_config_email: 'true' }, /put -- between npm run token and its options/i],
-    ['token.ts', [], {}, /^Usage: npm run token/m],
-    ['invoke.ts', ['monitor-check', join(dataDir, 'missing.json')], {}, /Cannot read the payload file .*missing\.json: ENOENT/],
-    ['invoke.ts', [], {}, /^Usage: npm run invoke/m],
-    ['invoke.ts', ['monitor-check', '--verbose'], {}, /Unknown option '--verbose'/],
+    ['token' as const, ['x@example.com'], { npm_config_email: 'true' }, /put -- between npm run token and its options/i],
+    ['token' as const, [], {}, /^Usage: npm run token/m],
+    ['invoke' as const, ['monitor-check', join(dataDir, 'missing.json')], {}, /Cannot read the payload file .*missing\.json: ENOENT/],
+    ['invoke' as const, [], {}, /^Usage: npm run invoke/m],
+    ['invoke' as const, ['monitor-check', '--verbose'], {}, /Unknown option '--verbose'/],
   ])('%s %j: prints the usage line and exits 2, without a stack trace', async (script, args, env, message) => {
     const result = await helper(script, args, env);
     expect(result.code).toBe(2);

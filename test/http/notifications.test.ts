@@ -3,7 +3,7 @@
  * publisher, the local bus, the notifier, the local SES mailbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invokeFunction } from '../../infra/local/functions.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite } from '../support/teams.js';
 

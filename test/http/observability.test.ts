@@ -4,8 +4,9 @@
  * e-mail addresses, and never a token — checked on everything the functions print.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Api, awaitMail, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
+import { Api, awaitMail, eventually, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 // Before any handler module loads (they load on the first request): log and emit metrics.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
@@ -106,3 +107,46 @@ describe('observability', () => {
     }
   });
 });
+
+describe('webhook signing secrets', () => {
+  it('never appear in what the functions print: create, deliveries (signed with both after a rotation), rotate-secret, a failing test', async () => {
+    const receiver = await startReceiver((request, response) => response.writeHead(request.path === '/fail' ? 500 : 204).end(request.path === '/fail' ? 'nope' : ''));
+    try {
+      const monitor = (await api.request('POST', '/api/monitors', { token: alice.token, body: { name: 'Hooked' } })).body.monitor;
+      const created = await api.request('POST', '/api/webhooks', { token: alice.token, body: { url: `${receiver.origin}/ok`, events: ['incident.created'], monitor_id: monitor.id } });
+      expect(created.status).toBe(201);
+      const hook = created.body.webhook as { id: string; secret: string };
+      const okCount = () => receiver.requests.filter((request) => request.path === '/ok').length;
+      await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId: monitor.id, title: 'Delivered' } });
+      await eventually(async () => okCount(), (count) => count === 1);
+      const rotated = await api.request('POST', `/api/webhooks/${hook.id}/rotate-secret`, { token: alice.token });
+      expect(rotated.status).toBe(200);
+      const secrets = [hook.secret, rotated.body.secret as string];
+      // Signed with both now, by the worker and by a test.
+      await api.request('POST', '/api/incidents', { token: alice.token, body: { monitorId: monitor.id, title: 'Delivered again' } });
+      await eventually(async () => okCount(), (count) => count === 2);
+      expect((await api.request('POST', `/api/webhooks/${hook.id}/test`, { token: alice.token })).body.delivery.state).toBe('succeeded');
+      expect(String(receiver.requests.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      await api.request('PUT', `/api/webhooks/${hook.id}`, { token: alice.token, body: { url: `${receiver.origin}/fail` } });
+      expect((await api.request('POST', `/api/webhooks/${hook.id}/test`, { token: alice.token })).body.delivery.state).toBe('failed');
+      await settle(api);
+
+      // The functions did log all of it (so the check below looks at something).
+      const operations = new Set(jsonLines().map((line) => line.operation));
+      for (const operation of ['POST /api/webhooks', 'POST /api/webhooks/{id}/rotate-secret', 'POST /api/webhooks/{id}/test', 'PUT /api/webhooks/{id}', 'webhook-delivery']) {
+        expect(operations, operation).toContain(operation);
+      }
+      const all = printed.join('');
+      for (const secret of secrets) {
+        expect(all).not.toContain(secret);
+        // Nor its key alone (the base64 after `whsec_`), nor that key's bytes in hex.
+        const key = secret.slice('whsec_'.length);
+        expect(all).not.toContain(key);
+        expect(all).not.toContain(Buffer.from(key, 'base64').toString('hex'));
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { invokeFunction } from '../../infra/local/functions.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';

@@ -5,17 +5,25 @@
  * call is told on the timeline while the other targets are paged, a member removed from the team is never
  * paged, and a schedule a policy targets is not deleted (409 naming the policy).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clock, resetClock } from '../../shared/platform/clock.js';
 import { advance, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { captureLogs } from '../support/logs.js';
 import { createTeam, join, reportDown } from '../support/teams.js';
+
+// Errors and metrics printed (the suite is silent otherwise), so the nobody-on-call error is seen.
+vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'ERROR');
+vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 
 let api: Api;
 let owner: User;
 let ana: User;
 let ben: User;
+let jsonLines: () => Record<string, any>[];
 
 beforeAll(async () => {
+  // What the functions print, the worker thread's escalation functions included.
+  jsonLines = captureLogs().jsonLines;
   api = await Api.start();
   [owner, ana, ben] = (await Promise.all(['owner', 'ana', 'ben'].map((name) => api.signUp(uniqueEmail(name), name)))) as [User, User, User];
 });
@@ -135,6 +143,14 @@ describe('escalation to schedules', () => {
         nobody_on_call: [{ schedule_id: future.body.schedule.id, schedule_name: 'Next year' }],
       },
     ]);
+    // And the function logged it as an error (what alarms on AWS, with the ScheduleNobodyOnCall metric).
+    const logged = () => jsonLines().filter((line) => line.message?.startsWith('nobody on call') && line.schedule_id === future.body.schedule.id);
+    await eventually(async () => logged(), (lines) => lines.length > 0);
+    expect(logged()).toEqual([
+      expect.objectContaining({ level: 'ERROR', incident_id: incidentId, step_order: 1, schedule_id: future.body.schedule.id, schedule_name: 'Next year' }),
+    ]);
+    const metric = jsonLines().filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Metrics?.some((m: { Name: string }) => m.Name === 'ScheduleNobodyOnCall'));
+    expect(metric.length).toBeGreaterThan(0);
   });
 
   it('never pages a member removed from the team, and checks targets against the policy scope', async () => {

@@ -141,39 +141,102 @@ describe('schedules', () => {
     expect((await onCall('2026-11-10T11:00:00Z'))[0].user_id).toBe(admin.id);
   });
 
+  it('/on-call agrees with /shifts at a handoff, just before it, inside an override, inside a merged shift and where nobody is on call', async () => {
+    const { OWNER: owner, ADMIN: admin, MEMBER: member, VIEWER: viewer } = fx.users;
+    const created = await create('OWNER', { team_id: fx.team.id, layers: [weekly([owner.id, admin.id])] });
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    const override = async (user_id: string, start: string, end: string) =>
+      expect((await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id, start, end } })).status).toBe(201);
+    await override(member.id, '2026-11-10T10:00:00Z', '2026-11-10T14:00:00Z');
+    // The owner's override runs into the owner's own turn (from 16 November 08:00Z): one shift, shown as the override.
+    await override(owner.id, '2026-11-16T06:00:00Z', '2026-11-16T08:00:00Z');
+    const from = '2026-10-30T00:00:00.000Z';
+    const to = '2026-11-30T00:00:00.000Z';
+    const shifts = (await api.request('GET', `${path}/shifts?from=${from}&to=${to}`, { token: viewer.token })).body.shifts as {
+      user_id: string;
+      start: string;
+      end: string;
+      source: string;
+      layer?: string;
+    }[];
+    expect(shifts.find((shift) => shift.start === '2026-11-16T06:00:00.000Z')).toMatchObject({ user_id: owner.id, end: '2026-11-23T08:00:00.000Z', source: 'override' });
+    const people = new Map([owner, admin, member].map((user) => [user.id, user]));
+    for (const at of ['2026-11-09T08:00:00.000Z', '2026-11-09T07:59:59.999Z', '2026-11-10T11:00:00.000Z', '2026-11-10T14:00:00.000Z', '2026-11-16T07:00:00.000Z', '2026-11-18T00:00:00.000Z', '2026-11-01T00:00:00.000Z']) {
+      const onCall = (await api.request('GET', `${path}/on-call?at=${at}`, { token: viewer.token })).body.on_call;
+      const holding = shifts.find((shift) => shift.start <= at && at < shift.end);
+      if (!holding) {
+        expect(onCall, at).toEqual([]);
+        continue;
+      }
+      const person = people.get(holding.user_id)!;
+      expect(onCall, at).toEqual([
+        { user_id: holding.user_id, user_name: person.name, email: person.email, layer: holding.layer ?? null, from: holding.start, until: holding.end },
+      ]);
+    }
+  });
+
   it("serves each user's shifts as an iCalendar feed that agrees with /shifts, behind a secret URL that a new one retires", async () => {
-    const { OWNER: owner, ADMIN: admin } = fx.users;
+    const { OWNER: owner, ADMIN: admin, VIEWER: viewer } = fx.users;
     const created = await create('OWNER', {
       team_id: fx.team.id,
       layers: [{ name: 'Daily', start: '2026-11-02T09:00', rotation: { type: 'daily', length: 1 }, handoff_time: '09:00', members: [admin.id, owner.id] }],
     });
     const path = `/api/schedules/${created.body.schedule.id}`;
-    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: admin.id, start: '2026-11-12T12:00:00Z', end: '2026-11-12T14:00:00Z' } });
+    // 13 November is the owner's day: the admin's override is a shift of its own.
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: admin.id, start: '2026-11-13T12:00:00Z', end: '2026-11-13T14:00:00Z' } });
     freezeClock(new Date('2026-11-10T00:00:00Z'));
 
     const first = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
     expect(first.status).toBe(200);
     const url = new URL(first.body.url);
     expect(url.pathname).toMatch(/^\/calendars\/[\w-]{43}\.ics$/);
-    const feed = await fetch(`${api.url}${url.pathname}`);
-    expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
-    const calendar = new ICAL.Component(ICAL.parse(await feed.text()));
+    const fetchEvents = async () => {
+      const feed = await fetch(`${api.url}${url.pathname}`);
+      expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+      const calendar = new ICAL.Component(ICAL.parse(await feed.text()));
+      return calendar.getAllSubcomponents('vevent').map((event) => new ICAL.Event(event));
+    };
+    const span = (event: ICAL.Event) => [event.startDate.toJSDate().toISOString(), event.endDate.toJSDate().toISOString()];
+    const all = await fetchEvents();
     // The admin is on call in this file's other team schedules too: this schedule's events carry its id in their UIDs.
-    const events = calendar
-      .getAllSubcomponents('vevent')
-      .map((event) => new ICAL.Event(event))
-      .filter((event) => event.uid.startsWith(created.body.schedule.id));
-    // What /shifts shows of the admin over the feed's window: 7 days back, 90 ahead (two ranges of at most 90 days).
+    const events = all.filter((event) => event.uid.startsWith(created.body.schedule.id));
+    // What /shifts shows of the admin over the feed's window (7 days back, 90 ahead), a shift running at its start whole.
     const shifts = [
-      ...(await api.request('GET', `${path}/shifts?from=2026-11-03T00:00:00Z&to=2027-01-01T00:00:00Z`, { token: admin.token })).body.shifts,
+      ...(await api.request('GET', `${path}/shifts?from=2026-11-01T00:00:00Z&to=2027-01-01T00:00:00Z`, { token: admin.token })).body.shifts,
       ...(await api.request('GET', `${path}/shifts?from=2027-01-01T00:00:00Z&to=2027-02-08T00:00:00Z`, { token: admin.token })).body.shifts,
-    ].filter((shift: { user_id: string }) => shift.user_id === admin.id);
+    ].filter((shift: { user_id: string; end: string }) => shift.user_id === admin.id && shift.end > '2026-11-03T00:00:00.000Z');
     expect(events.length).toBeGreaterThan(40);
-    expect(events.map((event) => [event.startDate.toJSDate().toISOString(), event.endDate.toJSDate().toISOString()])).toEqual(
-      shifts.map((shift: { start: string; end: string }) => [shift.start, shift.end]),
-    );
+    expect(events.map(span)).toEqual(shifts.map((shift: { start: string; end: string }) => [shift.start, shift.end]));
+    expect(events[0]!.startDate.toJSDate().toISOString()).toBe('2026-11-02T08:00:00.000Z'); // running at the window's start
     expect(new Set(events.map((event) => event.uid)).size).toBe(events.length);
-    expect(events.find((event) => event.startDate.toJSDate().toISOString() === '2026-11-12T12:00:00.000Z')!.summary).toBe('On call: Primary (override)');
+    expect(events.find((event) => event.startDate.toJSDate().toISOString() === '2026-11-13T12:00:00.000Z')!.summary).toBe('On call: Primary (override)');
+
+    // Fetched again 3 days and 12 hours later, the window has moved: every shift in both keeps its UID and times
+    // (its end aside where the first window cut it), the one now running at the window's start included.
+    freezeClock(new Date('2026-11-13T12:00:00Z'));
+    const later = (await fetchEvents()).filter((event) => event.uid.startsWith(created.body.schedule.id));
+    const before = new Map(events.map((event) => [event.uid, span(event)]));
+    expect(span(later[0]!)).toEqual(['2026-11-06T08:00:00.000Z', '2026-11-07T08:00:00.000Z']);
+    const shared = later.filter((event) => before.has(event.uid));
+    expect(shared.length).toBe(later.filter((event) => span(event)[0]! < '2027-02-08T00:00:00.000Z').length);
+    for (const event of shared.slice(0, -1)) expect(span(event)).toEqual(before.get(event.uid));
+
+    // Schedules of others, of their owner alone, that name the admin: in a layer (the owner's), or only by an
+    // override (the viewer's). The admin cannot read them, and sees their shifts in the feed.
+    const mine = await create('OWNER', { name: 'Owner personal', layers: [weekly([admin.id])] });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(201);
+    const theirs = await create('VIEWER', { name: 'Viewer personal', layers: [weekly([viewer.id])] });
+    const added = await api.request('POST', `/api/schedules/${theirs.body.schedule.id}/overrides`, {
+      token: viewer.token,
+      body: { user_id: admin.id, start: '2026-11-20T10:00:00Z', end: '2026-11-20T12:00:00Z' },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect((await api.request('GET', `/api/schedules/${theirs.body.schedule.id}`, { token: admin.token })).status).toBe(404);
+    const others = await fetchEvents();
+    expect(others.filter((event) => event.uid.startsWith(mine.body.schedule.id)).map(span)[0]).toEqual(['2026-11-02T08:00:00.000Z', expect.any(String)]);
+    expect(others.filter((event) => event.uid.startsWith(theirs.body.schedule.id)).map((event) => [...span(event), event.summary])).toEqual([
+      ['2026-11-20T10:00:00.000Z', '2026-11-20T12:00:00.000Z', 'On call: Viewer personal (override)'],
+    ]);
 
     // A fresh URL retires the previous one; the feed of a token nobody holds is not found.
     const second = await api.request('POST', '/api/me/calendar-token', { token: admin.token });
@@ -184,29 +247,40 @@ describe('schedules', () => {
     expect((await api.request('GET', '/calendars/nothing.ics')).status).toBe(404);
   });
 
-  it('drops a member removed from the team from every rotation of its schedules at once (the next member takes their turns)', async () => {
+  it('drops a member removed from the team from every rotation from the removal on (the next member takes their turns), keeping the shifts before it', async () => {
     const { OWNER: owner, ADMIN: admin, MEMBER: member } = fx.users;
     const created = await create('OWNER', { team_id: fx.team.id, layers: [weekly([member.id, admin.id, owner.id])] });
     const path = `/api/schedules/${created.body.schedule.id}`;
     await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: member.id, start: '2026-11-20T00:00:00Z', end: '2026-11-21T00:00:00Z' } });
+    await api.request('POST', `${path}/overrides`, { token: owner.token, body: { user_id: member.id, start: '2026-11-03T00:00:00Z', end: '2026-11-03T01:00:00Z' } });
     const shifts = async () =>
       (await api.request('GET', `${path}/shifts?from=2026-11-02T08:00:00Z&to=2026-11-23T08:00:00Z`, { token: owner.token })).body.shifts.map(
-        (shift: { user_id: string; start: string; source: string }) => [shift.user_id, shift.start, shift.source],
+        (shift: { user_id: string; start: string; end: string; source: string }) => [shift.user_id, shift.start, shift.end, shift.source],
       );
+    const onCall = async (at: string) =>
+      (await api.request('GET', `${path}/on-call?at=${at}`, { token: owner.token })).body.on_call.map((entry: { user_id: string; from: string; until: string }) => [entry.user_id, entry.from, entry.until]);
     expect(await shifts()).toEqual([
-      [member.id, '2026-11-02T08:00:00.000Z', 'layer'],
-      [admin.id, '2026-11-09T08:00:00.000Z', 'layer'],
-      [owner.id, '2026-11-16T08:00:00.000Z', 'layer'],
-      [member.id, '2026-11-20T00:00:00.000Z', 'override'],
-      [owner.id, '2026-11-21T00:00:00.000Z', 'layer'],
+      [member.id, '2026-11-02T08:00:00.000Z', '2026-11-09T08:00:00.000Z', 'layer'], // her own override inside merges
+      [admin.id, '2026-11-09T08:00:00.000Z', '2026-11-16T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-16T08:00:00.000Z', '2026-11-20T00:00:00.000Z', 'layer'],
+      [member.id, '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z', 'override'],
+      [owner.id, '2026-11-21T00:00:00.000Z', '2026-11-23T08:00:00.000Z', 'layer'],
     ]);
+    // Removed on Thursday 5 November at 12:00Z, in the middle of her turn.
+    freezeClock(new Date('2026-11-05T12:00:00Z'));
     const removed = await api.request('DELETE', `/api/teams/${fx.team.id}/members/${fx.memberIds.MEMBER}`, { token: owner.token });
     expect(removed.status).toBe(200);
-    // As if never in the rotation: admin and owner take turns from the first handoff; the override is gone too.
+    // Before the removal, as it happened; from it on, as if she had never been in the rotation (admin and owner take
+    // turns from the layer's start), and her later override is gone.
     expect(await shifts()).toEqual([
-      [admin.id, '2026-11-02T08:00:00.000Z', 'layer'],
-      [owner.id, '2026-11-09T08:00:00.000Z', 'layer'],
-      [admin.id, '2026-11-16T08:00:00.000Z', 'layer'],
+      [member.id, '2026-11-02T08:00:00.000Z', '2026-11-05T12:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-05T12:00:00.000Z', '2026-11-09T08:00:00.000Z', 'layer'],
+      [owner.id, '2026-11-09T08:00:00.000Z', '2026-11-16T08:00:00.000Z', 'layer'],
+      [admin.id, '2026-11-16T08:00:00.000Z', '2026-11-23T08:00:00.000Z', 'layer'],
     ]);
+    expect(await onCall('2026-11-04T00:00:00Z')).toEqual([[member.id, '2026-11-02T08:00:00.000Z', '2026-11-05T12:00:00.000Z']]);
+    // Never on call now or later.
+    expect(await onCall('2026-11-05T12:00:00Z')).toEqual([[admin.id, '2026-11-05T12:00:00.000Z', '2026-11-09T08:00:00.000Z']]);
+    expect(await onCall('2026-11-20T12:00:00Z')).toEqual([[admin.id, '2026-11-16T08:00:00.000Z', '2026-11-23T08:00:00.000Z']]);
   });
 });

@@ -8,10 +8,11 @@
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { advanceClock, resetClock } from '../../shared/platform/clock.js';
+import { advanceClock, clock, resetClock } from '../../shared/platform/clock.js';
 import { getMessage, setDeliveryTimeout, setDrainLimit, setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { sign } from '../../shared/webhooks/signing.js';
-import { Api, awaitMail, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
+import { checkWebhookBody } from '../support/contract.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-receiver.js';
 
@@ -368,4 +369,102 @@ describe('delivering', () => {
     // The webhook request is still open: the page did not wait for it.
     expect(hanging).toHaveLength(1);
   });
+
+  it('sends incident.escalated for each step paged, naming whom it paged (e-mails, a schedule\'s on-call person), as documented', async () => {
+    const user = await api.signUp(uniqueEmail('escalated'), 'Escalated');
+    const oncall = uniqueEmail('paged');
+    const hourly = { name: 'Hourly', start: `${clock.nowIso().slice(0, 13)}:00`, rotation: { type: 'hourly', length: 1 }, members: [user.id] };
+    const rota = await api.request('POST', '/api/schedules', { token: user.token, body: { name: 'Rota', time_zone: 'UTC', layers: [hourly] } });
+    expect(rota.status, JSON.stringify(rota.body)).toBe(201);
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: user.token,
+      body: { name: 'Two steps', steps: [{ delay_minutes: 0, emails: [oncall] }, { delay_minutes: 5, targets: [{ type: 'schedule', id: rota.body.schedule.id }] }] },
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    const monitor = await createMonitor(api, user, { name: 'Escalating', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+    const hook = await createHook(user, { url: `${receiver.origin}/escalated`, monitor_id: monitor.id, events: ['incident.escalated'] });
+    const { incident_id: incidentId } = await reportDown(monitor.id);
+    await eventually(async () => at('/escalated'), (requests) => requests.length >= 1);
+    await settle(api);
+    // Step 2 falls due: whoever is on call in the schedule then is paged.
+    await advance(5 * MINUTE + SECOND);
+    const received = await eventually(async () => at('/escalated'), (requests) => requests.length >= 2);
+    expect(received).toHaveLength(2);
+    const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: user.token })).body.incident;
+    for (const request of received) {
+      const body = bodyOf(request);
+      // (Step 2's timestamp is 5 minutes ahead of the real clock, which `verify` refuses: the signature is computed here.)
+      const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } = request.headers as Record<string, string>;
+      expect(signature).toBe(sign(hook.secret, id!, Number(timestamp), request.body));
+      // docs/events.md: `{type, timestamp, data: {incident, step: {step_order, delay_minutes, emails}}}`; OpenAPI's webhooks section likewise.
+      checkWebhookBody('incident.escalated', body);
+      expect(Object.keys(body).sort()).toEqual(['data', 'timestamp', 'type']);
+      expect(Object.keys(body.data).sort()).toEqual(['incident', 'step']);
+      expect(Object.keys(body.data.incident).sort()).toEqual(Object.keys(incident).sort());
+      expect(body.data.incident).toMatchObject({ id: incidentId, monitor_id: monitor.id, title: incident.title, escalation_policy_id: policy.body.escalation_policy.id, acknowledged: false });
+    }
+    const [first, second] = received.map(bodyOf);
+    expect(first).toMatchObject({ type: 'incident.escalated', timestamp: incident.started_at, data: { step: { step_order: 1, delay_minutes: 0, emails: [oncall] } } });
+    expect(second.type).toBe('incident.escalated');
+    expect(second.data.step).toEqual({ step_order: 2, delay_minutes: 5, emails: [user.email] });
+  });
+
+  it('lists deliveries newest first, paged by limit and next_cursor with no overlap and no gap; a bad cursor is a 400 on cursor', async () => {
+    const user = await api.signUp(uniqueEmail('listed'), 'Listed');
+    const monitor = await createMonitor(api, user, { name: 'Listed' });
+    const hook = await createHook(user, { url: `${receiver.origin}/listed`, monitor_id: monitor.id });
+    const other = await createHook(user, { url: `${receiver.origin}/listed-other`, monitor_id: monitor.id });
+    for (let n = 1; n <= 5; n++) {
+      await createIncident(api, user, monitor.id, `Listed ${n}`);
+      await eventually(async () => at('/listed'), (requests) => requests.length >= n);
+    }
+    await settle(api);
+    const sent = at('/listed').map((request) => String(request.headers['webhook-id']));
+    expect(new Set(sent).size).toBe(5);
+
+    const first = await api.request('GET', `/api/webhooks/${hook.id}/deliveries?limit=2`, { token: user.token });
+    expect(first.body.deliveries).toHaveLength(2);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const { items, pages } = await walk<{ id: string; created_at: string }>(api, user.token, `/api/webhooks/${hook.id}/deliveries?limit=2`, 'deliveries');
+    // 2 + 2 + 1: every delivery once, newest first, and the last page's next_cursor null (walk stops there).
+    expect(pages).toBe(3);
+    expect(items.map((delivery) => delivery.id)).toEqual([...sent].reverse());
+    expect(items.map((delivery) => delivery.created_at)).toEqual(items.map((delivery) => delivery.created_at).sort().reverse());
+    const all = await api.request('GET', `/api/webhooks/${hook.id}/deliveries?limit=5`, { token: user.token });
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.headers.get('link')).toBeNull();
+
+    // Not a cursor; another list's cursor (the webhooks); another webhook's deliveries' cursor.
+    const hooksCursor = (await api.request('GET', '/api/webhooks?limit=1', { token: user.token })).body.next_cursor;
+    await eventually(async () => at('/listed-other'), (requests) => requests.length >= 5);
+    const otherCursor = (await api.request('GET', `/api/webhooks/${other.id}/deliveries?limit=2`, { token: user.token })).body.next_cursor;
+    expect([hooksCursor, otherCursor]).toEqual([expect.any(String), expect.any(String)]);
+    const invalid = { error: 'Validation errors', details: [{ field: 'cursor', message: 'Invalid cursor: pass the next_cursor of the previous page of this list, with the same filters' }] };
+    for (const cursor of ['abc', hooksCursor, otherCursor]) {
+      const refused = await api.request('GET', `/api/webhooks/${hook.id}/deliveries?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: user.token });
+      expect(refused.status, cursor).toBe(400);
+      expect(refused.body, cursor).toEqual(invalid);
+    }
+  });
+
+  it('does not hold up one webhook\'s delivery of an event while another webhook\'s receiver hangs', async () => {
+    setDeliveryTimeout(60_000);
+    scripts.set('/hang-a', ['hang']);
+    scripts.set('/hang-c', ['hang']);
+    const user = await api.signUp(uniqueEmail('apart'), 'Apart');
+    const monitor = await createMonitor(api, user, { name: 'Apart' });
+    // The fast one between two that hang, in creation order and in every scope's order: one worker
+    // sending them one after another would reach it only after a hang (60 s), past `eventually`'s deadline.
+    await createHook(user, { url: `${receiver.origin}/hang-a`, monitor_id: monitor.id });
+    await createHook(user, { url: `${receiver.origin}/fast`, monitor_id: monitor.id });
+    await createHook(user, { url: `${receiver.origin}/hang-c`, monitor_id: monitor.id });
+    const incidentId = await createIncident(api, user, monitor.id, 'Seen by three');
+    const [fast] = await eventually(async () => at('/fast'), (requests) => requests.length >= 1);
+    expect(bodyOf(fast!).data.incident.id).toBe(incidentId);
+    // Both hanging requests are still open: the fast one did not wait for either.
+    await eventually(async () => hanging.length, (count) => count === 2);
+    expect(at('/hang-a')).toHaveLength(1);
+    expect(at('/hang-c')).toHaveLength(1);
+  });
 });
+

@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { IncidentServiceStack } from '../../infra/cdk/stack.js';
-import { allFunctions, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
+import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { refersTo, synthStacks } from './templates.js';
+import { targetOptions } from '../../shared/webhooks/service.js';
+import { checkTarget, type TargetOptions } from '../../shared/webhooks/target.js';
 
 /**
  * One synthesis per context: the checks read the templates and never change the app, so a context
@@ -547,6 +549,41 @@ describe('CDK stack', () => {
     expect(client.Properties.AllowedOAuthFlows).toBeUndefined();
     expect(client.Properties.AllowedOAuthFlowsUserPoolClient).toBe(false);
     expect(client.Properties.GenerateSecret).toBe(false);
+  });
+
+  it('refuses loopback and private webhook targets on AWS: no function carries the local runtime\'s loopback opt-in', async () => {
+    const key = env.webhooksAllowLoopbackHttp;
+    /** What `target.ts` decides in a function's deployed environment (its variables as the template sets them). */
+    const optionsIn = (variables: Record<string, unknown>): TargetOptions => {
+      const saved = process.env[key];
+      if (key in variables) process.env[key] = String(variables[key]);
+      else delete process.env[key];
+      try {
+        return targetOptions();
+      } finally {
+        if (saved === undefined) delete process.env[key];
+        else process.env[key] = saved;
+      }
+    };
+    const functions = Object.values(resources('AWS::Lambda::Function'));
+    const named = (name: string) => functions.find((fn) => String(fn.Properties.Description).startsWith(`${name} `))!;
+    // Every function that checks or calls a webhook URL exists, and none (nor any other) may reach loopback.
+    for (const name of ['webhooks-create', 'webhooks-update', 'webhooks-test', 'webhooks-redeliver', workers.webhookDelivery.name]) expect(named(name), name).toBeDefined();
+    for (const fn of functions) {
+      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      expect(variables, String(fn.Properties.Description)).not.toHaveProperty(key);
+      expect(optionsIn(variables).allowLoopbackHttp, String(fn.Properties.Description)).toBe(false);
+    }
+    // So, in the delivery worker's environment, a receiver on the same machine is refused as every private address is.
+    const options = optionsIn(named(workers.webhookDelivery.name).Properties.Environment.Variables);
+    const resolvesTo = (address: string, family: 4 | 6 = 4): TargetOptions => ({ ...options, resolve: async () => [{ address, family }] });
+    await expect(checkTarget('http://127.0.0.1:8080/hook', options)).rejects.toThrow('URL must use https');
+    await expect(checkTarget('http://localhost:8080/hook', options)).rejects.toThrow('URL must use https');
+    await expect(checkTarget('https://127.0.0.1/hook', options)).rejects.toThrow('URL points to a loopback address (127.0.0.1)');
+    await expect(checkTarget('https://[::1]/hook', options)).rejects.toThrow('URL points to a loopback address (::1)');
+    await expect(checkTarget('https://hooks.example.com/hook', resolvesTo('127.0.0.1'))).rejects.toThrow('URL resolves to a loopback address (127.0.0.1)');
+    await expect(checkTarget('https://hooks.example.com/hook', resolvesTo('10.1.2.3'))).rejects.toThrow('URL resolves to a private address (10.1.2.3)');
+    await expect(checkTarget('https://hooks.example.com/hook', resolvesTo('93.184.215.14'))).resolves.toMatchObject({ host: 'hooks.example.com' });
   });
 
   it('outputs what deployers and the monitoring system need', () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASELINE_SOURCE, bundleSource, median } from '../../infra/build/bundling.js';
 import { allFunctions } from '../../shared/system.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 
 // About 470 KB of AWS SDK, zod and our code (docs/deployment.md#bundle-sizes).
 const MAX_BUNDLE_BYTES = 560 * 1024;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAll } from '../../infra/build/bundling.js';
-import { invoke, lambdaContext, loadHandler } from '../../infra/local/functions.js';
+import { invoke, lambdaContext, loadHandler } from '../../infra/local/aws/functions.js';
 import { allFunctions, routes } from '../../shared/system.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { httpEvent, type EventOptions } from '../support/events.js';

@@ -2,7 +2,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { StreamPoller, type StreamPollerOptions } from '../../infra/local/stream.js';
+import { StreamPoller, type StreamPollerOptions } from '../../infra/local/aws/stream.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 
 type Middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName: string }) => (args: unknown) => Promise<unknown>;

@@ -1,5 +1,5 @@
 /** HTTP tests drive the local runtime (local API Gateway + JWT authorizer + real handlers) over real HTTP. */
-import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime.js';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/local/runtime/runtime.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { checkContract } from './contract.js';
 import { advanceClock } from '../../shared/platform/clock.js';

@@ -7,8 +7,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { matchRoute } from '../../infra/local/routing.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { matchRoute } from '../../infra/local/aws/routing.js';
+import { repositoryRoot } from '../../infra/paths.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object }> }>;
@@ -58,4 +58,14 @@ export function checkContract(method: string, url: string, status: number, conte
       `${method} ${path} ${status} does not match docs/openapi.json: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 1000)}`,
     );
   }
+}
+
+const webhooks = (document as unknown as { webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }> }).webhooks;
+
+/** Throws when a webhook body of `type` is not what docs/openapi.json's `webhooks` section says it is. */
+export function checkWebhookBody(type: string, body: unknown) {
+  const operation = webhooks[type];
+  if (!operation) throw new ContractViolation(`docs/openapi.json documents no webhook ${type}`);
+  const validate = validatorFor(`webhook ${type}`, operation.post.requestBody.content['application/json'].schema);
+  if (!validate(body)) throw new ContractViolation(`webhook ${type} does not match docs/openapi.json: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 1000)}`);
 }

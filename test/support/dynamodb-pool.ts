@@ -12,8 +12,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SHORT_LIVED_JVM, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.js';
-import { freePort } from '../../infra/local/ports.js';
+import { SHORT_LIVED_JVM, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/aws/dynamodb-local.js';
+import { freePort } from '../../infra/local/runtime/ports.js';
 
 /** Items an instance takes before it is retired (once the files using it have finished). */
 export const WRITE_BUDGET = 3_000;

@@ -6,8 +6,8 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, inject } from 'vitest';
-import { useLocalAws } from '../../infra/local/environment.js';
-import { ensureTable } from '../../infra/local/table.js';
+import { useLocalAws } from '../../infra/local/runtime/environment.js';
+import { ensureTable } from '../../infra/local/aws/table.js';
 import { table } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { leaseDynamoDb } from './dynamodb-pool.js';

@@ -1,6 +1,6 @@
 /** Team fixtures built through the HTTP API, as users would build them. */
 import { expect } from 'vitest';
-import { invokeFunction } from '../../infra/local/functions.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { uniqueEmail, type Api, type User } from './api.js';
 
 let slugs = 0;

@@ -3,9 +3,9 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awsApis, serveAwsApis } from '../../infra/local/aws-apis.js';
-import type { PutEventsEntry } from '../../infra/local/bus.js';
-import type { ScheduleRequest } from '../../infra/local/scheduler.js';
+import { awsApis, serveAwsApis } from '../../infra/local/aws/aws-apis.js';
+import type { PutEventsEntry } from '../../infra/local/aws/bus.js';
+import type { ScheduleRequest } from '../../infra/local/aws/scheduler.js';
 
 const published: PutEventsEntry[] = [];
 const schedules = new Map<string, ScheduleRequest>();

@@ -1,6 +1,6 @@
 /** The local bus keeps only its most recent history, so a long run's memory stays flat, and takes a few events of a target at once. */
 import { describe, expect, it } from 'vitest';
-import { HISTORY_LIMIT, LocalEventBus } from '../../infra/local/bus.js';
+import { HISTORY_LIMIT, LocalEventBus } from '../../infra/local/aws/bus.js';
 import { eventBus } from '../../shared/system.js';
 
 describe('local event bus history', () => {

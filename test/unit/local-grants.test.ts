@@ -3,7 +3,7 @@
  * indexes, leading keys), item by item inside batches and transactions.
  */
 import { describe, expect, it } from 'vitest';
-import { denial } from '../../infra/local/grants.js';
+import { denial } from '../../infra/local/aws/grants.js';
 import { routes, workers } from '../../shared/system.js';
 
 const route = (name: string) => routes.find((candidate) => candidate.name === name)!;

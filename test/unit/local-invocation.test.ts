@@ -1,7 +1,7 @@
 /** The local Lambda service gives each invocation the timeout its function is deployed with. */
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { invoke } from '../../infra/local/functions.js';
+import { invoke } from '../../infra/local/aws/functions.js';
 import { functionDefaults, workers } from '../../shared/system.js';
 
 const remaining = async (functionName: string) =>

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalScheduler, parseAt } from '../../infra/local/scheduler.js';
+import { LocalScheduler, parseAt } from '../../infra/local/aws/scheduler.js';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 
 afterEach(() => resetClock());

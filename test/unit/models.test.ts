@@ -100,7 +100,7 @@ describe('clock', () => {
 
 describe('escalation schedules', () => {
   it('round the step time up to the second, so a schedule never fires early', async () => {
-    const { atExpression } = await import('../../shared/escalation/scheduling.js');
+    const { atExpression } = await import('../../shared/platform/scheduler.js');
     expect(atExpression('2026-01-01T10:05:00.000Z')).toBe('at(2026-01-01T10:05:00)');
     expect(atExpression('2026-01-01T10:05:00.001Z')).toBe('at(2026-01-01T10:05:01)');
     expect(atExpression('2026-12-31T23:59:59.500Z')).toBe('at(2027-01-01T00:00:00)');

@@ -6,7 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildDocument, serialize } from '../../infra/openapi/document.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 import { routes } from '../../shared/system.js';
 
 const committed = readFileSync(join(repositoryRoot, 'docs', 'openapi.json'), 'utf8');

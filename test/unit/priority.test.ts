@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUND_NICE, lowerProcessPriority } from '../../infra/local/priority.js';
+import { BACKGROUND_NICE, lowerProcessPriority } from '../../infra/local/perf/priority.js';
 
 describe('background priority', () => {
   const processNice = getPriority(process.pid);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { constantInitializerCalls, markConstantsPure, marksConstantsPure, PURE_CALLEES } from '../../infra/build/pure-constants.js';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 
 const sharedModules = (dir = join(repositoryRoot, 'shared')): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

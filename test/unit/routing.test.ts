@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchRoute } from '../../infra/local/routing.js';
+import { matchRoute } from '../../infra/local/aws/routing.js';
 
 const table = [
   { method: 'POST', path: '/api/teams/{id}/invite' },

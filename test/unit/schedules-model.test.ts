@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 import { randomUUID } from 'node:crypto';
 import { createOverrideInput, createScheduleInput, shiftsQuery, updateScheduleInput } from '../../shared/schedules/model.js';
 import { fieldErrors } from '../../shared/platform/validation.js';
@@ -57,12 +57,12 @@ describe('schedule body', () => {
     ]);
   });
 
-  it('requires handoff_time for daily and weekly rotations, at the time of day of start, and refuses it for hourly ones', () => {
+  it('requires handoff_time for daily and weekly rotations, any time of day (not only start\'s), and refuses it for hourly ones', () => {
     const { handoff_time: _, ...withoutHandoff } = weekly;
     expect(errors(createScheduleInput, body([withoutHandoff]))).toEqual([{ field: 'layers.0.handoff_time', message: 'Required for daily and weekly rotations' }]);
-    expect(errors(createScheduleInput, body([{ ...weekly, rotation: { type: 'daily', length: 2 }, handoff_time: '08:00' }]))).toEqual([
-      { field: 'layers.0.handoff_time', message: 'Must be the time of day of start (the first handoff)' },
-    ]);
+    expect(createScheduleInput.safeParse(body([{ ...weekly, rotation: { type: 'daily', length: 2 }, handoff_time: '08:00' }])).success).toBe(true);
+    expect(createScheduleInput.safeParse(body([{ ...weekly, handoff_time: '23:59' }])).success).toBe(true);
+    expect(errors(createScheduleInput, body([{ ...weekly, handoff_time: '24:00' }]))).toEqual([{ field: 'layers.0.handoff_time', message: 'Must be a local time HH:MM (00:00–23:59)' }]);
     expect(errors(createScheduleInput, body([{ ...weekly, rotation: { type: 'hourly', length: 12 } }]))).toEqual([
       { field: 'layers.0.handoff_time', message: 'Only daily and weekly rotations take a handoff_time' },
     ]);
@@ -96,8 +96,8 @@ describe('schedule body', () => {
   it('updates any subset, an absent body being an empty update', () => {
     expect(updateScheduleInput.parse(undefined)).toEqual({});
     expect(updateScheduleInput.parse({ time_zone: 'australia/sydney' })).toEqual({ time_zone: 'Australia/Sydney' });
-    expect(errors(updateScheduleInput, { layers: [{ ...weekly, handoff_time: '10:00' }] })).toEqual([
-      { field: 'layers.0.handoff_time', message: 'Must be the time of day of start (the first handoff)' },
+    expect(errors(updateScheduleInput, { layers: [{ ...weekly, handoff_time: '9:00' }] })).toEqual([
+      { field: 'layers.0.handoff_time', message: 'Must be a local time HH:MM (00:00–23:59)' },
     ]);
   });
 });

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../infra/local/paths.js';
+import { repositoryRoot } from '../../infra/paths.js';
 
-describe("the background thread's stdout (infra/local/worker-stdio.ts)", () => {
+describe("the background thread's stdout (infra/local/perf/worker-stdio.ts)", () => {
   it('writes every line whole and in order, waiting while a non-blocking pipe is full, beside the main thread’s lines', async () => {
     const child = spawn(process.execPath, [join(repositoryRoot, 'test/fixtures/worker-stdio/main.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

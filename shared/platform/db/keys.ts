@@ -40,6 +40,8 @@ export const teamItemSk = {
   sharedSchedulePrefix: 'SHARED#SCHEDULE#',
   memberPrefix: 'MEMBER#',
   membershipPrefix: 'USER#',
+  /** A person removed from the team, and when (what keeps their past on-call shifts in the team's schedules). */
+  formerMemberPrefix: 'FORMER#',
   invitePrefix: 'INVITE#',
   pendingInvitePrefix: 'INVITEEMAIL#',
 } as const;
@@ -96,6 +98,8 @@ export const keys = {
   /** A user's membership, addressed by user id (authorization, the user's team list). */
   teamMembership: (teamId: string, userId: string) =>
     key(teamPartition(teamId), `${teamItemSk.membershipPrefix}${userId}`),
+  /** The last removal of a user from the team (kept after it: the team's schedules render their past turns). */
+  teamFormerMember: (teamId: string, userId: string) => key(teamPartition(teamId), `${teamItemSk.formerMemberPrefix}${userId}`),
   teamInvite: (teamId: string, inviteId: string) => key(teamPartition(teamId), `${teamItemSk.invitePrefix}${inviteId}`),
   /** One pending invite per (team, lower-cased e-mail). */
   teamPendingInvite: (teamId: string, email: string) =>

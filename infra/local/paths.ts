@@ -1,3 +1,0 @@
-import { fileURLToPath } from 'node:url';
-
-export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,0 +1,79 @@
+/**
+ * Records the calls function invocations make through the service's DynamoDB and SES clients,
+ * with when each started and ended: what `npm run bench` replays as a floor (the same calls, sent
+ * straight). A middleware goes on the clients only while recording, so the request path carries
+ * it only then. Each thread records its own functions' calls (`Service.recordCalls`).
+ */
+import { db } from '../../../shared/platform/db/client.js';
+import { sesClient } from '../../../shared/notifications/delivery.js';
+import { invocationScope } from '../aws/functions.js';
+
+export interface RecordedCall {
+  functionName: string;
+  /** The invocation it belonged to. */
+  requestId: string;
+  /** `DynamoDB` (the document client's command and input) or `SES`. */
+  service: 'DynamoDB' | 'SES';
+  command: string;
+  input: unknown;
+  /** Epoch milliseconds (fractional), comparable between threads. */
+  startedAt: number;
+  endedAt: number;
+  /** The error's name, for a call that failed (a refused condition, say). */
+  failed?: string;
+}
+
+const MIDDLEWARE = 'localCallRecorder';
+const now = () => performance.timeOrigin + performance.now();
+
+type Stack = { add(middleware: unknown, options: object): void; remove(name: string): boolean };
+type Next = (args: { input: unknown }) => Promise<unknown>;
+
+let recorded: RecordedCall[] | undefined;
+
+const clients = (): { service: RecordedCall['service']; stack: Stack }[] => [
+  { service: 'DynamoDB', stack: db().middlewareStack as unknown as Stack },
+  { service: 'SES', stack: sesClient().middlewareStack as unknown as Stack },
+];
+
+/** Starts recording this thread's invocations' calls (again from nothing, if already recording). */
+export function startRecording(): void {
+  recorded = [];
+  for (const { service, stack } of clients()) {
+    stack.remove(MIDDLEWARE);
+    stack.add(
+      (next: Next, context: { commandName: string }) => async (args: { input: unknown }) => {
+        const scope = invocationScope.getStore();
+        const log = recorded;
+        if (!scope || !log) return next(args);
+        let input: unknown;
+        try {
+          // Before any later middleware (or the document client's marshalling) touches it.
+          input = structuredClone(args.input);
+        } catch {
+          // Not a value a thread can be sent (never so far): the call goes on unrecorded.
+          return next(args);
+        }
+        const call: RecordedCall = { ...scope, service, command: context.commandName, input, startedAt: now(), endedAt: 0 };
+        try {
+          return await next(args);
+        } catch (error) {
+          call.failed = error instanceof Error ? error.name : 'Error';
+          throw error;
+        } finally {
+          call.endedAt = now();
+          log.push(call);
+        }
+      },
+      { step: 'initialize', name: MIDDLEWARE, priority: 'high' },
+    );
+  }
+}
+
+/** Stops recording and answers the calls that ended meanwhile, in the order they started. */
+export function stopRecording(): RecordedCall[] {
+  for (const { stack } of clients()) stack.remove(MIDDLEWARE);
+  const calls = recorded ?? [];
+  recorded = undefined;
+  return calls.sort((a, b) => a.startedAt - b.startedAt);
+}

@@ -1,0 +1,43 @@
+/**
+ * The environment the functions find locally, in whichever thread they run: the AWS SDK pointed at
+ * DynamoDB Local and at this runtime (events, scheduler, Lambda, SES), with fixed local credentials
+ * so that a developer's real AWS credentials are never used, and the settings the stack gives the
+ * functions on AWS.
+ */
+import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../../shared/system.js';
+import { functionArn } from '../aws/functions.js';
+
+/** The name e-mails are sent with locally (SES's configuration set on AWS). */
+const LOCAL_CONFIGURATION_SET = 'incident-service-local';
+
+export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodbEndpoint;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS = dynamodbEndpoint;
+  process.env.AWS_REGION = 'local';
+  process.env.AWS_ACCESS_KEY_ID = 'local';
+  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // As Lambda sets it. Locally all functions share one process, so only the first invocation after start is a cold start.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
+  process.env[TABLE_NAME_ENV] = tableName;
+}
+
+/** The other AWS services: this runtime (events, scheduler, lambda, and SES in front of the local mailbox). */
+export function useLocalServices(runtimeUrl: string, publicUrl: string) {
+  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_SES = runtimeUrl;
+  process.env[env.sesConfigurationSet] = LOCAL_CONFIGURATION_SET;
+  process.env[env.eventBusName] = eventBus.name;
+  process.env[env.senderEmail] ??= 'incidents@example.com';
+  process.env[env.publicApiUrl] = publicUrl;
+  process.env[env.schedulerGroup] = scheduleGroup;
+  process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
+  process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
+  process.env[env.webhooksAllowLoopbackHttp] = 'true';
+  // EMF metrics are for CloudWatch; locally they would only fill the terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+}

@@ -1,0 +1,272 @@
+/**
+ * The local runtime, built from the system description out of the AWS stand-ins in `../aws/`: the
+ * local API Gateway (routes, JWT authorizer, Lambda Invoke API), DynamoDB Local's stream read into
+ * the outbox publisher, the local event bus delivering to the rules' targets, the local scheduler
+ * (background.ts), and a local SES mailbox — all running the very handler modules Lambda runs.
+ * The tests run it all in their own thread (`startRuntime`); `npm start` runs the same core with the
+ * background in a worker thread and the mailbox in a process of its own (`../perf/service.ts`).
+ */
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { accountView, signUpInput } from '../../../shared/accounts/model.js';
+import { signUp } from '../../../shared/accounts/service.js';
+import { db } from '../../../shared/platform/db/client.js';
+import { keys } from '../../../shared/platform/db/keys.js';
+import { fieldErrors } from '../../../shared/platform/validation.js';
+import { routes, table } from '../../../shared/system.js';
+import { awsApis, type GatewayPorts } from '../aws/aws-apis.js';
+import type { LocalEventBus } from '../aws/bus.js';
+import { LocalStartError } from '../aws/errors.js';
+import { loadHandler } from '../aws/functions.js';
+import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
+import { enforceGrants } from '../aws/grants.js';
+import { LocalIssuer } from '../aws/jwt.js';
+import type { LocalScheduler } from '../aws/scheduler.js';
+import type { StreamPoller } from '../aws/stream.js';
+import { ensureTable } from '../aws/table.js';
+import { startBackground, type BackgroundPorts } from './background.js';
+import { docsEndpoints } from './docs.js';
+import { useLocalAws, useLocalServices } from './environment.js';
+
+/** The issuer of local tokens (independent of the port, so tokens survive a port change). */
+export const LOCAL_ISSUER = 'http://localhost/incident-service';
+
+export interface RuntimeOptions {
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  /**
+   * The address the API and the mailbox listen on: 127.0.0.1 unless a caller opts in to more
+   * (HOST=0.0.0.0 for npm start), since local sign-up hands a token to anyone who asks.
+   */
+  host?: string;
+  dynamodbEndpoint: string;
+  tableName?: string;
+  /** Where the signing key is kept; omitted = in memory. */
+  keyFile?: string;
+  /** Where schedules and stream checkpoints are kept; omitted = in memory. */
+  stateDir?: string;
+  /** Attempts of a failing stream batch before it is given up (default 21: the AWS mapping's 20 retries). */
+  streamMaxAttempts?: number;
+  /** Port of the local SES mailbox; 0 picks a free one. */
+  sesPort: number;
+  /** How often the stream and the scheduler look for work. */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface MailboxEmail {
+  messageId: string;
+  from: string;
+  destination: { to: string[] };
+  subject: string;
+  body: { text?: string; html?: string };
+  at: number;
+}
+
+/** A running local runtime: where it answers, its issuer, its mailbox. */
+export interface LocalService {
+  url: string;
+  port: number;
+  issuer: LocalIssuer;
+  tableName: string;
+  mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
+  /**
+   * Resolves once every event under way has been delivered; with the background in a thread of its
+   * own (`startService`), once the stream has also been read to its end.
+   */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The runtime with its background in the caller's thread, for tests to drive. */
+export interface Runtime extends LocalService {
+  bus: LocalEventBus;
+  scheduler: LocalScheduler;
+  stream: StreamPoller;
+}
+
+function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
+  return [
+    {
+      method: 'POST',
+      path: '/local/users',
+      async handle({ body }) {
+        const input = signUpInput.safeParse(body);
+        if (!input.success) {
+          return { status: 400, body: { error: 'Validation errors', details: fieldErrors(input.error, 'body') } };
+        }
+        const account = await signUp(input.data);
+        const token = await issuer.sign({ sub: account.id, email: account.email, name: account.name });
+        return { status: 201, body: { user: accountView(account), token } };
+      },
+    },
+    { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, body: issuer.jwks() }) },
+    {
+      method: 'GET',
+      path: '/.well-known/openid-configuration',
+      handle: async () => ({
+        status: 200,
+        body: { issuer: issuer.issuer, jwks_uri: '/.well-known/jwks.json', id_token_signing_alg_values_supported: ['RS256'] },
+      }),
+    },
+  ];
+}
+
+const listen = (server: NetServer, port: number, host: string, what: string, variable: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new LocalStartError(`Port ${port} for ${what} is already in use; stop what uses it or set ${variable}.`)
+          : error,
+      ),
+    );
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+
+/** A running local SES mailbox. */
+export interface Mailbox {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the mailbox on `port` (0: the system picks) and `host`. */
+export type MailboxStarter = (port: number, host: string) => Promise<Mailbox>;
+
+/**
+ * The local SES mailbox (aws-ses-v2-local) in this process, as the tests run it (a process of its own
+ * per test file would cost each file a Node.js start; `npm start` runs it in one, `../perf/mailbox-process.mjs`).
+ */
+export const startMailboxHere: MailboxStarter = async (port, host) => {
+  type Start = (config: object) => Promise<Server>;
+  // A CommonJS module: its default export is the function or wraps it, depending on the loader.
+  const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
+  const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+/** Starts the mailbox, saying plainly when a port asked for is taken (the mailbox itself would only crash). */
+async function startMailbox(port: number, host: string, start: MailboxStarter): Promise<Mailbox> {
+  if (port !== 0) {
+    const probe = createNetServer();
+    await listen(probe, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
+    await new Promise((resolve) => probe.close(resolve));
+  }
+  // Port 0 goes to the mailbox as it is and the system picks: a port found free and released first
+  // could be taken by another program (a DynamoDB Local starting beside) before the mailbox bound it.
+  return start(port, host);
+}
+
+/**
+ * Locally every token comes from this runtime, so a verified token whose user never signed up is
+ * refused at the gateway (401) rather than reaching the functions. Who has signed up is read
+ * once per user (accounts are never deleted) with a client of the runtime's own.
+ */
+function signedUp(tableName: string): (subject: string) => boolean | Promise<boolean> {
+  const client = new DynamoDBClient({});
+  const known = new Set<string>();
+  const read = async (subject: string) => {
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: marshall(keys.account(subject)), ConsistentRead: true, ProjectionExpression: table.partitionKey.name }),
+    );
+    if (Item) known.add(subject);
+    return Item !== undefined;
+  };
+  // A known subject is answered at once, not through a promise.
+  return (subject) => known.has(subject) || read(subject);
+}
+
+/**
+ * The runtime around its background: DynamoDB Local's table, the mailbox, the issuer and the
+ * gateway, listening; `background` starts the stream, bus and scheduler once the gateway's URL is
+ * known (the functions call the runtime's AWS APIs there), in this thread or another.
+ */
+export async function startCore<B extends BackgroundPorts>(
+  options: RuntimeOptions,
+  mailboxStarter: MailboxStarter,
+  background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
+) {
+  const tableName = options.tableName ?? table.name;
+  const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
+  useLocalAws(options.dynamodbEndpoint, tableName);
+  // Each function may do to the table exactly what its AWS grant allows.
+  enforceGrants(db());
+  const admin = new DynamoDBClient({});
+  await ensureTable(admin, tableName, table);
+  admin.destroy();
+
+  const host = options.host ?? '127.0.0.1';
+  const mailbox = await startMailbox(options.sesPort, host, mailboxStarter);
+  const mailboxUrl = mailbox.url;
+
+  const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
+  // Requests may arrive as soon as the gateway listens; its AWS APIs wait for the background.
+  let ports: Promise<B> | undefined;
+  const later: GatewayPorts = {
+    putEvents: async (entries) => (await ports!).putEvents(entries),
+    createSchedule: async (name, request) => (await ports!).createSchedule(name, request),
+    deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
+  };
+  let url = '';
+  const server = createGateway({
+    routes,
+    issuer,
+    loadHandler,
+    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url)],
+    awsApis: awsApis({ background: later, mailboxUrl, log }),
+    admits: signedUp(tableName),
+  });
+  let port: number;
+  try {
+    port = await listen(server, options.port, host, 'the local API', 'PORT');
+  } catch (error) {
+    await mailbox.stop();
+    throw error;
+  }
+  url = `http://localhost:${port}`;
+  const runtimeUrl = `http://127.0.0.1:${port}`;
+  useLocalServices(runtimeUrl, url);
+  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, tableName, log });
+  const started = await ports;
+
+  return {
+    started,
+    service: {
+      url,
+      port,
+      issuer,
+      tableName,
+      mailbox: {
+        url: mailboxUrl,
+        emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
+      },
+      idle: () => started.idle(),
+      close: async () => {
+        await started.close();
+        await new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+        await mailbox.stop();
+      },
+    } satisfies LocalService,
+  };
+}
+
+/** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { started, service } = await startCore(options, startMailboxHere, ({ tableName, log }) =>
+    startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
+  );
+  return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
+}

@@ -1,0 +1,55 @@
+/**
+ * Paging, stage 3 — escalate: turns a new automatic incident's escalation plan (its
+ * `incident.created` event) into one one-time EventBridge Scheduler schedule per step
+ * (deterministic names, deleted after they fire), each invoking the escalation-step function
+ * (`page.ts`). Steps already due are paged at once.
+ */
+import { ConflictException, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
+import { env } from '../system.js';
+import { clock } from '../platform/clock.js';
+import { requireEnv } from '../platform/config.js';
+import type { EventDetail } from '../platform/events/model.js';
+import { atExpression, scheduler } from '../platform/scheduler.js';
+import { sendEscalationStep, type NobodyOnCallReport } from './page.js';
+
+/** Steps due within this window are sent now rather than scheduled. */
+const SEND_NOW_WINDOW_MS = 30_000;
+
+export const scheduleName = (incidentId: string, stepOrder: number) => `esc-${incidentId}-${stepOrder}`;
+
+export async function scheduleEscalation(event: EventDetail<'incident.created'>, report?: NobodyOnCallReport) {
+  const outcomes: { step_order: number; outcome: string }[] = [];
+  if (!event.escalation) return outcomes;
+  for (const step of event.escalation.steps) {
+    const input = { incident_id: event.incident.id, step_order: step.step_order };
+    if (Date.parse(step.due_at) - clock.now().getTime() <= SEND_NOW_WINDOW_MS) {
+      outcomes.push({ step_order: step.step_order, outcome: await sendEscalationStep(input, report) });
+      continue;
+    }
+    try {
+      await scheduler().send(
+        new CreateScheduleCommand({
+          Name: scheduleName(event.incident.id, step.step_order),
+          GroupName: requireEnv(env.schedulerGroup),
+          ScheduleExpression: atExpression(step.due_at),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: requireEnv(env.escalationStepArn),
+            RoleArn: requireEnv(env.schedulerRoleArn),
+            Input: JSON.stringify(input),
+            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+            ...(process.env[env.escalationDlqArn] ? { DeadLetterConfig: { Arn: process.env[env.escalationDlqArn] } } : {}),
+          },
+        }),
+      );
+      outcomes.push({ step_order: step.step_order, outcome: 'scheduled' });
+    } catch (error) {
+      // A redelivered event: the schedule exists already.
+      if (!(error instanceof ConflictException)) throw error;
+      outcomes.push({ step_order: step.step_order, outcome: 'already_scheduled' });
+    }
+  }
+  return outcomes;
+}

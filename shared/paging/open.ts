@@ -1,0 +1,127 @@
+/**
+ * Paging, stage 2 — open: the automatic incident a signal opens (`signal.ts` decides when), with its
+ * escalation plan, in one transaction. Every signal goes through `openAutomaticIncident`, so an alert
+ * or a missed heartbeat pages, e-mails subscribers and writes the timeline exactly as a failed check
+ * does: the same items, the same outbox events.
+ *
+ * What keeps an automatic incident from being opened twice is the signal's `claim`: an item written
+ * in the opening transaction on the condition that it is absent (or points at a resolved incident),
+ * and released in the resolving one (`resolve.ts`) — the monitor's open-incident marker for checks,
+ * one dedup item per (monitor, dedup key) for alerts, the heartbeat's incident marker.
+ */
+import { randomUUID } from 'node:crypto';
+import { clock } from '../platform/clock.js';
+import { tableName } from '../platform/db/client.js';
+import { keys } from '../platform/db/keys.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import { getPolicy } from '../escalation/repository.js';
+import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
+import { outboxPut } from '../platform/events/outbox.js';
+import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import type { Monitor } from '../monitors/model.js';
+import { countIncident } from '../monitors/repository.js';
+import type { Incident, Severity } from '../incidents/model.js';
+import * as incidents from '../incidents/repository.js';
+import { createdEntry, pagedEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
+
+export interface AutomaticIncidentSpec {
+  monitor: Monitor;
+  title: string;
+  severity: Severity;
+  message: string | null;
+  /** The item that makes this the only open incident of its signal, for the incident's id (its condition fails: `claim_taken`). */
+  claim: (incidentId: string) => TransactItem;
+  /** Fields of the incident item beyond the common ones (an alert's count, dedup key and integration). */
+  fields?: Partial<Incident>;
+  /** Added to the `created` timeline entry's details (the integration an alert came from). */
+  createdDetails?: TimelineDetails;
+}
+
+/**
+ * Writes the incident, its escalation steps (a step due at once paged in this very transaction,
+ * marked sent, with its event and timeline entry), the claim, the monitor's incident count (on the
+ * condition that the monitor is still in the scope read), the `incident.created` event and the
+ * `created` entry in one transaction. Answers the incident, or nothing if the claim was taken first
+ * or the monitor moved (the caller reads again).
+ */
+export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promise<Incident | undefined> {
+  const { monitor } = spec;
+  const now = clock.nowIso();
+  const policy = monitor.escalation_policy_id ? await getPolicy(monitor.escalation_policy_id) : undefined;
+  const incident: Incident = {
+    id: randomUUID(),
+    monitor_id: monitor.id,
+    monitor_name: monitor.name,
+    owner_id: monitor.owner_id,
+    title: spec.title,
+    message: spec.message,
+    status: 'INVESTIGATING',
+    severity: spec.severity,
+    acknowledged: false,
+    automatic: true,
+    started_at: now,
+    resolved_at: null,
+    escalation_policy_id: policy ? policy.id : null,
+    team_id: monitor.team_id,
+    team_seq: monitor.team_seq,
+    created_at: now,
+    updated_at: now,
+    ...spec.fields,
+  };
+  const steps = (policy ? incidentSteps(policy) : []).map((step) => ({
+    ...step,
+    due_at: new Date(Date.parse(now) + step.delay_minutes * 60_000).toISOString(),
+  }));
+  // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event —
+  // unless it has schedule or person targets: those are resolved at the page, by the escalation
+  // scheduler at once.
+  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !resolvedAtPage(step));
+  const stepItems: TransactItem[] = steps.map((step) => ({
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.escalationStep(incident.id, step.step_order),
+        type: 'escalation_step',
+        incident_id: incident.id,
+        ...step,
+        ...(pagedNow.includes(step) ? { sent_at: now } : {}),
+      },
+    },
+  }));
+  const pages = pagedNow.map((step) =>
+    outboxPut(
+      'incident.escalation_step',
+      { incident: incidentSnapshot(incident), step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails } },
+      now,
+    ),
+  );
+  const created = outboxPut(
+    'incident.created',
+    {
+      incident: incidentSnapshot(incident),
+      escalation: policy
+        ? { policy_id: policy.id, steps: steps.map(({ step_order, delay_minutes, due_at }) => ({ step_order, delay_minutes, due_at })) }
+        : null,
+    },
+    now,
+  );
+  const entry = createdEntry(incident, null);
+  const { outcome } = await incidents.insertIncident(incident, [
+    ['claim_taken', spec.claim(incident.id)],
+    ['moved', countIncident(monitor)],
+    ...stepItems.map((item) => ['conflict', item] as const),
+    ['conflict', created],
+    ...pages.map((item) => ['conflict', item] as const),
+    // The timeline: opened by the signal (with its message), then each step paged at once.
+    ['conflict', timelinePut({ ...entry, details: { ...entry.details, ...spec.createdDetails } })],
+    ...pagedNow.map((step, index) => ['conflict', timelinePut(pagedEntry(incident, step, now, index + 1))] as const),
+  ]);
+  if (outcome === 'ok') {
+    countMetric('IncidentCreated', { kind: 'automatic' });
+    for (const step of pagedNow) countMetric('EscalationStepSent', { step: String(step.step_order) });
+    return incident;
+  }
+  if (outcome === 'conflict') throw new Error(`Unexpected conflict opening incident ${incident.id}`);
+  return undefined;
+}

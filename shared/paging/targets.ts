@@ -1,0 +1,44 @@
+/**
+ * An escalation step's targets resolved at the moment of its page (issue 31): a schedule to whoever is on
+ * call in it at that instant (rendered as `/on-call` renders it, so a member removed from the team is never
+ * paged), a person to their account's address (on a team policy, while they are a member), an address to
+ * itself; recipients de-duplicated by address, the first target naming one keeping it.
+ */
+import { getSchedule } from '../schedules/repository.js';
+import { renderShifts } from '../schedules/render.js';
+import { eligiblePeople, renderingOf } from '../schedules/service.js';
+import type { EscalationTarget, PagedRecipient, ResolvedTargets, UnstaffedSchedule } from '../escalation/model.js';
+
+/** Who `targets` page at `at`; `teamId`: the policy's team, whose members alone are paged as people. */
+export async function resolveTargets(targets: readonly EscalationTarget[], at: string, teamId: string | null): Promise<ResolvedTargets> {
+  const users = targets.flatMap((target) => (target.type === 'user' ? [target.id] : []));
+  const schedules = targets.flatMap((target) => (target.type === 'schedule' ? [target.id] : []));
+  const [people, onCall] = await Promise.all([eligiblePeople(users, teamId), Promise.all(schedules.map((scheduleId) => onCallIn(scheduleId, at)))]);
+  const recipients: PagedRecipient[] = [];
+  const nobodyOnCall: UnstaffedSchedule[] = [];
+  for (const target of targets) {
+    if (target.type === 'email') recipients.push({ email: target.address });
+    else if (target.type === 'user') {
+      const person = people.get(target.id);
+      if (person) recipients.push({ email: person.email, user_id: target.id, user_name: person.name });
+    } else {
+      const found = onCall[schedules.indexOf(target.id)]!;
+      if ('recipient' in found) recipients.push(found.recipient);
+      else nobodyOnCall.push(found.unstaffed);
+    }
+  }
+  const seen = new Set<string>();
+  return { recipients: recipients.filter((recipient) => !seen.has(recipient.email.toLowerCase()) && seen.add(recipient.email.toLowerCase())), nobodyOnCall };
+}
+
+/** Whoever is on call in the schedule at `at`, or the fact that nobody is. */
+async function onCallIn(scheduleId: string, at: string): Promise<{ recipient: PagedRecipient } | { unstaffed: UnstaffedSchedule }> {
+  const schedule = await getSchedule(scheduleId);
+  if (!schedule) return { unstaffed: { schedule_id: scheduleId, schedule_name: null } };
+  const until = new Date(Date.parse(at) + 1).toISOString();
+  const { rules, overrides, people } = await renderingOf(schedule, at, until);
+  const [shift] = renderShifts(rules, overrides, at, until);
+  const person = shift && people.get(shift.user_id);
+  if (!shift || !person) return { unstaffed: { schedule_id: scheduleId, schedule_name: schedule.name } };
+  return { recipient: { email: person.email, user_id: shift.user_id, user_name: person.name, schedule_id: scheduleId } };
+}

@@ -1,0 +1,143 @@
+/**
+ * The bench's floor server (infra/tools/floor/server.ts) answers what the service answers, row by
+ * row, so the bench compares the service with a correct minimal implementation, not with a fast wrong
+ * one: the reads answer the same bodies for the same items, the writes the same shapes, every answer
+ * is valid against docs/openapi.json, and what the floor writes (incident, timeline entry, outbox
+ * record) is what the service itself reads and publishes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startFloorServer } from '../../infra/tools/floor/server.js';
+import { TABLE_NAME_ENV } from '../../shared/system.js';
+import { db } from '../../shared/platform/db/client.js';
+import { eventDetails } from '../../shared/platform/events/model.js';
+import { Api, uniqueEmail, type User } from '../support/api.js';
+import { checkContract } from '../support/contract.js';
+import { createMonitor } from '../support/teams.js';
+
+let api: Api;
+let floor: Awaited<ReturnType<typeof startFloorServer>>;
+let owner: User;
+let monitorId: string;
+
+beforeAll(async () => {
+  api = await Api.start();
+  const issuer = api.runtime.issuer;
+  floor = await startFloorServer({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks() });
+  owner = await api.signUp(uniqueEmail('floor'), 'Fiona Floor');
+  monitorId = (await createMonitor(api, owner, { name: 'Floor monitor' })).id;
+});
+afterAll(async () => {
+  await floor?.close();
+  await api?.close();
+});
+
+/** A request to the floor, its answer checked against docs/openapi.json as the service's are. */
+async function floorRequest(method: string, path: string, token: string | undefined, body?: unknown) {
+  const response = await fetch(`${floor.url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = (await response.json()) as any;
+  if (response.status !== 401) checkContract(method, `http://floor${path}`, response.status, response.headers.get('content-type'), parsed);
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+const serviceRequest = (method: string, path: string, body?: unknown) => api.request(method, path, { token: owner.token, body });
+
+/** The shape of a JSON value: its types, object keys, and every array element's shape. */
+const shape = (value: unknown): unknown =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? [...new Set(value.map((element) => JSON.stringify(shape(element))))].map((text) => JSON.parse(text))
+      : typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value as object).sort(([a], [b]) => a.localeCompare(b)).map(([key, inner]) => [key, shape(inner)]))
+        : typeof value;
+
+const create = async (title: string) => (await serviceRequest('POST', '/api/incidents', { monitorId, title, message: 'Context' })).body.incident.id as string;
+
+describe('the bench floor answers as the service does', () => {
+  it('refuses a request without a valid token as the gateway does', async () => {
+    expect(await floorRequest('GET', '/api/incidents', undefined)).toMatchObject({ status: 401, body: { message: 'Unauthorized' } });
+    expect((await floorRequest('GET', '/api/incidents', `${owner.token}x`)).status).toBe(401);
+  });
+
+  it('GET incident: the same body for the same items; 404 for another caller', async () => {
+    const id = await create('Read me');
+    expect((await serviceRequest('POST', `/api/incidents/${id}/acknowledge`, { method: 'api' })).status).toBe(200);
+    const service = await serviceRequest('GET', `/api/incidents/${id}`);
+    const direct = await floorRequest('GET', `/api/incidents/${id}`, owner.token);
+    expect(direct.status).toBe(200);
+    expect(direct.body).toEqual(service.body);
+    expect(direct.body.incident.acknowledgement.method).toBe('api');
+    const stranger = await api.signUp(uniqueEmail('stranger'));
+    expect(await floorRequest('GET', `/api/incidents/${id}`, stranger.token)).toMatchObject({ status: 404, body: { error: 'Incident not found' } });
+  });
+
+  it('list (first page): the same incidents, a next cursor and Link when there is more', async () => {
+    for (const title of ['One', 'Two', 'Three']) await create(title);
+    const service = await serviceRequest('GET', '/api/incidents?limit=2');
+    const direct = await floorRequest('GET', '/api/incidents?limit=2', owner.token);
+    expect(direct.status).toBe(200);
+    expect(direct.body.incidents).toEqual(service.body.incidents);
+    expect(shape(direct.body)).toEqual(shape(service.body));
+    expect(direct.headers.get('link')).toMatch(/rel="next"/);
+    // The floor's own cursor walks on, as the service's does.
+    const second = await floorRequest('GET', `/api/incidents?limit=2&cursor=${direct.body.next_cursor}`, owner.token);
+    const serviceSecond = await serviceRequest('GET', `/api/incidents?limit=2&cursor=${service.body.next_cursor}`);
+    expect(second.body.incidents).toEqual(serviceSecond.body.incidents);
+  });
+
+  it('timeline page: the same entries', async () => {
+    const id = await create('Timeline');
+    for (const message of ['first', 'second', 'third']) expect((await serviceRequest('POST', `/api/incidents/${id}/updates`, { message })).status).toBe(201);
+    const service = await serviceRequest('GET', `/api/incidents/${id}/updates?limit=3`);
+    const direct = await floorRequest('GET', `/api/incidents/${id}/updates?limit=3`, owner.token);
+    expect(direct.status).toBe(200);
+    expect(direct.body.updates).toEqual(service.body.updates);
+    expect(shape(direct.body)).toEqual(shape(service.body));
+    const rest = await floorRequest('GET', `/api/incidents/${id}/updates?limit=3&cursor=${direct.body.next_cursor}`, owner.token);
+    expect(rest.body.updates).toEqual((await serviceRequest('GET', `/api/incidents/${id}/updates?limit=3&cursor=${service.body.next_cursor}`)).body.updates);
+  });
+
+  it('POST incident: the same shape; the service reads what the floor wrote, its timeline entry and its outbox record', async () => {
+    const body = { monitorId, title: 'Floor made', message: 'Why', severity: 'HIGH' };
+    const service = await serviceRequest('POST', '/api/incidents', body);
+    const direct = await floorRequest('POST', '/api/incidents', owner.token, body);
+    expect(direct.status).toBe(201);
+    expect(shape(direct.body)).toEqual(shape(service.body));
+    const id = direct.body.incident.id as string;
+    const read = await serviceRequest('GET', `/api/incidents/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.incident).toMatchObject({ ...direct.body.incident, monitor_name: 'Floor monitor', escalation_policy_id: null });
+    const entries = (await serviceRequest('GET', `/api/incidents/${id}/updates`)).body.updates;
+    expect(entries).toMatchObject([{ kind: 'created', status: 'INVESTIGATING', user_name: 'Fiona Floor', message: 'Why' }]);
+    const { Items = [] } = await db().send(new ScanCommand({ TableName: process.env[TABLE_NAME_ENV]!, FilterExpression: '#type = :outbox', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':outbox': 'outbox' } }));
+    const record = Items.find((item) => item.detail?.incident?.id === id);
+    expect(record?.event_type).toBe('incident.created');
+    expect(() => eventDetails['incident.created'].parse(record!.detail)).not.toThrow();
+    // The same refusals.
+    expect(await floorRequest('POST', '/api/incidents', owner.token, { ...body, monitorId: crypto.randomUUID() })).toMatchObject({ status: 404, body: { error: 'Monitor not found' } });
+    expect(await floorRequest('POST', '/api/incidents', owner.token, { ...body, title: '' })).toMatchObject({ status: 400, body: { error: 'Validation errors' } });
+  });
+
+  it('PUT status and acknowledge: the same shapes and refusals', async () => {
+    const [mine, theirs] = [await create('Floor put'), await create('Service put')];
+    const direct = await floorRequest('PUT', `/api/incidents/${mine}`, owner.token, { status: 'IDENTIFIED' });
+    const service = await serviceRequest('PUT', `/api/incidents/${theirs}`, { status: 'IDENTIFIED' });
+    expect(direct.status).toBe(200);
+    expect(shape(direct.body)).toEqual(shape(service.body));
+    expect(direct.body.incident.status).toBe('IDENTIFIED');
+    expect((await serviceRequest('GET', `/api/incidents/${mine}/updates`)).body.updates.map((entry: { kind: string }) => entry.kind)).toEqual(['created', 'status_changed']);
+    expect(await floorRequest('PUT', `/api/incidents/${mine}`, owner.token, {})).toMatchObject({ status: 400, body: { error: 'No updates provided' } });
+
+    const acknowledged = await floorRequest('POST', `/api/incidents/${mine}/acknowledge`, owner.token, { method: 'api' });
+    const serviceAcknowledged = await serviceRequest('POST', `/api/incidents/${theirs}/acknowledge`, { method: 'api' });
+    expect(acknowledged.status).toBe(200);
+    expect(shape(acknowledged.body)).toEqual(shape(serviceAcknowledged.body));
+    expect(acknowledged.body.incident.acknowledged).toBe(true);
+    expect((await serviceRequest('GET', `/api/incidents/${mine}`)).body.incident.acknowledgement).toMatchObject({ method: 'api', user_name: 'Fiona Floor' });
+    expect(await floorRequest('POST', `/api/incidents/${mine}/acknowledge`, owner.token)).toMatchObject({ status: 400, body: { error: 'Incident already acknowledged' } });
+  });
+});
