@@ -15,7 +15,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
@@ -227,8 +227,10 @@ export type RepeatOutcome = { outcome: 'counted' } | { outcome: 'unknown' } | { 
  * condition and takes the read path, which follows the claim.) The monitor's deletion purges its claims
  * after its transaction; the monitor's ConditionCheck covers that.
  *
- * A transaction that collides with another on these items is retried by `transactWrite`; a window
- * another request started first, by `retryOnConflict` (as `admitKey`). Undefined when there is nothing
+ * A transaction that collides with another on these items is not retried: the event takes the read
+ * path (under a storm of one key, transactions on its lookup item would make each other back off until
+ * the function's timeout; single writes wait their turn). A window another request started first is
+ * retried by `retryOnConflict` (as `admitKey`). Undefined when there is nothing
  * to go on, or a hint was refused (forgotten): the caller takes the full path, which reads. A refused
  * transaction wrote nothing, so nothing is counted twice.
  */
@@ -260,15 +262,22 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
       ['monitor', { ConditionCheck: { TableName: tableName(), Key: keys.monitor(monitorId), ConditionExpression: itemPresent } }],
       ['incident', { Update: countAlert(incidentId, { neverResolved: true }) }],
     ];
-    return transactOutcome(actions);
+    // A conflict with another transaction on these items (a storm's repeats all write the key's item) is
+    // not waited out: the event takes the read path, whose single writes queue on the item instead.
+    return transactOutcome(actions, { conflictRetryMs: 0 }).catch((error: unknown) => {
+      if (conflicted(error)) return 'conflict' as const;
+      throw error;
+    });
   };
   const settled = await retryOnConflict<RepeatOutcome | 'read'>(async () => {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
     let written = await send(false, window, now.toISOString());
+    if (written === 'conflict') return 'read';
     if (written.outcome === 'key' && written.item && written.item.rate_window !== window) {
       // The key's first event of a new window: start it, unless another request just did (count again then).
       written = await send(true, window, now.toISOString());
+      if (written === 'conflict') return 'read';
       if (written.outcome === 'key' && written.item) return undefined;
     }
     switch (written.outcome) {

@@ -119,6 +119,10 @@ export function conditionFailure(error: unknown): { item: Item | undefined } | u
   return undefined;
 }
 
+/** A transaction refused only because another one held its items (`transactWrite` with `conflictRetryMs: 0`). */
+export const conflicted = (error: unknown) =>
+  error instanceof TransactionCancelled && error.reasons.some((reason) => reason.code === 'TransactionConflict') && !error.reasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+
 export interface CancellationReason {
   code: string;
   item: Item | undefined;
@@ -146,8 +150,8 @@ export const CONFLICT_RETRY_MS = 6_000;
  * the next try). With jittered backoff, for up to `CONFLICT_RETRY_MS`; then, or on any other error,
  * throws that error.
  */
-async function retryingConflicts<T>(send: () => Promise<T>, conflicted: (error: unknown) => boolean): Promise<T> {
-  const deadline = performance.now() + CONFLICT_RETRY_MS;
+async function retryingConflicts<T>(send: () => Promise<T>, conflicted: (error: unknown) => boolean, retryMs = CONFLICT_RETRY_MS): Promise<T> {
+  const deadline = performance.now() + retryMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
@@ -174,10 +178,12 @@ const cancellationReasons = (error: TransactionCanceledException): CancellationR
  * Runs a write transaction. Conflicts with a concurrent transaction on the same items are
  * retried with jittered backoff (the competing write decides the outcome on the next try) for up
  * to `CONFLICT_RETRY_MS`; failed conditions surface as `TransactionCancelled` with the per-action
- * reasons.
+ * reasons. `conflictRetryMs: 0`: a conflict is not retried but surfaces as `TransactionCancelled` with
+ * a `TransactionConflict` reason (`conflicted`), for a caller with a cheaper way round it.
  */
 export async function transactWrite(
   transactItems: NonNullable<TransactWriteCommandInput['TransactItems']>,
+  options: { conflictRetryMs?: number } = {},
 ): Promise<void> {
   const onlyConflicts = (error: unknown) => {
     if (!(error instanceof TransactionCanceledException)) return false;
@@ -185,7 +191,7 @@ export async function transactWrite(
     return codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed');
   };
   try {
-    await retryingConflicts(() => db().send(new TransactWriteCommand({ TransactItems: transactItems })), onlyConflicts);
+    await retryingConflicts(() => db().send(new TransactWriteCommand({ TransactItems: transactItems })), onlyConflicts, options.conflictRetryMs);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     throw new TransactionCancelled(cancellationReasons(error));
@@ -309,9 +315,10 @@ export async function transactNamed<N extends string>(actions: (readonly [N, Tra
  */
 export async function transactOutcome<N extends string>(
   actions: (readonly [N, TransactItem])[],
+  options: { conflictRetryMs?: number } = {},
 ): Promise<{ outcome: N | 'ok'; item?: Item }> {
   try {
-    await transactWrite(actions.map(([, item]) => item));
+    await transactWrite(actions.map(([, item]) => item), options);
     return { outcome: 'ok' };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
