@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- headline|path|lists] [--quick]`: every performance figure beside its floor, written into
+ * `npm run bench [-- headline|path|lists|alerts] [--quick]`: every performance figure beside its floor, written into
  * docs/performance.md with the machine it ran on. `headline` (bench-headline.ts, issue 33): each route
  * against a minimal hand-written implementation of it (floor/server.ts), timed from a client process of
  * its own (floor/client.ts), the table at the top of docs/performance.md. `--quick`: the headline alone,
  * one short round (under 2 minutes), printed and not written (a smoke check, not figures). `path` (bench-path.ts),
  * the runtime's overhead on our own calls (replayed floors): bundle size, module load,
- * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `lists`: what a page
+ * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
+ * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `lists`: what a page
  * of `GET /api/incidents` costs as history grows. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
@@ -28,6 +29,7 @@ import { seedIncidents, type SeedMonitor } from '../../test/support/seed.js';
 import { benchEmailPath } from './bench-email.js';
 import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
+import { benchAlertRepeat } from './bench-alert.js';
 import { benchHeadline, headlineTable } from './bench-headline.js';
 
 const SIZES = [100, 1_000, 10_000];
@@ -83,9 +85,9 @@ async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const sections = args.filter((arg) => !arg.startsWith('-'));
-  const unknown = [...sections.filter((section) => !['headline', 'lists', 'path'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
+  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
   if (unknown.length) {
-    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists] [--quick]`);
+    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts] [--quick]`);
     process.exit(2);
   }
   if (quick && sections.some((section) => section !== 'headline')) {
@@ -111,6 +113,15 @@ async function main() {
       ].join('\n');
       console.log(table);
       writeSection('path', 'Runtime overhead on our own calls (replayed floors)', table);
+    }
+    if (run('alerts')) {
+      const table = [
+        `Measured by \`npm run bench -- alerts\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}; p50 and p99 of 400 pairs, the median of 3 client processes, service and floor interleaved (bench-alert.ts).`,
+        '',
+        pathTable(await benchAlertRepeat(runtime)),
+      ].join('\n');
+      console.log(table);
+      writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
     }
     if (run('lists')) await benchLists(runtime);
   } finally {

@@ -3,10 +3,11 @@
  * an Alertmanager or Grafana webhook). A key is admitted (it names an integration of a monitor that
  * exists, and is within its rate), then each event is applied with PagerDuty's semantics, scoped to
  * the integration's monitor:
- * - trigger: adds to the monitor's open incident of that dedup key (one UpdateItem: `alert_count + 1`,
- *   `last_alert_at`; no timeline entry, no e-mail, no page), or opens an automatic incident exactly as
- *   a failed check does (the paging flow's one entry, `raise` in `../paging/signal.ts`), claiming the
- *   dedup key in the same transaction (`attribute_not_exists`), so concurrent triggers open one;
+ * - trigger: adds to the monitor's open incident of that dedup key (`alert_count + 1`, `last_alert_at`;
+ *   no timeline entry, no e-mail, no page), or opens an automatic incident exactly as a failed check
+ *   does (the paging flow's one entry, `raise` in `../paging/signal.ts`), claiming the dedup key in the
+ *   same transaction (`attribute_not_exists`), so concurrent triggers open one. A repeat of a key and
+ *   dedup key this instance has seen is one TransactWriteItems that also admits the key (`countRepeat`);
  * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
  *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
  */
@@ -14,11 +15,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure } from '../platform/db/ops.js';
+import { conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
-import { raise, readSignal } from '../paging/signal.js';
+import { raise, readSignal, type SignalRead } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
 import type { AlertEvent, TriggerEvent } from './model.js';
@@ -50,19 +51,67 @@ const refOf = (item: Record<string, unknown>): IntegrationRef => {
   return { integrationId: lookup.integration_id, integrationName: lookup.integration_name, monitorId: lookup.monitor_id, createdByEmail: lookup.created_by_email };
 };
 
-/** One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the condition failed. */
-async function updateLookup(keyHash: string, update: { expression: string; condition: string }, values: Record<string, unknown>) {
+/**
+ * What a warm instance remembers across invocations, bounded. Never what decides an answer: a key's
+ * integration (immutable: an integration is never renamed or moved, and a deleted one's key never
+ * comes back), and which incident holds a dedup key (a hint: the write that uses it verifies it in
+ * its conditions, and a refused hint is forgotten and read again).
+ */
+const REMEMBERED = 1_000;
+const knownKeys = new Map<string, IntegrationRef>();
+const dedupHints = new Map<string, string>();
+const dedupHintKey = (monitorId: string, dedupKey: string) => `${monitorId}\n${dedupKey}`;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  if (map.size >= REMEMBERED) map.delete(map.keys().next().value!);
+  map.set(key, value);
+  return value;
+}
+const rememberKey = (keyHash: string, ref: IntegrationRef) => remember(knownKeys, keyHash, ref);
+
+/** The monitor of a key this instance has admitted before (immutable), if any. */
+export function knownMonitorOf(key: string): string | undefined {
+  return isIntegrationKeyShaped(key) ? knownKeys.get(integrationKeyHash(key))?.monitorId : undefined;
+}
+
+/** The key's rate counted in the current window (`start`: the first event of a new window starts it). */
+const rateUpdate = (start: boolean, window: number, now: string) =>
+  start
+    ? {
+        expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now',
+        condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)`,
+        values: { ':window': window, ':one': 1, ':now': now },
+      }
+    : {
+        expression: 'SET last_event_at = :now ADD rate_count :one',
+        condition: `${itemPresent} AND rate_window = :window AND rate_count < :max`,
+        values: { ':window': window, ':one': 1, ':now': now, ':max': EVENTS_PER_MINUTE },
+      };
+
+const retryAfter = (window: number, now: Date) => Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000);
+
+const rateWindowGaveUp = (attempts: number) => `The key's rate window kept changing; gave up after ${attempts} attempts`;
+
+/**
+ * One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the
+ * condition failed. A repeat trigger's transaction holds the same item (`countRepeat`): a conflict with
+ * it is retried as `transactWrite` retries its own (`sendWrite`).
+ */
+async function updateLookup(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
   try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.integrationKey(keyHash),
-        UpdateExpression: update.expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
+    const { Attributes } = await sendWrite(() =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.integrationKey(keyHash),
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ExpressionAttributeValues: update.values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
     );
     return { ok: true as const, item: Attributes! };
   } catch (error) {
@@ -84,27 +133,16 @@ export async function admitKey(key: string): Promise<KeyAdmission> {
   return retryOnConflict<KeyAdmission>(async () => {
     const now = clock.now();
     const window = Math.floor(now.getTime() / WINDOW_MS);
-    const values = { ':window': window, ':one': 1, ':now': now.toISOString() };
-    const counted = await updateLookup(
-      keyHash,
-      { expression: 'SET last_event_at = :now ADD rate_count :one', condition: `${itemPresent} AND rate_window = :window AND rate_count < :max` },
-      { ...values, ':max': EVENTS_PER_MINUTE },
-    );
-    if (counted.ok) return { ok: true, integration: refOf(counted.item) };
+    const counted = await updateLookup(keyHash, rateUpdate(false, window, now.toISOString()));
+    if (counted.ok) return { ok: true, integration: rememberKey(keyHash, refOf(counted.item)) };
     if (!counted.item) return { ok: false, reason: 'unknown' };
-    if (counted.item.rate_window === window) {
-      return { ok: false, reason: 'rate', retryAfterSeconds: Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000) };
-    }
+    if (counted.item.rate_window === window) return { ok: false, reason: 'rate', retryAfterSeconds: retryAfter(window, now) };
     // A new window (or the key's first event): start it, unless another request just did.
-    const started = await updateLookup(
-      keyHash,
-      { expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now', condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)` },
-      values,
-    );
-    if (started.ok) return { ok: true, integration: refOf(started.item) };
+    const started = await updateLookup(keyHash, rateUpdate(true, window, now.toISOString()));
+    if (started.ok) return { ok: true, integration: rememberKey(keyHash, refOf(started.item)) };
     if (!started.item) return { ok: false, reason: 'unknown' };
     return undefined;
-  }, (attempts) => `The key's rate window kept changing; gave up after ${attempts} attempts`);
+  }, rateWindowGaveUp);
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
@@ -112,56 +150,191 @@ export type IngestEvent = AlertEvent & { message?: string | null };
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
 
-/** Applies one event of an admitted key: a signal for the paging flow (`../paging/`). */
-export async function ingestEvent(integration: IntegrationRef, event: IngestEvent): Promise<IngestOutcome> {
-  if (event.action === 'trigger') return trigger(integration, event);
-  const { monitor, claimed: incidentId } = await readSignal(integration.monitorId, keys.alertDedup(integration.monitorId, event.dedupKey));
+/** The monitor and the incident (if any) a dedup key's claim names: one BatchGetItem (`readSignal`). */
+const readDedup = (monitorId: string, dedupKey: string): Promise<SignalRead> => readSignal(monitorId, keys.alertDedup(monitorId, dedupKey));
+
+/** A dedup read started before the key was admitted, with the monitor it was made for. */
+export type PrefetchedRead = Promise<SignalRead> & { monitorId: string };
+
+/**
+ * Applies one event of an admitted key: a signal for the paging flow (`../paging/`). `prefetched`: the
+ * dedup read already made for it (in parallel with admitting the key, when the key's monitor was
+ * known); used only if it is of the integration's monitor.
+ */
+export async function ingestEvent(integration: IntegrationRef, event: IngestEvent, prefetched?: PrefetchedRead): Promise<IngestOutcome> {
+  const first = prefetched?.monitorId === integration.monitorId ? prefetched : undefined;
+  if (event.action === 'trigger') return trigger(integration, event, first && (await first));
+  const { monitor, claimed: incidentId } = await (first ?? readDedup(integration.monitorId, event.dedupKey));
   if (!monitor) return 'monitor_gone';
   if (!incidentId) return 'ignored';
   return event.action === 'acknowledge' ? acknowledge(integration, incidentId) : resolve(integration, event.dedupKey, incidentId);
 }
 
-/** A repeat trigger: one UpdateItem of the open incident. False when it is resolved (the dedup item is stale). */
-async function countTrigger(incidentId: string): Promise<boolean> {
+/** The dedup read of a key whose monitor this instance knows, started at once (see `ingestEvent`); undefined otherwise. */
+export function prefetchDedup(key: string, dedupKey: string): PrefetchedRead | undefined {
+  const monitorId = knownMonitorOf(key);
+  if (!monitorId) return undefined;
+  const read = readDedup(monitorId, dedupKey);
+  // Unused when the key is refused: not an unhandled rejection then.
+  read.catch(() => undefined);
+  return Object.assign(read, { monitorId });
+}
+
+/**
+ * An alert counted on the incident: `alert_count + 1`, `last_alert_at`, on the condition that it is
+ * there and open; `neverResolved`: and has never been resolved (see `countRepeat`).
+ */
+const countAlert = (incidentId: string, options: { neverResolved?: boolean } = {}) => ({
+  TableName: tableName(),
+  Key: keys.incident(incidentId),
+  UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
+  ConditionExpression: `${itemPresent} AND #status <> :resolved${options.neverResolved ? ' AND attribute_not_exists(last_resolved_at)' : ''}`,
+  ExpressionAttributeNames: { '#status': 'status' },
+  ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
+});
+
+/**
+ * A repeat trigger: one UpdateItem of the open incident (a conflict with a repeat's transaction on it
+ * retried, `sendWrite`). `counted: false` when it is resolved (the claim is stale); `reopened` when it
+ * was resolved once (a hint to it would be refused, see `countRepeat`).
+ */
+async function countTrigger(incidentId: string): Promise<{ counted: boolean; reopened?: boolean }> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.incident(incidentId),
-        UpdateExpression: 'SET last_alert_at = :now ADD alert_count :one',
-        ConditionExpression: `${itemPresent} AND #status <> :resolved`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':now': clock.nowIso(), ':one': 1, ':resolved': 'RESOLVED' },
-      }),
-    );
-    return true;
+    const { Attributes } = await sendWrite(() => db().send(new UpdateCommand({ ...countAlert(incidentId), ReturnValues: 'ALL_NEW' })));
+    return { counted: true, reopened: Attributes?.last_resolved_at !== undefined };
   } catch (error) {
-    if (conditionFailure(error)) return false;
+    if (conditionFailure(error)) return { counted: false };
     throw error;
   }
 }
 
-/** A trigger: the dedup key's open incident counts it, or a new one opens, claiming the key. */
-async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }): Promise<IngestOutcome> {
-  const raised = await raise({
-    monitorId: integration.monitorId,
-    claim: { key: keys.alertDedup(integration.monitorId, event.dedupKey), type: 'alert_dedup', fields: { dedup_key: event.dedupKey } },
-    what: `dedup key ${event.dedupKey}`,
-    incident: () => ({
-      title: event.title,
-      severity: event.severity,
-      message: event.message ?? null,
-      fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey },
-      createdDetails: {
-        integration_id: integration.integrationId,
-        integration_name: integration.integrationName,
-        dedup_key: event.dedupKey,
-        ...(event.summary !== event.title ? { summary: event.summary } : {}),
+/** What a repeat trigger settled on hints alone (`countRepeat`). */
+export type RepeatOutcome = { outcome: 'counted' } | { outcome: 'unknown' } | { outcome: 'monitor_gone' } | { outcome: 'rate'; retryAfterSeconds: number };
+
+/**
+ * A repeat trigger of a key and a dedup key this instance has seen, in ONE TransactWriteItems whose
+ * conditions settle everything the answer depends on, at write time: the key's lookup item counts the
+ * event (it exists: the key is not revoked; its window is the current one and not full — or, on a
+ * window's first event, starts it), the monitor is still there (a deleted monitor's keys are refused
+ * at once), and the remembered incident, open and never resolved, counts the alert.
+ *
+ * Why "never resolved" proves the remembered incident still holds the dedup key without reading its
+ * claim: the claim is written naming the incident in the transaction that opens it, and moves off an
+ * incident only when that incident is resolved (released by the resolving transaction, released as
+ * stale after a person resolved it, or replaced by a trigger that found it resolved), and every
+ * resolution sets `last_resolved_at`, which nothing removes. So an open incident without it is its
+ * claim's incident. (One reopened by a person may have lost its claim to a newer incident: it fails the
+ * condition and takes the read path, which follows the claim.) The monitor's deletion purges its claims
+ * after its transaction; the monitor's ConditionCheck covers that.
+ *
+ * A transaction that collides with another on these items is not retried: the event takes the read
+ * path (under a storm of one key, transactions on its lookup item would make each other back off until
+ * the function's timeout; single writes wait their turn). A window another request started first is
+ * retried by `retryOnConflict` (as `admitKey`). Undefined when there is nothing
+ * to go on, or a hint was refused (forgotten): the caller takes the full path, which reads. A refused
+ * transaction wrote nothing, so nothing is counted twice.
+ */
+export async function countRepeat(key: string, dedupKey: string): Promise<RepeatOutcome | undefined> {
+  if (!isIntegrationKeyShaped(key)) return undefined;
+  const keyHash = integrationKeyHash(key);
+  const integration = knownKeys.get(keyHash);
+  if (!integration) return undefined;
+  const { monitorId } = integration;
+  const hint = dedupHintKey(monitorId, dedupKey);
+  const incidentId = dedupHints.get(hint);
+  if (!incidentId) return undefined;
+  const send = (start: boolean, window: number, now: string) => {
+    const rate = rateUpdate(start, window, now);
+    const actions: (readonly ['key' | 'monitor' | 'incident', TransactItem])[] = [
+      [
+        'key',
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.integrationKey(keyHash),
+            UpdateExpression: rate.expression,
+            ConditionExpression: rate.condition,
+            ExpressionAttributeValues: rate.values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      ['monitor', { ConditionCheck: { TableName: tableName(), Key: keys.monitor(monitorId), ConditionExpression: itemPresent } }],
+      ['incident', { Update: countAlert(incidentId, { neverResolved: true }) }],
+    ];
+    // A conflict with another transaction on these items (a storm's repeats all write the key's item) is
+    // not waited out: the event takes the read path, whose single writes queue on the item instead.
+    return transactOutcome(actions, { conflictRetryMs: 0 }).catch((error: unknown) => {
+      if (conflicted(error)) return 'conflict' as const;
+      throw error;
+    });
+  };
+  const settled = await retryOnConflict<RepeatOutcome | 'read'>(async () => {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    let written = await send(false, window, now.toISOString());
+    if (written === 'conflict') return 'read';
+    if (written.outcome === 'key' && written.item && written.item.rate_window !== window) {
+      // The key's first event of a new window: start it, unless another request just did (count again then).
+      written = await send(true, window, now.toISOString());
+      if (written === 'conflict') return 'read';
+      if (written.outcome === 'key' && written.item) return undefined;
+    }
+    switch (written.outcome) {
+      case 'ok':
+        return { outcome: 'counted' };
+      case 'key':
+        if (!written.item) {
+          knownKeys.delete(keyHash);
+          return { outcome: 'unknown' };
+        }
+        return { outcome: 'rate', retryAfterSeconds: retryAfter(window, now) };
+      case 'monitor':
+        knownKeys.delete(keyHash);
+        return { outcome: 'monitor_gone' };
+      case 'incident':
+        dedupHints.delete(hint);
+        return 'read';
+    }
+  }, rateWindowGaveUp);
+  return settled === 'read' ? undefined : settled;
+}
+
+/**
+ * A trigger through the paging flow's entry (`raise`): the dedup key's open incident counts it, or a
+ * new one opens, claiming the key. `first`: the dedup read already made. The incident that holds the
+ * key is remembered for the next repeat, unless it was resolved once (`countRepeat` would refuse it).
+ */
+async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }, first?: SignalRead): Promise<IngestOutcome> {
+  let reopened = false;
+  const raised = await raise(
+    {
+      monitorId: integration.monitorId,
+      claim: { key: keys.alertDedup(integration.monitorId, event.dedupKey), type: 'alert_dedup', fields: { dedup_key: event.dedupKey } },
+      what: `dedup key ${event.dedupKey}`,
+      incident: () => ({
+        title: event.title,
+        severity: event.severity,
+        message: event.message ?? null,
+        fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey },
+        createdDetails: {
+          integration_id: integration.integrationId,
+          integration_name: integration.integrationName,
+          dedup_key: event.dedupKey,
+          ...(event.summary !== event.title ? { summary: event.summary } : {}),
+        },
+      }),
+      addTo: async (incidentId) => {
+        const count = await countTrigger(incidentId);
+        reopened = count.reopened ?? false;
+        return count.counted;
       },
-    }),
-    addTo: countTrigger,
-  });
-  return raised.outcome === 'monitor_gone' ? 'monitor_gone' : raised.outcome === 'opened' ? 'opened' : 'counted';
+    },
+    first,
+  );
+  if (raised.outcome === 'monitor_gone') return 'monitor_gone';
+  if (raised.outcome === 'opened' || !reopened) remember(dedupHints, dedupHintKey(integration.monitorId, event.dedupKey), raised.incident_id);
+  return raised.outcome === 'opened' ? 'opened' : 'counted';
 }
 
 /** Acknowledges the incident as the integration (method `api`); already acknowledged or resolved: nothing changes. */

@@ -12,7 +12,7 @@ import {
   unknownRoutingKeyAnswer,
   type EventsV2Answer,
 } from './events-v2.js';
-import { admitKey, ingestEvent } from './ingest.js';
+import { admitKey, countRepeat, ingestEvent, prefetchDedup } from './ingest.js';
 import { keyFromAuthorization } from './keys.js';
 
 /** One Events API v2 event: PagerDuty's answer (202, 400, 413, 429). */
@@ -20,11 +20,19 @@ export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
   const parsed = parseEventsV2(raw);
   if (!parsed.ok) return parsed.answer;
   const { event } = parsed;
+  // A repeat trigger this instance has the key and the dedup key's incident of: one conditional write.
+  const repeat = event.action === 'trigger' ? await countRepeat(event.routingKey, event.dedupKey) : undefined;
+  if (repeat) {
+    if (repeat.outcome === 'counted') return acceptedAnswer(event.dedupKey);
+    return repeat.outcome === 'rate' ? rateLimitedAnswer(repeat.retryAfterSeconds) : unknownRoutingKeyAnswer();
+  }
+  // Otherwise the key is admitted and the dedup key read: at once when the key's monitor is known.
+  const prefetched = prefetchDedup(event.routingKey, event.dedupKey);
   const admission = await admitKey(event.routingKey);
   if (!admission.ok) return admission.reason === 'rate' ? rateLimitedAnswer(admission.retryAfterSeconds) : unknownRoutingKeyAnswer();
   // The incident's message: the full summary when the title had to be cut from it.
   const message = event.action === 'trigger' && event.summary !== event.title ? event.summary : null;
-  const outcome = await ingestEvent(admission.integration, { ...event, message });
+  const outcome = await ingestEvent(admission.integration, { ...event, message }, prefetched);
   return outcome === 'monitor_gone' ? unknownRoutingKeyAnswer() : acceptedAnswer(event.dedupKey);
 }
 

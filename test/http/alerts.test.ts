@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
@@ -229,6 +229,71 @@ describe('POST /v2/enqueue', () => {
     advanceClock(15_000);
     expect((await trigger(key, 'second')).status).toBe(202);
     expect(await incidentsOf(monitorId)).toHaveLength(2);
+  });
+
+  it('a repeat trigger settles at write time what earlier requests told: a full window, a new minute, an incident resolved (and reopened) by a person, a revoked key, a deleted monitor', async () => {
+    // A repeat of a key and dedup key the instance has seen is one conditional write built from what it
+    // remembers (the key's monitor, the incident holding the dedup key); each of these changes must
+    // still be caught by that write.
+    const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Hinted' } })).body.monitor.id;
+    const [first, second] = [await newKey(monitorId), await newKey(monitorId)];
+    const key = dedup('hinted');
+    const countOf = async (id: string) => (await incident(id)).alert_count;
+    freezeClock(new Date(Math.floor(clock.now().getTime() / 60_000) * 60_000 + 45_000));
+    expect((await trigger(first.key, key)).status).toBe(202);
+    expect((await trigger(first.key, key)).status).toBe(202);
+    expect((await trigger(second.key, key)).status).toBe(202);
+    const [opened] = await incidentsOf(monitorId);
+    expect(await countOf(opened.id)).toBe(3);
+
+    // The key's window full: 429, and the incident does not count it.
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(first.key)), UpdateExpression: 'SET rate_count = :full', ExpressionAttributeValues: { ':full': EVENTS_PER_MINUTE } }),
+    );
+    expect((await trigger(first.key, key)).status).toBe(429);
+    expect(await countOf(opened.id)).toBe(3);
+    // The next minute: the window starts again and the repeat counts.
+    advanceClock(15_000);
+    expect((await trigger(first.key, key)).status).toBe(202);
+    expect(await countOf(opened.id)).toBe(4);
+
+    // Resolved by a person (the dedup claim still names it): the next trigger opens another incident.
+    expect((await api.request('DELETE', `/api/incidents/${opened.id}`, { token: owner.token })).status).toBe(200);
+    expect((await trigger(first.key, key)).status).toBe(202);
+    const open = (await incidentsOf(monitorId)).filter((item) => item.status !== 'RESOLVED');
+    expect(open.map((item) => item.id)).not.toContain(opened.id);
+    expect(open).toHaveLength(1);
+    expect(await countOf(opened.id)).toBe(4);
+    expect((await trigger(second.key, key)).status).toBe(202);
+    expect(await countOf(open[0].id)).toBe(2);
+
+    // Another instance opens the next incident after a person resolved the remembered one, which a person then
+    // reopens: the remembered incident is open again but no longer holds the dedup key; repeats follow the claim.
+    expect((await api.request('DELETE', `/api/incidents/${open[0].id}`, { token: owner.token })).status).toBe(200);
+    const otherInstance: typeof import('../../shared/alerts/ingest.js') = await import('../../shared/alerts/ingest.ts?another-instance' as string);
+    const admitted = await otherInstance.admitKey(second.key);
+    if (!admitted.ok) throw new Error('the other instance could not admit the key');
+    const otherTrigger = { action: 'trigger' as const, dedupKey: key, title: 'Again', summary: 'Again', severity: 'HIGH' as const, occurredAt: null };
+    expect(await otherInstance.ingestEvent(admitted.integration, otherTrigger)).toBe('opened');
+    expect((await api.request('PUT', `/api/incidents/${open[0].id}`, { token: owner.token, body: { status: 'INVESTIGATING' } })).status).toBe(200);
+    const [latest] = (await incidentsOf(monitorId)).filter((item) => item.id !== opened.id && item.id !== open[0].id);
+    expect((await trigger(first.key, key)).status).toBe(202);
+    expect(await countOf(open[0].id)).toBe(2);
+    expect(await countOf(latest.id)).toBe(2);
+
+    // Revoked: refused, not counted.
+    const invalid = { status: 'invalid event', message: 'Event object is invalid', errors: ['Invalid routing key'] };
+    await api.request('DELETE', `/api/monitors/${monitorId}/integrations/${first.id}`, { token: owner.token });
+    expect(await trigger(first.key, key)).toMatchObject({ status: 400, body: invalid });
+    expect(await countOf(latest.id)).toBe(2);
+
+    // The monitor deleted, its keys not purged yet (what the deletion's transaction leaves until the purge after
+    // it has run): refused, not counted.
+    expect((await trigger(second.key, key)).status).toBe(202);
+    expect(await countOf(latest.id)).toBe(3);
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.monitor(monitorId) }));
+    expect(await trigger(second.key, key)).toMatchObject({ status: 400, body: invalid });
+    expect(await countOf(latest.id)).toBe(3);
   });
 
   it('keeps "one open automatic incident per monitor" for monitor-check beside open alert incidents', async () => {

@@ -157,8 +157,7 @@ const cases: Case[] = [
     rounds: 2,
   },
   // The key's lookup counted (one conditional UpdateItem: the integration and the rate at once), the monitor with
-  // the dedup key's item (BatchGetItem), then one transaction opening the incident; a repeat: the same two, then
-  // one UpdateItem of the incident (alert_count + 1).
+  // the dedup key's item (BatchGetItem), then one transaction opening the incident.
   // The key's first event starts its rate window (+ 1 UpdateItem, as the first event of every minute does); the
   // clock stands still in the middle of a minute until the last alert case, so the others are in the same window.
   {
@@ -173,7 +172,12 @@ const cases: Case[] = [
     budget: 4,
     rounds: 4,
   },
-  { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget'), expectStatus: 202, budget: 3, rounds: 3 },
+  // Another dedup key of a key this instance has admitted (its monitor is known, immutable): the key counted ∥ the
+  // monitor with the dedup key's item, then the opening transaction.
+  { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget-other'), expectStatus: 202, budget: 3, rounds: 2 },
+  // A repeat: one TransactWriteItems whose conditions settle it all (the key counted within its rate, the monitor
+  // there, the remembered incident open, never resolved, and counting).
+  { route: 'alerts-enqueue', method: 'POST', path: () => '/v2/enqueue', body: () => alertEvent('budget'), expectStatus: 202, budget: 1, rounds: 1 },
   // Likewise per alert of a notification, the key counted once.
   { route: 'alerts-alertmanager', method: 'POST', path: () => '/integrations/alertmanager', body: () => JSON.parse(readFileSync(joinPath(import.meta.dirname, '..', 'fixtures', 'alertmanager-webhook-firing.json'), 'utf8')), as: () => ({ token: ids.alertKey }) as User, expectStatus: 200, budget: 3, rounds: 3 },
   {

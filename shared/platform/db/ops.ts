@@ -119,6 +119,10 @@ export function conditionFailure(error: unknown): { item: Item | undefined } | u
   return undefined;
 }
 
+/** A transaction refused only because another one held its items (`transactWrite` with `conflictRetryMs: 0`). */
+export const conflicted = (error: unknown) =>
+  error instanceof TransactionCancelled && error.reasons.some((reason) => reason.code === 'TransactionConflict') && !error.reasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+
 export interface CancellationReason {
   code: string;
   item: Item | undefined;
@@ -141,33 +145,56 @@ export class TransactionCancelled extends Error {
 export const CONFLICT_RETRY_MS = 6_000;
 
 /**
+ * Sends a write, sending it again while `conflicted(error)`: DynamoDB refused it because a concurrent
+ * transaction holds one of its items (nothing decided yet; the competing write decides the outcome on
+ * the next try). With jittered backoff, for up to `CONFLICT_RETRY_MS`; then, or on any other error,
+ * throws that error.
+ */
+async function retryingConflicts<T>(send: () => Promise<T>, conflicted: (error: unknown) => boolean, retryMs = CONFLICT_RETRY_MS): Promise<T> {
+  const deadline = performance.now() + retryMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!conflicted(error) || performance.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * attempt, 200)));
+    }
+  }
+}
+
+/**
+ * Sends a single-item write (`db().send(new UpdateCommand(…))`, a Put, a Delete), retrying it as
+ * `transactWrite` retries its conflicts: a single write to an item a transaction is writing fails with
+ * `TransactionConflictException`, which the SDK does not retry. Needed where transactions and single
+ * writes share items (an integration key's lookup, an alert incident's count: `alerts/ingest.ts`).
+ */
+export const sendWrite = <T>(send: () => Promise<T>): Promise<T> =>
+  retryingConflicts(send, (error) => error instanceof Error && error.name === 'TransactionConflictException');
+
+const cancellationReasons = (error: TransactionCanceledException): CancellationReason[] =>
+  (error.CancellationReasons ?? []).map((reason) => ({ code: reason.Code ?? 'None', item: unmarshallItem(reason.Item) }));
+
+/**
  * Runs a write transaction. Conflicts with a concurrent transaction on the same items are
  * retried with jittered backoff (the competing write decides the outcome on the next try) for up
  * to `CONFLICT_RETRY_MS`; failed conditions surface as `TransactionCancelled` with the per-action
- * reasons.
+ * reasons. `conflictRetryMs: 0`: a conflict is not retried but surfaces as `TransactionCancelled` with
+ * a `TransactionConflict` reason (`conflicted`), for a caller with a cheaper way round it.
  */
 export async function transactWrite(
   transactItems: NonNullable<TransactWriteCommandInput['TransactItems']>,
+  options: { conflictRetryMs?: number } = {},
 ): Promise<void> {
-  const deadline = performance.now() + CONFLICT_RETRY_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: transactItems }));
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = (error.CancellationReasons ?? []).map((reason) => ({
-        code: reason.Code ?? 'None',
-        item: unmarshallItem(reason.Item),
-      }));
-      const conflict = reasons.some((reason) => reason.code === 'TransactionConflict');
-      const conditionFailed = reasons.some((reason) => reason.code === 'ConditionalCheckFailed');
-      if (conflict && !conditionFailed && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * attempt, 200)));
-        continue;
-      }
-      throw new TransactionCancelled(reasons);
-    }
+  const onlyConflicts = (error: unknown) => {
+    if (!(error instanceof TransactionCanceledException)) return false;
+    const codes = cancellationReasons(error).map((reason) => reason.code);
+    return codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed');
+  };
+  try {
+    await retryingConflicts(() => db().send(new TransactWriteCommand({ TransactItems: transactItems })), onlyConflicts, options.conflictRetryMs);
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    throw new TransactionCancelled(cancellationReasons(error));
   }
 }
 
@@ -288,9 +315,10 @@ export async function transactNamed<N extends string>(actions: (readonly [N, Tra
  */
 export async function transactOutcome<N extends string>(
   actions: (readonly [N, TransactItem])[],
+  options: { conflictRetryMs?: number } = {},
 ): Promise<{ outcome: N | 'ok'; item?: Item }> {
   try {
-    await transactWrite(actions.map(([, item]) => item));
+    await transactWrite(actions.map(([, item]) => item), options);
     return { outcome: 'ok' };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
