@@ -54,7 +54,12 @@ async function main() {
     onExit: (description) => {
       console.error(`${description}. Stopping the runtime${inMemory ? '' : ' (the data under .data/ is kept)'}; start it again with npm start.`);
       stopping = true;
-      void stop().finally(() => process.exit(1));
+      // Nothing under way can finish without it, so no graceful close: it would only let the
+      // invocations in flight (a webhook retry, a step's schedule) print their failures after this
+      // line. The scheduler's and the stream's state files are written as they change; the mailbox
+      // process is killed on exit.
+      forgetRunning();
+      process.exit(1);
     },
   });
   runtime = await startService({
