@@ -201,7 +201,9 @@ export async function enqueueEvent(type: WebhookSourceEvent, rawDetail: unknown,
   const monitor = await getMonitor(snapshot.monitor_id);
   const reached = await webhooksFor({ id: snapshot.monitor_id, owner_id: snapshot.owner_id, team_id: monitor?.team_id ?? null });
   const unique = [...new Map(reached.map((webhook) => [webhook.id, webhook])).values()];
-  const targets = unique.filter((webhook) => webhook.status === 'enabled' && webhook.events.includes(eventType));
+  // A webhook gets what happened while it existed: an event the bus hands over late (a backlog, a
+  // retry, a replay) is not sent to a webhook created after it occurred.
+  const targets = unique.filter((webhook) => webhook.status === 'enabled' && webhook.events.includes(eventType) && webhook.created_at <= detail.occurred_at);
   const result: EnqueueResult = { webhooks: targets.length, queued: 0, duplicates: 0, sent: 0 };
   if (targets.length === 0) return result;
 

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { advanceClock, clock, resetClock } from '../../shared/platform/clock.js';
 import { getMessage, setDeliveryTimeout, setDrainLimit, setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { sign } from '../../shared/webhooks/signing.js';
+import { replayWindow } from '../../shared/platform/events/replay.js';
 import { Api, awaitMail, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { checkWebhookBody } from '../support/contract.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
@@ -341,6 +342,24 @@ describe('delivering', () => {
       ['incident.updated', 'HIGH'],
       ['incident.updated', 'LOW'],
     ]);
+  });
+
+  it('sends a webhook only what happened while it existed, however late the bus hands an event over', async () => {
+    const user = await api.signUp(uniqueEmail('late'), 'Late');
+    const monitor = await createMonitor(api, user, { name: 'Before the hook' });
+    const from = new Date(Date.now() - 1000);
+    await createIncident(api, user, monitor.id, 'Before');
+    await settle(api);
+    await createHook(user, { url: `${receiver.origin}/late`, monitor_id: monitor.id });
+    // The bus hands the earlier event over again, now that the webhook exists (as a backlog or a retry would).
+    const replayed = await replayWindow(from, new Date());
+    expect(replayed.published).toBeGreaterThan(0);
+    await settle(api);
+    await createIncident(api, user, monitor.id, 'After');
+    const [request] = await eventually(async () => at('/late'), (requests) => requests.length >= 1);
+    await settle(api);
+    expect(at('/late').map((received) => bodyOf(received).data.incident.title)).toEqual(['After']);
+    expect(bodyOf(request!).data.incident.title).toBe('After');
   });
 
   it('posts the Slack format: text and Block Kit blocks with the incident\'s link, signature headers kept', async () => {
