@@ -10,6 +10,7 @@ import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   ExpiredIteratorException,
+  TrimmedDataAccessException,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type _Record,
@@ -237,7 +238,7 @@ export class StreamPoller {
     return ShardIterator;
   }
 
-  private async readShard(shardId: string): Promise<number> {
+  private async readShard(shardId: string, again = false): Promise<number> {
     const iterator = await this.iterator(shardId);
     if (!iterator) {
       this.closedShards.add(shardId);
@@ -250,6 +251,16 @@ export class StreamPoller {
     } catch (error) {
       this.iterators.delete(shardId);
       if (error instanceof ExpiredIteratorException) return 0;
+      // DynamoDB Local, on a loaded machine, now and then refuses a live iterator as past
+      // the shard's oldest record. Read again with a fresh one from the checkpoint, once; refused again,
+      // from the oldest record there is (what Lambda's event source mapping does with trimmed data:
+      // whatever was before it is gone, and handlers take records at least once).
+      if (error instanceof TrimmedDataAccessException && !again) return this.readShard(shardId, true);
+      if (error instanceof TrimmedDataAccessException) {
+        delete this.checkpoints[shardId];
+        this.options.log?.(`stream shard ${shardId}: records past the checkpoint were trimmed; reading from the oldest there is`);
+        return 0;
+      }
       throw error;
     }
     const records = result.Records ?? [];
