@@ -11,6 +11,8 @@ type Middleware = (next: (args: unknown) => Promise<unknown>, context: { command
 function poller(options: Partial<StreamPollerOptions> & { answer?: (command: string) => unknown } = {}) {
   const handled: string[] = [];
   const sent: string[] = [];
+  /** The errors DynamoDB Local answered, by name. */
+  const refused: string[] = [];
   const instance = new StreamPoller({
     tableName: tableName(),
     handle: async (event) => void handled.push(...event.Records.map((record) => String(record.dynamodb?.NewImage?.pk?.S))),
@@ -19,7 +21,14 @@ function poller(options: Partial<StreamPollerOptions> & { answer?: (command: str
   const counting: Middleware = (next, context) => async (args) => {
     sent.push(context.commandName);
     const canned = options.answer?.(context.commandName);
-    if (canned === undefined) return next(args);
+    if (canned === undefined) {
+      try {
+        return await next(args);
+      } catch (error) {
+        refused.push((error as Error).name);
+        throw error;
+      }
+    }
     sent.push('(answered by the test)');
     return { output: canned };
   };
@@ -27,7 +36,7 @@ function poller(options: Partial<StreamPollerOptions> & { answer?: (command: str
     step: 'initialize',
     name: 'countStreamCalls',
   });
-  return { instance, handled, sent };
+  return { instance, handled, sent, refused };
 }
 
 const put = (pk: string) => db().send(new PutCommand({ TableName: tableName(), Item: { pk, sk: 'STREAM', type: 'test' } }));
@@ -45,6 +54,7 @@ describe('StreamPoller', () => {
 
   it('reads each write at the next poll, and never lists the shards before a read while none has closed', async () => {
     reader.sent.length = 0;
+    reader.refused.length = 0;
     reader.handled.length = 0;
     const written: string[] = [];
     for (let index = 0; index < 25; index++) {
@@ -60,8 +70,12 @@ describe('StreamPoller', () => {
     await put(late);
     expect(await reader.instance.pollOnce()).toBe(1);
     expect(reader.handled).toEqual([...written, late]);
-    // GetRecords only (the shards used to be listed every 20th poll, about 10 ms each).
-    expect(new Set(reader.sent)).toEqual(new Set(['GetRecordsCommand']));
+    // GetRecords only (the shards used to be listed every 20th poll, about 10 ms each), but for a fresh
+    // iterator (at most two) after DynamoDB Local refused one as trimmed (its bug: see stream.ts).
+    const trimmed = reader.refused.filter((name) => name === 'TrimmedDataAccessException').length;
+    expect(reader.refused.filter((name) => name !== 'TrimmedDataAccessException')).toEqual([]);
+    expect(reader.sent.filter((name) => name !== 'GetRecordsCommand' && name !== 'GetShardIteratorCommand')).toEqual([]);
+    expect(reader.sent.filter((name) => name === 'GetShardIteratorCommand').length).toBeLessThanOrEqual(2 * trimmed);
   });
 
   it("lists a quiet stream's shards between polls, once per 5 s", async () => {
