@@ -390,16 +390,16 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
 }
 
 /**
- * A one-time schedule invoking this worker for the pair at `at`. Named after the message and its
- * attempt (a retry) or the head it goes on from (a continuation, `c`), so that a repeat is a
- * conflict, ignored: one schedule however many invocations ask for it.
+ * A one-time schedule invoking this worker for the pair at `at`. Named after the message it goes on
+ * from: with its attempt for a retry (`whk-<message>-<attempt>`), `c` for a continuation
+ * (`whk-<message>-c`), so that a repeat is a conflict, ignored: one schedule however many invocations
+ * ask for it.
  */
-async function schedulePair(message: Message, at: Date, context: SendContext, kind: 'retry' | 'continue') {
-  const input: RetryInput = { webhook_id: message.webhook_id, incident_id: message.incident_id! };
+async function schedulePair(input: RetryInput, messageId: string, suffix: string, at: Date, context: SendContext) {
   try {
     await scheduler().send(
       new CreateScheduleCommand({
-        Name: `whk-${message.message_id.replace(/^msg_/, '')}-${message.attempts.length + 1}${kind === 'continue' ? 'c' : ''}`,
+        Name: `whk-${messageId.replace(/^msg_/, '')}-${suffix}`,
         GroupName: requireEnv(env.schedulerGroup),
         ScheduleExpression: atExpression(at.toISOString()),
         ScheduleExpressionTimezone: 'UTC',
@@ -458,14 +458,13 @@ export async function drain(webhookId: string, incidentId: string, context: Send
     if (!(await recordAttempt(message, token, attemptOf(result, now), outcome.state, outcome.next))) return sent;
     await recordOnWebhook(webhook, verdict, now);
     if (outcome.next) {
-      await schedulePair(message, outcome.next, context, 'retry');
+      await schedulePair({ webhook_id: webhookId, incident_id: incidentId }, message.message_id, String(message.attempts.length + 1), outcome.next, context);
       return sent;
     }
   }
   // Stopped with time or the limit spent: whatever is still queued goes on in a new invocation.
   const rest = await queueHead(webhookId, incidentId);
-  const next = rest && (await getMessage(webhookId, rest.message_id));
-  if (next) await schedulePair(next, new Date(clock.now().getTime() + CONTINUE_AFTER_MS), context, 'continue');
+  if (rest) await schedulePair({ webhook_id: webhookId, incident_id: incidentId }, rest.message_id, 'c', new Date(clock.now().getTime() + CONTINUE_AFTER_MS), context);
   return sent;
 }
 
