@@ -23,12 +23,12 @@ function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv, stdio: 'i
 }
 
 /** The page-path floor's process, once it listens. */
-async function startPageFloor(runtime: Runtime): Promise<{ url: string; stop(): Promise<void> }> {
+async function startPageFloor(runtime: Runtime, variant: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawnTs(
     'infra/tools/floor/page-path.ts',
     [],
     // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
-    { ...process.env, TABLE_NAME: runtime.tableName, FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url, FLOOR_PORT: '0' },
+    { ...process.env, TABLE_NAME: runtime.tableName, FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url, FLOOR_PORT: '0', FLOOR_WITH: variant.join(',') },
     'pipe',
   );
   const port = await new Promise<number>((resolve, reject) => {
@@ -98,6 +98,56 @@ export async function benchPagePath(runtime: Runtime, options: { quick: boolean 
     await floor.stop();
     await runtime.idle();
   }
+}
+
+/**
+ * What each guarantee of the design costs on the check → page path, measured: the floor against itself
+ * with the guarantee added (`floor/page-path.ts`'s `with`), run by run in a client process of its own.
+ */
+export async function guaranteeCosts(runtime: Runtime, runs = 9): Promise<ClientRow[]> {
+  const rows: ClientRow[] = [];
+  const variants: [string, string[]][] = [
+    ['exactly-once pages: the delivery record (with the acknowledge link\'s record) written before the send, marked after', ['delivery']],
+    ['the atomic timeline: the steps, the monitor\'s count, the `created` and `paged` entries and the second event in the opening transaction', ['transaction']],
+    ['both', ['delivery', 'transaction']],
+  ];
+  for (const [figure, variant] of variants) {
+    const setup = await pagingSetup(runtime, 2 * (runs + 1));
+    const [base, added] = [await startPageFloor(runtime), await startPageFloor(runtime, variant)];
+    try {
+      const plan: PageClientPlan = {
+        serviceUrl: added.url,
+        floorUrl: base.url,
+        serviceIsFloor: true,
+        kinds: ['check'],
+        mailboxUrl: runtime.mailbox.url,
+        oncall: setup.oncall,
+        runs,
+        monitors: { service: setup.monitors.filter((_, index) => index % 2 === 0), floor: setup.monitors.filter((_, index) => index % 2 === 1) },
+        keys: { service: '', floor: '' },
+      };
+      const dir = mkdtempSync(join(tmpdir(), 'bench-page-'));
+      const [planFile, resultFile] = [join(dir, 'plan.json'), join(dir, 'result.json')];
+      writeFileSync(planFile, JSON.stringify(plan));
+      const client = spawnTs('infra/tools/floor/page-client.ts', [planFile, resultFile], process.env, 'inherit');
+      const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
+      if (code !== 0) throw new Error(`the page client failed (exit ${code})`);
+      const [row] = JSON.parse(readFileSync(resultFile, 'utf8')) as ClientRow[];
+      rows.push({ ...row!, figure, goal: '—' });
+    } finally {
+      await Promise.all([base.stop(), added.stop()]);
+    }
+  }
+  return rows;
+}
+
+/** The guarantees' costs as Markdown. */
+export function guaranteeTable(rows: ClientRow[]): string {
+  return [
+    '| The floor with | p50 with it | p50 without | Ratio | Costs (ms, p50) |',
+    '|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.figure} | ${row.service.p50.toFixed(1)} ms | ${row.floor.p50.toFixed(1)} ms | ${(row.service.p50 / row.floor.p50).toFixed(2)}× | ${(row.service.p50 - row.floor.p50).toFixed(1)} |`),
+  ].join('\n');
 }
 
 // ----- Where the time goes ------------------------------------------------------------------------

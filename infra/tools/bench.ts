@@ -33,7 +33,7 @@ import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 import { benchAlertRepeat } from './bench-alert.js';
 import { benchHeadline, headlineTable } from './bench-headline.js';
-import { benchPagePath, profilePagePath, profileTable } from './bench-page.js';
+import { benchPagePath, guaranteeCosts, guaranteeTable, profilePagePath, profileTable } from './bench-page.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -127,7 +127,8 @@ async function main() {
       writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
     }
     if (run('profile')) {
-      const table = profileTable(await profilePagePath(runtime));
+      const costs = guaranteeTable(await guaranteeCosts(runtime));
+      const table = `${profileTable(await profilePagePath(runtime))}\n\nWhat each guarantee of the design costs on that path: the page-path floor against itself with the guarantee added (\`floor/page-path.ts\`, \`with\`), check → page, run by run from a client process of its own:\n\n${costs}`;
       console.log(`\n${table}`);
       writeSection('profile', 'Where the time goes', table);
     }

@@ -18,6 +18,10 @@ export interface PageClientPlan {
   /** Step 1's address (the mailbox is emptied before each run, so one address serves every run). */
   oncall: string;
   runs: number;
+  /** The "service" side is another page-path floor (a variant: a guarantee's cost measured), triggered as the floor is. */
+  serviceIsFloor?: boolean;
+  /** Which rows: both by default. */
+  kinds?: ('check' | 'alert')[];
   /** Monitors paging `oncall` at once, one per run and side (a down check opens one incident each). */
   monitors: Record<Side, string[]>;
   /** Integration keys of a monitor paging `oncall`, per side (each trigger a dedup key of its own). */
@@ -82,9 +86,9 @@ export async function runPageClient(plan: PageClientPlan): Promise<ClientRow[]> 
       const monitorId = checks[side].shift();
       if (!monitorId) throw new Error(`${side}: the bench ran out of monitors`);
       const payload = JSON.stringify({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
-      return side === 'service'
+      return side === 'service' && !plan.serviceIsFloor
         ? expect('service monitor-check', clients.service.request('POST', '/2015-03-31/functions/monitor-check/invocations', json, payload), 200, 'incident_opened')
-        : expect('floor check', clients.floor.request('POST', '/check', json, payload), 200, 'incident_opened');
+        : expect(`${side} floor check`, clients[side].request('POST', '/check', json, payload), 200, 'incident_opened');
     },
     alert: (side: Side) => {
       const body = JSON.stringify({ routing_key: plan.keys[side], event_action: 'trigger', dedup_key: `bench-${randomUUID()}`, payload: { summary: 'Disk full on db-1', source: 'db-1', severity: 'critical' } });
@@ -102,7 +106,7 @@ export async function runPageClient(plan: PageClientPlan): Promise<ClientRow[]> 
     return elapsed;
   };
   const rows: ClientRow[] = [];
-  for (const kind of ['check', 'alert'] as const) {
+  for (const kind of plan.kinds ?? (['check', 'alert'] as const)) {
     // One untimed run a side first: the paths' first calls (connections, the functions' first invocation).
     await timed(kind, 'service');
     await timed(kind, 'floor');

@@ -61,6 +61,14 @@ export interface PagePathOptions {
   publicUrl: string;
   port?: number;
   sender?: string;
+  /**
+   * What a guarantee of the service's design adds, for measuring its cost (`npm run bench -- profile`):
+   * `delivery`: the notifier writes a pending delivery record with the acknowledge link's record (one
+   * TransactWriteItems) before the send and marks it sent after, as exactly-once pages do;
+   * `transaction`: the opening transaction also holds the steps, the monitor's count, the `created` and
+   * `paged` timeline entries and a second outbox record, as the atomic timeline does.
+   */
+  with?: ('delivery' | 'transaction')[];
   /** Called with each page sent (the test's hook); the bench passes none. */
   onSent?: (to: string, incidentId: string) => void;
 }
@@ -75,6 +83,8 @@ export async function startPagePathFloor(options: PagePathOptions): Promise<{ ur
   let busUrl = '';
   let events: EventBridgeClient | undefined;
   const sender = options.sender ?? 'pages@floor.example';
+  /** This process's records: another floor reading the same stream (the bench's variants) leaves them be. */
+  const instance = randomUUID();
 
   // ----- the notifier: the event → the page e-mail ----------------------------------------------
   const notify = async (detail: Item) => {
@@ -86,6 +96,17 @@ export async function startPagePathFloor(options: PagePathOptions): Promise<{ ur
         const link = `${options.publicUrl}/floor/acknowledge/${claims}.${createHmac('sha256', LINK_KEY).update(claims).digest('base64url')}`;
         const subject = `[${incident.severity}] ${incident.title} — you are paged (step ${step.step_order})`;
         const text = `${incident.title}\nMonitor: ${incident.monitor_name}\nSeverity: ${incident.severity}\nStarted: ${incident.started_at}\nIncident: ${incident.id}\n\nAcknowledge: ${link}\n`;
+        const delivery = { pk: `DELIVERY#${detail.event_id}`, sk: `TO#${to}` };
+        if (options.with?.includes('delivery')) {
+          await db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Put: { TableName: tableName, Item: { ...delivery, type: 'floor_delivery', state: 'pending', attempt: randomUUID(), lease_until: new Date(Date.now() + 60_000).toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' } },
+                { Put: { TableName: tableName, Item: { pk: `FLOORLINK#${createHash('sha256').update(link).digest('hex')}`, sk: 'LINK', type: 'floor_link', incident_id: incident.id, recipient: to, expires_at: new Date(expires).toISOString() } } },
+              ],
+            }),
+          );
+        }
         await ses.send(
           new SendEmailCommand({
             Source: sender,
@@ -93,6 +114,9 @@ export async function startPagePathFloor(options: PagePathOptions): Promise<{ ur
             Message: { Subject: { Data: subject, Charset: 'UTF-8' }, Body: { Text: { Data: text, Charset: 'UTF-8' } } },
           }),
         );
+        if (options.with?.includes('delivery')) {
+          await db.send(new UpdateCommand({ TableName: tableName, Key: delivery, UpdateExpression: 'SET #state = :sent REMOVE lease_until', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':sent': 'sent' } }));
+        }
         options.onSent?.(to, incident.id);
       }),
     );
@@ -126,7 +150,8 @@ export async function startPagePathFloor(options: PagePathOptions): Promise<{ ur
     filter: { eventNames: ['INSERT'], itemTypes: [FLOOR_OUTBOX_TYPE] },
     handle: async (event) => {
       if (!live) return;
-      const entries = event.Records.map((record) => {
+      const mine = event.Records.filter((record) => record.dynamodb?.NewImage?.floor?.S === instance);
+      const entries = mine.map((record) => {
         const item = unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>);
         return { EventBusName: 'floor', Source: 'floor', DetailType: DETAIL_TYPE, Detail: JSON.stringify(item.detail) };
       });
@@ -195,11 +220,23 @@ export async function startPagePathFloor(options: PagePathOptions): Promise<{ ur
               pk: `FLOOROUTBOX#${eventId[0]}`,
               sk: `${now}#${eventId}`,
               type: FLOOR_OUTBOX_TYPE,
+              floor: instance,
               detail: { event_id: eventId, occurred_at: now, incident: { id: incident.id, title, severity, monitor_name: monitor.name, started_at: now }, step },
               ttl: Math.floor(Date.now() / 1000) + 7 * 24 * 3600,
             },
           },
         });
+      }
+      if (options.with?.includes('transaction')) {
+        const extra = (sk: string, fields: Item) => ({ Put: { TableName: tableName, Item: { pk: `INCIDENT#${incident.id}`, sk, type: 'floor_extra', ...fields }, ConditionExpression: 'attribute_not_exists(pk)' } });
+        items.push(
+          extra('STEP#01', { step_order: 1, delay_minutes: 0, emails: step?.emails ?? [], sent_at: now }),
+          extra('STEP#02', { step_order: 2, delay_minutes: 30, emails: step?.emails ?? [], due_at: now }),
+          extra(`UPDATE#${now}#1`, { kind: 'created', message, title }),
+          extra(`UPDATE#${now}#2`, { kind: 'paged', step_order: 1, emails: step?.emails ?? [] }),
+          { Update: { TableName: tableName, Key: { pk: `MONITOR#${monitor.id}`, sk: 'MONITOR' }, UpdateExpression: 'ADD incident_count :one', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':one': 1 } } },
+          { Put: { TableName: tableName, Item: { pk: `FLOOROUTBOX#${eventId[1]}`, sk: `${now}#${eventId}#created`, type: 'floor_other_outbox', detail: { incident } } } },
+        );
       }
       try {
         await db.send(new TransactWriteCommand({ TransactItems: items as never }));
@@ -339,6 +376,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     sesUrl: process.env.FLOOR_SES_URL!,
     publicUrl: process.env.FLOOR_PUBLIC_URL ?? 'http://127.0.0.1',
     port: Number(process.env.FLOOR_PORT ?? 0),
+    with: (process.env.FLOOR_WITH ?? '').split(',').filter((part): part is 'delivery' | 'transaction' => part === 'delivery' || part === 'transaction'),
   });
   process.on('SIGTERM', () => void floor.close().then(() => process.exit(0)));
   console.log(JSON.stringify({ port: Number(new URL(floor.url).port) }));
