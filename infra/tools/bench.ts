@@ -1,12 +1,14 @@
 /**
- * `npm run bench [-- headline|path|lists|alerts] [--quick]`: every performance figure beside its floor, written into
+ * `npm run bench [-- headline|path|lists|alerts|profile] [--quick]`: every performance figure beside its floor, written into
  * docs/performance.md with the machine it ran on. `headline` (bench-headline.ts, issue 33): each route
  * against a minimal hand-written implementation of it (floor/server.ts), timed from a client process of
  * its own (floor/client.ts), the table at the top of docs/performance.md. `--quick`: the headline alone,
  * one short round (under 2 minutes), printed and not written (a smoke check, not figures). `path` (bench-path.ts),
  * the runtime's overhead on our own calls (replayed floors): bundle size, module load,
  * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
- * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `lists`: what a page
+ * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `profile`
+ * (bench-page.ts): where the service's time goes from a check to its first page, and from an acknowledge
+ * to the next step stopped. The headline's page rows (check / alert trigger → first page e-mail) are bench-page.ts's too. `lists`: what a page
  * of `GET /api/incidents` costs as history grows. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
@@ -31,6 +33,7 @@ import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 import { benchAlertRepeat } from './bench-alert.js';
 import { benchHeadline, headlineTable } from './bench-headline.js';
+import { benchPagePath, guaranteeCosts, guaranteeTable, profilePagePath, profileTable } from './bench-page.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -85,9 +88,9 @@ async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const sections = args.filter((arg) => !arg.startsWith('-'));
-  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
+  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts', 'profile'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
   if (unknown.length) {
-    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts] [--quick]`);
+    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts|profile] [--quick]`);
     process.exit(2);
   }
   if (quick && sections.some((section) => section !== 'headline')) {
@@ -99,7 +102,7 @@ async function main() {
   const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined, quietFunctionLogs: true });
   try {
     if (run('headline')) {
-      const table = headlineTable(await benchHeadline(runtime, { quick }), { quick });
+      const table = headlineTable([...(await benchHeadline(runtime, { quick })), ...(await benchPagePath(runtime, { quick }))], { quick });
       console.log(`\n${table}`);
       if (quick) console.log('\n--quick: not written into docs/performance.md');
       else writeSection('headline', 'Headline: each route against a minimal implementation of it', table, 'top');
@@ -122,6 +125,12 @@ async function main() {
       ].join('\n');
       console.log(table);
       writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
+    }
+    if (run('profile')) {
+      const costs = guaranteeTable(await guaranteeCosts(runtime));
+      const table = `${profileTable(await profilePagePath(runtime))}\n\nWhat each guarantee of the design costs on that path: the page-path floor against itself with the guarantee added (\`floor/page-path.ts\`, \`with\`), check → page, run by run from a client process of its own:\n\n${costs}`;
+      console.log(`\n${table}`);
+      writeSection('profile', 'Where the time goes', table);
     }
     if (run('lists')) await benchLists(runtime);
   } finally {

@@ -7,11 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startFloorServer } from '../../infra/tools/floor/server.js';
+import { startPagePathFloor } from '../../infra/tools/floor/page-path.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { eventDetails } from '../../shared/platform/events/model.js';
-import { Api, uniqueEmail, type User } from '../support/api.js';
+import { allMailTo, Api, eventually, uniqueEmail, type User } from '../support/api.js';
 import { checkContract } from '../support/contract.js';
 import { createMonitor } from '../support/teams.js';
 
@@ -139,5 +141,63 @@ describe('the bench floor answers as the service does', () => {
     expect(acknowledged.body.incident.acknowledged).toBe(true);
     expect((await serviceRequest('GET', `/api/incidents/${mine}`)).body.incident.acknowledgement).toMatchObject({ method: 'api', user_name: 'Fiona Floor' });
     expect(await floorRequest('POST', `/api/incidents/${mine}/acknowledge`, owner.token)).toMatchObject({ status: 400, body: { error: 'Incident already acknowledged' } });
+  });
+});
+
+describe('the page-path floor (floor/page-path.ts) pages as the service does', () => {
+  let pageFloor: Awaited<ReturnType<typeof startPagePathFloor>>;
+  let lambda: LambdaClient;
+  const oncall = uniqueEmail('floor-oncall');
+  let policyId: string;
+
+  beforeAll(async () => {
+    pageFloor = await startPagePathFloor({ tableName: process.env[TABLE_NAME_ENV]!, sesUrl: api.runtime.url, publicUrl: api.runtime.url });
+    lambda = new LambdaClient({ endpoint: api.url, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    policyId = (await serviceRequest('POST', '/api/escalation-policies', { name: 'Floor pages', steps: [{ delay_minutes: 0, emails: [oncall] }] })).body.escalation_policy.id;
+  });
+  afterAll(async () => {
+    lambda?.destroy();
+    await pageFloor?.close();
+  });
+
+  const pagedMonitor = async (name: string) => (await serviceRequest('POST', '/api/monitors', { name, failure_threshold: 1, escalation_policy_id: policyId })).body.monitor.id as string;
+  const floorPost = async (path: string, body: unknown) => {
+    const response = await fetch(`${pageFloor.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const down = (monitorId: string) => ({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
+  const pageFor = (incidentId: string) => eventually(() => allMailTo(api, oncall), (emails) => emails.some((email) => (email.body.text ?? '').includes(incidentId)));
+
+  it('a down check: one transaction, then the page arrives through the stream and the bus with what a page needs; a second check is refused by the claim', async () => {
+    const monitorId = await pagedMonitor('Floor paged');
+    const opened = await floorPost('/check', down(monitorId));
+    expect(opened).toMatchObject({ status: 200, body: { ok: true, outcome: 'incident_opened' } });
+    const incidentId = opened.body.incident_id as string;
+    const page = (await pageFor(incidentId)).find((email) => (email.body.text ?? '').includes(incidentId))!;
+    expect(page.subject).toBe('[HIGH] Floor paged is down — you are paged (step 1)');
+    expect(page.body.text).toContain('Monitor: Floor paged');
+    expect(page.body.text).toMatch(new RegExp(`Acknowledge: ${api.runtime.url}/floor/acknowledge/${incidentId}\\.1\\.\\S+\\.\\d+\\.[A-Za-z0-9_-]{43}`));
+    // The claim holds: the incident stays the only open one of the monitor.
+    expect(await floorPost('/check', down(monitorId))).toMatchObject({ status: 200, body: { outcome: 'incident_already_open', incident_id: incidentId } });
+    expect(await floorPost('/check', { ...down(monitorId), consecutiveFailures: 1 })).toMatchObject({ status: 200, body: { outcome: 'below_threshold' } });
+  });
+
+  // (Not the other way round: the floor's incident item carries what its page needs, not all the service reads.)
+  it("refuses to open a second incident where the service's is open: the same claim", async () => {
+    const serviceFirst = await pagedMonitor('Service first');
+    const invoke = async (payload: unknown) => JSON.parse(new TextDecoder().decode((await lambda.send(new InvokeCommand({ FunctionName: 'monitor-check', Payload: new TextEncoder().encode(JSON.stringify(payload)) }))).Payload));
+    const service = await invoke(down(serviceFirst));
+    expect(service.outcome).toBe('incident_opened');
+    expect(await floorPost('/check', down(serviceFirst))).toMatchObject({ status: 200, body: { outcome: 'incident_already_open', incident_id: service.incident_id } });
+  });
+
+  it('an alert trigger (Events API v2): the key admitted, the page arrives; a bad key is refused', async () => {
+    const monitorId = await pagedMonitor('Floor alerts');
+    const key = (await serviceRequest('POST', `/api/monitors/${monitorId}/integrations`, { name: 'Tool' })).body.integration.key as string;
+    const event = { routing_key: key, event_action: 'trigger', dedup_key: 'disk-1', payload: { summary: 'Disk full on db-1', source: 'db-1', severity: 'critical' } };
+    expect(await floorPost('/v2/enqueue', event)).toMatchObject({ status: 202, body: { status: 'success', dedup_key: 'disk-1' } });
+    const page = await eventually(() => allMailTo(api, oncall), (emails) => emails.some((email) => email.subject.startsWith('[CRITICAL] Disk full on db-1')));
+    expect(page.find((email) => email.subject.startsWith('[CRITICAL] Disk full on db-1'))!.body.text).toContain('Monitor: Floor alerts');
+    expect(await floorPost('/v2/enqueue', { ...event, routing_key: 'x'.repeat(32) })).toMatchObject({ status: 400, body: { message: 'Invalid routing key' } });
   });
 });

@@ -144,6 +144,8 @@ describe('escalation engine', () => {
     // with incident.created, in the same stream batch, not after a second pass through the scheduler.
     const opening = api.runtime.bus.published.filter((event) => (event.detail as { incident?: { id: string } }).incident?.id === incidentId);
     expect(opening.map((event) => event['detail-type']).sort()).toEqual(['incident.created', 'incident.escalation_step']);
+    // The page first: its notifier's invocation starts before the targets of incident.created (issue 33).
+    expect(opening.map((event) => event['detail-type'])).toEqual(['incident.escalation_step', 'incident.created']);
     expect(new Set(opening.map((event) => (event.detail as { occurred_at: string }).occurred_at)).size).toBe(1);
 
     const [page] = await awaitMail(api, first, 1);

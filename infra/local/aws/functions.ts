@@ -18,10 +18,23 @@ export type LambdaHandler = (event: never, context: Context) => Promise<unknown>
 /** Which function invocation the current async work belongs to (for per-invocation measurements). */
 export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
 
+/** Told of each invocation once it ends, while set (the call recorder, perf/call-recorder.ts: when each began and ended). */
+export const invocationObserver: { ended?: (functionName: string, requestId: string, startedAt: number, failed?: string) => void } = {};
+
 /** Runs `handler` as one invocation of `functionName`, with that function's own timeout (as Lambda gives it). */
 export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
   const context = lambdaContext(functionName, requestId, functionsByName.get(functionName)?.timeoutSeconds ?? functionDefaults.timeoutSeconds);
-  return invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
+  const run = invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
+  const observer = invocationObserver.ended;
+  if (!observer) return run;
+  const startedAt = performance.timeOrigin + performance.now();
+  return run.then(
+    (result) => (observer(functionName, requestId, startedAt), result),
+    (error: unknown) => {
+      observer(functionName, requestId, startedAt, error instanceof Error ? error.name : 'Error');
+      throw error;
+    },
+  );
 }
 
 const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));

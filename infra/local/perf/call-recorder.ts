@@ -6,14 +6,14 @@
  */
 import { db } from '../../../shared/platform/db/client.js';
 import { sesClient } from '../../../shared/notifications/delivery.js';
-import { invocationScope } from '../aws/functions.js';
+import { invocationObserver, invocationScope } from '../aws/functions.js';
 
 export interface RecordedCall {
   functionName: string;
   /** The invocation it belonged to. */
   requestId: string;
-  /** `DynamoDB` (the document client's command and input) or `SES`. */
-  service: 'DynamoDB' | 'SES';
+  /** `DynamoDB` (the document client's command and input), `SES`, or `Lambda` (the invocation itself, command `Invoke`, no input). */
+  service: 'DynamoDB' | 'SES' | 'Lambda';
   command: string;
   input: unknown;
   /** Epoch milliseconds (fractional), comparable between threads. */
@@ -39,6 +39,9 @@ const clients = (): { service: RecordedCall['service']; stack: Stack }[] => [
 /** Starts recording this thread's invocations' calls (again from nothing, if already recording). */
 export function startRecording(): void {
   recorded = [];
+  const log = recorded;
+  invocationObserver.ended = (functionName, requestId, startedAt, failed) =>
+    void log.push({ functionName, requestId, service: 'Lambda', command: 'Invoke', input: undefined, startedAt, endedAt: now(), ...(failed ? { failed } : {}) });
   for (const { service, stack } of clients()) {
     stack.remove(MIDDLEWARE);
     stack.add(
@@ -72,6 +75,7 @@ export function startRecording(): void {
 
 /** Stops recording and answers the calls that ended meanwhile, in the order they started. */
 export function stopRecording(): RecordedCall[] {
+  invocationObserver.ended = undefined;
   for (const { stack } of clients()) stack.remove(MIDDLEWARE);
   const calls = recorded ?? [];
   recorded = undefined;
