@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- headline|path|lists|alerts] [--quick]`: every performance figure beside its floor, written into
+ * `npm run bench [-- headline|path|lists|alerts|profile-list] [--quick]`: every performance figure beside its floor, written into
  * docs/performance.md with the machine it ran on. `headline` (bench-headline.ts, issue 33): each route
  * against a minimal hand-written implementation of it (floor/server.ts), timed from a client process of
  * its own (floor/client.ts), the table at the top of docs/performance.md. `--quick`: the headline alone,
@@ -7,7 +7,8 @@
  * the runtime's overhead on our own calls (replayed floors): bundle size, module load,
  * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
  * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `lists`: what a page
- * of `GET /api/incidents` costs as history grows. Starts DynamoDB
+ * of `GET /api/incidents` costs as history grows. `profile-list` (bench-profile-list.ts): where a first page's
+ * time goes at 100 and at 10,000 incidents. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
  * and a middle page, without and with each filter: latency p50 (of 15, the sizes interleaved request
@@ -31,6 +32,7 @@ import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js';
 import { benchAlertRepeat } from './bench-alert.js';
 import { benchHeadline, headlineTable } from './bench-headline.js';
+import { benchProfileList } from './bench-profile-list.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -85,9 +87,9 @@ async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const sections = args.filter((arg) => !arg.startsWith('-'));
-  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
+  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts', 'profile-list'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
   if (unknown.length) {
-    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts] [--quick]`);
+    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts|profile-list] [--quick]`);
     process.exit(2);
   }
   if (quick && sections.some((section) => section !== 'headline')) {
@@ -124,6 +126,11 @@ async function main() {
       writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
     }
     if (run('lists')) await benchLists(runtime);
+    if (run('profile-list')) {
+      const table = await benchProfileList(runtime);
+      console.log(`\n${table}`);
+      writeSection('profile-list', 'Where the time goes', table);
+    }
   } finally {
     closeClient();
     await runtime.close();
