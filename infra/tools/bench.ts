@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- headline|path|lists|alerts|profile] [--quick]`: every performance figure beside its floor, written into
+ * `npm run bench [-- headline|path|lists|alerts|profile|profile-list] [--quick]`: every performance figure beside its floor, written into
  * docs/performance.md with the machine it ran on. `headline` (bench-headline.ts, issue 33): each route
  * against a minimal hand-written implementation of it (floor/server.ts), timed from a client process of
  * its own (floor/client.ts), the table at the top of docs/performance.md. `--quick`: the headline alone,
@@ -8,7 +8,7 @@
  * warm CPU, request latency, throughput, reads under writes, and check → e-mail. `alerts`
  * (bench-alert.ts): a repeat trigger of an open incident against a hand-written floor. `profile`
  * (bench-page.ts): where the service's time goes from a check to its first page, and from an acknowledge
- * to the next step stopped. The headline's page rows (check / alert trigger → first page e-mail) are bench-page.ts's too. `lists`: what a page
+ * to the next step stopped; `profile-list` (bench-profile-list.ts): where a list's first page's time goes at 100 and at 10,000 incidents. The headline's page rows (check / alert trigger → first page e-mail) are bench-page.ts's too. `lists`: what a page
  * of `GET /api/incidents` costs as history grows. Starts DynamoDB
  * Local (in memory) and the local runtime on free ports, seeds 100, 1,000 and 10,000 incidents for
  * callers of their own and for callers in 5 teams (a caller per size), and measures, for the first page
@@ -34,6 +34,7 @@ import { benchRequestPath, call, closeClient, pathTable } from './bench-path.js'
 import { benchAlertRepeat } from './bench-alert.js';
 import { benchHeadline, headlineTable } from './bench-headline.js';
 import { benchPagePath, guaranteeCosts, guaranteeTable, profilePagePath, profileTable } from './bench-page.js';
+import { benchProfileList } from './bench-profile-list.js';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = 15;
@@ -88,9 +89,9 @@ async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const sections = args.filter((arg) => !arg.startsWith('-'));
-  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts', 'profile'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
+  const unknown = [...sections.filter((section) => !['headline', 'path', 'lists', 'alerts', 'profile', 'profile-list'].includes(section)), ...args.filter((arg) => arg.startsWith('-') && arg !== '--quick')];
   if (unknown.length) {
-    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts|profile] [--quick]`);
+    console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- headline|path|lists|alerts|profile|profile-list] [--quick]`);
     process.exit(2);
   }
   if (quick && sections.some((section) => section !== 'headline')) {
@@ -133,6 +134,11 @@ async function main() {
       writeSection('profile', 'Where the time goes', table);
     }
     if (run('lists')) await benchLists(runtime);
+    if (run('profile-list')) {
+      const table = await benchProfileList(runtime);
+      console.log(`\n${table}`);
+      writeSection('profile-list', 'Where the time goes', table);
+    }
   } finally {
     closeClient();
     await runtime.close();

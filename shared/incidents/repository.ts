@@ -1,4 +1,4 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
@@ -14,7 +14,7 @@ import {
   type Item,
   type TransactItem,
 } from '../platform/db/ops.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source, SourceRead } from '../platform/db/paging.js';
 import { incidentFilterDimensions, type IncidentFilterDimension } from '../system.js';
 import {
   acknowledgementItem,
@@ -239,6 +239,38 @@ export const timelineSource = (incidentId: string): Source => ({
   prefix: incidentItemSk.updatePrefix,
   consistent: true,
 });
+
+/**
+ * The incident item and the first page of its timeline, in one strongly consistent Query of its item
+ * collection from the incident's own item on (`sk BETWEEN INCIDENT AND UPDATE#￿`): the incident, its
+ * message (the one item sorting between the two, skipped here) and the entries, oldest first. What sorts
+ * before the incident (`ACK`, `ESC#…`) is not read. At most `limit + 1` entries, so the page knows
+ * whether there is more, as `readSource` does for a later page.
+ */
+export async function getIncidentAndFirstEntries(incidentId: string, limit: number): Promise<{ incident: Incident | undefined; read: SourceRead }> {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
+      ExpressionAttributeValues: { ':pk': keys.incidentPartition(incidentId), ':low': incidentItemSk.incident, ':high': `${incidentItemSk.updatePrefix}\uffff` },
+      // The incident, its message, a page and one more entry.
+      Limit: limit + 3,
+      ConsistentRead: true,
+    }),
+  );
+  let incident: Incident | undefined;
+  const entries: Item[] = [];
+  for (const item of page.Items ?? []) {
+    const sk = String(item[attributes.sk]);
+    if (sk === incidentItemSk.incident) incident = incidentItem.parse(item);
+    else if (sk.startsWith(incidentItemSk.updatePrefix)) entries.push(item);
+  }
+  const last = page.LastEvaluatedKey ? String(page.LastEvaluatedKey[attributes.sk]) : undefined;
+  // Stopped before any entry (it cannot with a page of at least one): the entries are all still to read.
+  const frontier = last === undefined ? undefined : last.startsWith(incidentItemSk.updatePrefix) ? last : incidentItemSk.updatePrefix;
+  return { incident, read: { items: entries, frontier, sortKey: attributes.sk } };
+}
 
 /** Every incident of one monitor, newest first: one Query on the monitor index. */
 export async function listMonitorIncidents(monitorId: string): Promise<Incident[]> {

@@ -361,13 +361,17 @@ export async function postUpdate(caller: Caller, incidentId: string, input: Post
 }
 
 /**
- * A page of the incident's timeline, oldest first, for whoever may see the incident. The
- * incident and the page are read in parallel (the page is O(limit) whatever the history).
+ * A page of the incident's timeline, oldest first, for whoever may see the incident. The first
+ * page is one Query with the incident (it sorts just before the entries); a later one reads the
+ * incident and the page in parallel. Either is O(limit) whatever the history.
  */
 export async function listUpdates(caller: Caller, incidentId: string, query: ListUpdatesQuery): Promise<PageView<TimelineEntry>> {
   const binding = { list: `incidents/${incidentId}/updates`, callerId: caller.userId };
   const window: PageWindow = { limit: query.limit, order: 'asc', after: decodeCursor(query.cursor, binding) };
-  const [incident, read] = await Promise.all([repository.getIncidentItem(incidentId), readSource(repository.timelineSource(incidentId), window)]);
+  const { incident, read } =
+    window.after === undefined
+      ? await repository.getIncidentAndFirstEntries(incidentId, window.limit)
+      : await Promise.all([repository.getIncidentItem(incidentId), readSource(repository.timelineSource(incidentId), window)]).then(([incident, read]) => ({ incident, read }));
   if (!incident || !(await maySee(caller, incident))) throw incidentNotFound();
   const page = mergePage([read], window);
   return pageView({ items: page.items.map((item) => timelineEntryItem.parse(item)), next: page.next }, binding, timelineEntryView);

@@ -282,6 +282,28 @@ describe('incident timeline', () => {
     for (const limit of ['0', '101', 'x']) expect((await api.request('GET', `/api/incidents/${id}/updates?limit=${limit}`, { token: owner.token })).status).toBe(400);
   });
 
+  it('ends a first page exactly where the entries do, with or without the incident\'s message, beside its acknowledgement', async () => {
+    const monitor = await createMonitor(api, owner);
+    for (const message of ['Opened with a message', undefined]) {
+      const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Edges', ...(message ? { message } : {}) } })).body.incident.id;
+      // The acknowledgement (`ACK`) sorts before the incident's item, the message after it, the entries last.
+      expect((await api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } })).status).toBe(200);
+      for (let count = 2; count <= 6; count++) {
+        const first = await api.request('GET', `/api/incidents/${id}/updates?limit=3`, { token: owner.token });
+        expect(first.status).toBe(200);
+        expect(first.body.updates.map((entry: Entry) => entry.kind)).toEqual(['created', 'acknowledged', ...Array.from({ length: count - 2 }, () => 'note')].slice(0, 3));
+        expect(first.body.updates[0].message).toBe(message ?? null);
+        expect(first.body.next_cursor === null, `${count} entries`).toBe(count <= 3);
+        if (count > 3) {
+          const rest = await api.request('GET', `/api/incidents/${id}/updates?limit=3&cursor=${first.body.next_cursor}`, { token: owner.token });
+          expect(rest.body.updates.map((entry: Entry) => entry.message)).toEqual(Array.from({ length: count - 3 }, (_, index) => `note ${index + 2}`));
+          expect(rest.body.next_cursor).toBeNull();
+        }
+        expect((await post(id, { message: `note ${count - 1}` })).status).toBe(201);
+      }
+    }
+  });
+
   it('takes notes and changes from many people at once, losing none', async () => {
     const monitor = await createMonitor(api, owner);
     const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Busy' } })).body.incident.id;

@@ -3,6 +3,7 @@
  * first use (a cold start) from the very handler module Lambda runs, invoked with a Lambda context.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { tracingChannel } from 'node:diagnostics_channel';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,23 +19,18 @@ export type LambdaHandler = (event: never, context: Context) => Promise<unknown>
 /** Which function invocation the current async work belongs to (for per-invocation measurements). */
 export const invocationScope = new AsyncLocalStorage<{ functionName: string; requestId: string }>();
 
-/** Told of each invocation once it ends, while set (the call recorder, perf/call-recorder.ts: when each began and ended). */
-export const invocationObserver: { ended?: (functionName: string, requestId: string, startedAt: number, failed?: string) => void } = {};
+/**
+ * Each invocation's start and end, for a profile (`npm run bench -- profile-list`); without a
+ * subscriber, invocations do not go through it.
+ */
+export const invocationChannel = tracingChannel<unknown, { functionName: string; requestId: string }>('local:invocation');
 
 /** Runs `handler` as one invocation of `functionName`, with that function's own timeout (as Lambda gives it). */
 export function invoke(handler: LambdaHandler, functionName: string, event: unknown, requestId = randomUUID()) {
   const context = lambdaContext(functionName, requestId, functionsByName.get(functionName)?.timeoutSeconds ?? functionDefaults.timeoutSeconds);
-  const run = invocationScope.run({ functionName, requestId }, () => handler(event as never, context));
-  const observer = invocationObserver.ended;
-  if (!observer) return run;
-  const startedAt = performance.timeOrigin + performance.now();
-  return run.then(
-    (result) => (observer(functionName, requestId, startedAt), result),
-    (error: unknown) => {
-      observer(functionName, requestId, startedAt, error instanceof Error ? error.name : 'Error');
-      throw error;
-    },
-  );
+  const scope = { functionName, requestId };
+  const run = () => invocationScope.run(scope, () => handler(event as never, context));
+  return invocationChannel.hasSubscribers ? invocationChannel.tracePromise(run, scope) : run();
 }
 
 const functionsByName = new Map(allFunctions.map((fn) => [fn.name, fn]));

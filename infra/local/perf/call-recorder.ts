@@ -6,7 +6,7 @@
  */
 import { db } from '../../../shared/platform/db/client.js';
 import { sesClient } from '../../../shared/notifications/delivery.js';
-import { invocationObserver, invocationScope } from '../aws/functions.js';
+import { invocationChannel, invocationScope } from '../aws/functions.js';
 
 export interface RecordedCall {
   functionName: string;
@@ -31,6 +31,17 @@ type Next = (args: { input: unknown }) => Promise<unknown>;
 
 let recorded: RecordedCall[] | undefined;
 
+type Scope = { functionName: string; requestId: string };
+const ignore = () => undefined;
+/** This module's subscriber to the invocation channel (its start and end set while recording). */
+const invocations: Record<'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error', (scope: Scope & { error?: unknown }) => void> = {
+  start: ignore,
+  end: ignore,
+  asyncStart: ignore,
+  asyncEnd: ignore,
+  error: ignore,
+};
+
 const clients = (): { service: RecordedCall['service']; stack: Stack }[] => [
   { service: 'DynamoDB', stack: db().middlewareStack as unknown as Stack },
   { service: 'SES', stack: sesClient().middlewareStack as unknown as Stack },
@@ -40,8 +51,23 @@ const clients = (): { service: RecordedCall['service']; stack: Stack }[] => [
 export function startRecording(): void {
   recorded = [];
   const log = recorded;
-  invocationObserver.ended = (functionName, requestId, startedAt, failed) =>
-    void log.push({ functionName, requestId, service: 'Lambda', command: 'Invoke', input: undefined, startedAt, endedAt: now(), ...(failed ? { failed } : {}) });
+  // Each invocation itself, from the runtime's invocation channel: when it began and ended.
+  invocationChannel.unsubscribe(invocations as never);
+  const started = new WeakMap<object, number>();
+  const ended = (scope: Scope & { error?: unknown }) =>
+    void log.push({
+      functionName: scope.functionName,
+      requestId: scope.requestId,
+      service: 'Lambda',
+      command: 'Invoke',
+      input: undefined,
+      startedAt: started.get(scope) ?? now(),
+      endedAt: now(),
+      ...(scope.error !== undefined ? { failed: scope.error instanceof Error ? scope.error.name : 'Error' } : {}),
+    });
+  invocations.start = (scope) => void started.set(scope, now());
+  invocations.asyncEnd = ended;
+  invocationChannel.subscribe(invocations as never);
   for (const { service, stack } of clients()) {
     stack.remove(MIDDLEWARE);
     stack.add(
@@ -75,7 +101,7 @@ export function startRecording(): void {
 
 /** Stops recording and answers the calls that ended meanwhile, in the order they started. */
 export function stopRecording(): RecordedCall[] {
-  invocationObserver.ended = undefined;
+  invocationChannel.unsubscribe(invocations as never);
   for (const { stack } of clients()) stack.remove(MIDDLEWARE);
   const calls = recorded ?? [];
   recorded = undefined;
