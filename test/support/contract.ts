@@ -26,12 +26,16 @@ const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
+// The components once, under the document's name: every response schema refers to them there, so each
+// component is compiled once for the file, not again inside every response's validator.
+const COMPONENTS = 'openapi.json';
+ajv.addSchema({ $id: COMPONENTS, components: document.components });
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(key: string, schema: object): ValidateFunction {
   let validate = validators.get(key);
   if (!validate) {
-    validate = ajv.compile({ ...schema, components: document.components });
+    validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${COMPONENTS}#/components/`)));
     validators.set(key, validate);
   }
   return validate;
