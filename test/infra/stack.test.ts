@@ -11,6 +11,7 @@ import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { IncidentServiceStack } from '../../infra/cdk/stack.js';
 import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { refersTo, synthStacks } from './templates.js';
+import { templateLintChecks } from './template-lint.js';
 import { targetOptions } from '../../shared/webhooks/service.js';
 import { checkTarget, type TargetOptions } from '../../shared/webhooks/target.js';
 
@@ -733,3 +734,6 @@ describe('CDK stack', () => {
     expect(ACKNOWLEDGED['AwsSolutions-IAM5[Resource::*]']).toContain('ses:SendEmail');
   });
 });
+
+// The cfn-lint equivalents (template-lint.ts), on the same synthesis of the default deployment.
+templateLintChecks(synth());
