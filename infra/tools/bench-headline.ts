@@ -7,50 +7,24 @@
  * connections. This module sets up the data both read and write, starts the two processes, and
  * answers the headline table.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { repositoryRoot } from '../paths.js';
 import type { Service as Runtime } from '../local/perf/service.js';
 import { seedIncidents } from '../../test/support/seed.js';
 import { call } from './bench-path.js';
 import type { Caller, ClientPlan, ClientRow } from './floor/client.js';
-
-/** `node --import tsx <file> …`: the bench's own TypeScript in a process of its own. */
-function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv, stdio: 'inherit' | 'pipe'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(repositoryRoot, file), ...args], { env: { ...env, NODE_OPTIONS: '' }, stdio: ['ignore', stdio, 'inherit'], cwd: repositoryRoot });
-}
+import { runClientProcess, startServerProcess } from './floor/processes.js';
 
 /** The floor server's process, once it listens. */
-async function startFloor(runtime: Runtime): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawnTs(
-    'infra/tools/floor/server.ts',
-    [],
-    { ...process.env, TABLE_NAME: runtime.tableName, FLOOR_ISSUER: runtime.issuer.issuer, FLOOR_AUDIENCE: runtime.issuer.audience, FLOOR_JWKS: JSON.stringify(runtime.issuer.jwks()), FLOOR_PORT: '0' },
-    'pipe',
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const line = /\{"port":(\d+)\}/.exec(out);
-      if (line) resolve(Number(line[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before it listened: ${out}`)));
+const startFloor = (runtime: Runtime) =>
+  startServerProcess('infra/tools/floor/server.ts', {
+    ...process.env,
+    TABLE_NAME: runtime.tableName,
+    FLOOR_ISSUER: runtime.issuer.issuer,
+    FLOOR_AUDIENCE: runtime.issuer.audience,
+    FLOOR_JWKS: JSON.stringify(runtime.issuer.jwks()),
+    FLOOR_PORT: '0',
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function signUp(runtime: Runtime, name: string) {
   const { body } = await call(runtime, 'POST', '/local/users', undefined, { email: `${name.replace(/\W+/g, "-").toLowerCase()}-${randomUUID().slice(0, 8)}@bench.example`, name });
@@ -105,14 +79,7 @@ export async function benchHeadline(runtime: Runtime, options: { quick: boolean 
   const floor = await startFloor(runtime);
   try {
     plan.floorUrl = floor.url;
-    const dir = mkdtempSync(join(tmpdir(), 'bench-headline-'));
-    const planFile = join(dir, 'plan.json');
-    const resultFile = join(dir, 'result.json');
-    writeFileSync(planFile, JSON.stringify(plan));
-    const client = spawnTs('infra/tools/floor/client.ts', [planFile, resultFile], process.env, 'inherit');
-    const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
-    if (code !== 0) throw new Error(`the bench client failed (exit ${code})`);
-    return JSON.parse(readFileSync(resultFile, 'utf8')) as HeadlineRow[];
+    return await runClientProcess<HeadlineRow[]>('infra/tools/floor/client.ts', plan);
   } finally {
     await floor.stop();
     await runtime.idle();

@@ -6,51 +6,25 @@
  * where the service's time on that path goes, hop by hop, from the calls and invocations the runtime
  * records (`Service.recordCalls`), with what a person's acknowledgement takes to stop the next step.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { repositoryRoot } from '../paths.js';
 import type { Service as Runtime } from '../local/perf/service.js';
 import type { RecordedCall } from '../local/perf/call-recorder.js';
 import { call } from './bench-path.js';
 import type { ClientRow } from './floor/client.js';
+import { runClientProcess, startServerProcess } from './floor/processes.js';
 import { KeptAlive, type PageClientPlan } from './floor/page-client.js';
 
-function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv, stdio: 'inherit' | 'pipe'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(repositoryRoot, file), ...args], { env: { ...env, NODE_OPTIONS: '' }, stdio: ['ignore', stdio, 'inherit'], cwd: repositoryRoot });
-}
-
 /** The page-path floor's process, once it listens. */
-async function startPageFloor(runtime: Runtime, variant: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawnTs(
-    'infra/tools/floor/page-path.ts',
-    [],
+const startPageFloor = (runtime: Runtime, variant: string[] = []) =>
+  startServerProcess('infra/tools/floor/page-path.ts', {
+    ...process.env,
+    TABLE_NAME: runtime.tableName,
     // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
-    { ...process.env, TABLE_NAME: runtime.tableName, FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url, FLOOR_PORT: '0', FLOOR_WITH: variant.join(',') },
-    'pipe',
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const line = /\{"port":(\d+)\}/.exec(out);
-      if (line) resolve(Number(line[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`the page-path floor exited (${code}) before it listened: ${out}`)));
+    FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'),
+    FLOOR_PUBLIC_URL: runtime.url,
+    FLOOR_PORT: '0',
+    FLOOR_WITH: variant.join(','),
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 /** A caller with a policy paging one address at once, and `count` monitors on it (failure threshold 1). */
 async function pagingSetup(runtime: Runtime, count: number) {
@@ -87,13 +61,7 @@ export async function benchPagePath(runtime: Runtime, options: { quick: boolean 
   const floor = await startPageFloor(runtime);
   try {
     plan.floorUrl = floor.url;
-    const dir = mkdtempSync(join(tmpdir(), 'bench-page-'));
-    const [planFile, resultFile] = [join(dir, 'plan.json'), join(dir, 'result.json')];
-    writeFileSync(planFile, JSON.stringify(plan));
-    const client = spawnTs('infra/tools/floor/page-client.ts', [planFile, resultFile], process.env, 'inherit');
-    const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
-    if (code !== 0) throw new Error(`the page client failed (exit ${code})`);
-    return JSON.parse(readFileSync(resultFile, 'utf8')) as ClientRow[];
+    return await runClientProcess<ClientRow[]>('infra/tools/floor/page-client.ts', plan);
   } finally {
     await floor.stop();
     await runtime.idle();
@@ -126,13 +94,7 @@ export async function guaranteeCosts(runtime: Runtime, runs = 9): Promise<Client
         monitors: { service: setup.monitors.filter((_, index) => index % 2 === 0), floor: setup.monitors.filter((_, index) => index % 2 === 1) },
         keys: { service: '', floor: '' },
       };
-      const dir = mkdtempSync(join(tmpdir(), 'bench-page-'));
-      const [planFile, resultFile] = [join(dir, 'plan.json'), join(dir, 'result.json')];
-      writeFileSync(planFile, JSON.stringify(plan));
-      const client = spawnTs('infra/tools/floor/page-client.ts', [planFile, resultFile], process.env, 'inherit');
-      const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
-      if (code !== 0) throw new Error(`the page client failed (exit ${code})`);
-      const [row] = JSON.parse(readFileSync(resultFile, 'utf8')) as ClientRow[];
+      const [row] = await runClientProcess<ClientRow[]>('infra/tools/floor/page-client.ts', plan);
       rows.push({ ...row!, figure, goal: '—' });
     } finally {
       await Promise.all([base.stop(), added.stop()]);
