@@ -125,7 +125,7 @@ async function main() {
         pathTable(await benchAlertRepeat(runtime)),
       ].join('\n');
       console.log(table);
-      writeSection('alerts', 'A repeat trigger against its floor (provisional)', table);
+      writeSection('alerts', 'A repeat trigger against its floor', table);
     }
     if (run('profile')) {
       const costs = guaranteeTable(await guaranteeCosts(runtime));
