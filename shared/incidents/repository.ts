@@ -13,6 +13,7 @@ import {
   updateExpression,
   type Item,
   type TransactItem,
+  PREFIX_END,
 } from '../platform/db/ops.js';
 import type { Source, SourceRead } from '../platform/db/paging.js';
 import { incidentFilterDimensions, type IncidentFilterDimension } from '../system.js';
@@ -253,7 +254,7 @@ export async function getIncidentAndFirstEntries(incidentId: string, limit: numb
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
       ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-      ExpressionAttributeValues: { ':pk': keys.incidentPartition(incidentId), ':low': incidentItemSk.incident, ':high': `${incidentItemSk.updatePrefix}\uffff` },
+      ExpressionAttributeValues: { ':pk': keys.incidentPartition(incidentId), ':low': incidentItemSk.incident, ':high': `${incidentItemSk.updatePrefix}${PREFIX_END}` },
       // The incident, its message, a page and one more entry.
       Limit: limit + 3,
       ConsistentRead: true,

@@ -11,7 +11,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { attributes } from './keys.js';
-import type { IndexShape, Item } from './ops.js';
+import { PREFIX_END, type IndexShape, type Item } from './ops.js';
 
 export type Order = 'desc' | 'asc';
 
@@ -45,14 +45,12 @@ export interface SourceRead {
   sortKey: string;
 }
 
-const HIGHEST = '\uffff';
-
 /** Reads one source's share of a page: one Query. */
 export async function readSource(source: Source, window: PageWindow): Promise<SourceRead> {
   const pk = source.index?.pk ?? attributes.pk;
   const sk = source.index?.sk ?? attributes.sk;
   let low = source.prefix + (window.from ?? '');
-  let high = source.prefix + (window.to ?? '') + HIGHEST;
+  let high = source.prefix + (window.to ?? '') + PREFIX_END;
   if (window.after !== undefined) {
     if (window.order === 'desc' && window.after < high) high = window.after;
     if (window.order === 'asc' && window.after > low) low = window.after;
