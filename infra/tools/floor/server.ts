@@ -171,11 +171,15 @@ export function floorHandler(options: FloorOptions) {
   const writeInstant = (updatedAt: string) => new Date(Math.max(Date.now(), Date.parse(updatedAt) + 1)).toISOString();
   const cancelledOn = (error: unknown, index: number) =>
     error instanceof Error && error.name === 'TransactionCanceledException' && (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+  const incidentKey = (id: string) => ({ pk: `INCIDENT#${id}`, sk: 'INCIDENT' });
+  /** One transaction: the incident's item updated on `update`'s condition (its index 0 in a cancellation), then `items`. */
+  const updateIncidentWith = (id: string, update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }, items: Item[]) =>
+    client.send(new TransactWriteCommand({ TransactItems: [{ Update: { TableName, Key: incidentKey(id), ...update } }, ...items] }));
 
   /** The incident item if the caller owns it (strongly consistent GetItem). */
   const ownIncident = async (id: string, sub: string) => {
     if (!UUID.test(id)) throw notFound();
-    const { Item } = await client.send(new GetCommand({ TableName, Key: { pk: `INCIDENT#${id}`, sk: 'INCIDENT' }, ConsistentRead: true }));
+    const { Item } = await client.send(new GetCommand({ TableName, Key: incidentKey(id), ConsistentRead: true }));
     if (!Item || Item.owner_id !== sub) throw notFound();
     return Item;
   };
@@ -397,30 +401,23 @@ export function floorHandler(options: FloorOptions) {
       const set = ['#status = :status', 'severity = :severity', 'title = :title', 'updated_at = :now', 'owner_severity_pk = :severity_pk'];
       if (next.resolved_at) set.push('resolved_at = :resolved_at');
       try {
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: { pk: `INCIDENT#${id}`, sk: 'INCIDENT' },
-                  UpdateExpression: `SET ${set.join(', ')}${next.resolved_at ? '' : ' REMOVE resolved_at'}`,
-                  ConditionExpression: 'updated_at = :was',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: {
-                    ':status': status,
-                    ':severity': next.severity,
-                    ':title': next.title,
-                    ':now': now,
-                    ':was': current.updated_at,
-                    ':severity_pk': `OWNER#${user.sub}#severity#${next.severity}`,
-                    ...(next.resolved_at ? { ':resolved_at': next.resolved_at } : {}),
-                  },
-                },
-              },
-              ...items,
-            ],
-          }),
+        await updateIncidentWith(
+          id,
+          {
+            UpdateExpression: `SET ${set.join(', ')}${next.resolved_at ? '' : ' REMOVE resolved_at'}`,
+            ConditionExpression: 'updated_at = :was',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':status': status,
+              ':severity': next.severity,
+              ':title': next.title,
+              ':now': now,
+              ':was': current.updated_at,
+              ':severity_pk': `OWNER#${user.sub}#severity#${next.severity}`,
+              ...(next.resolved_at ? { ':resolved_at': next.resolved_at } : {}),
+            },
+          },
+          items,
         );
         return { status: 200, body: { incident: view(next) } };
       } catch (error) {
@@ -441,23 +438,18 @@ export function floorHandler(options: FloorOptions) {
     const userName = String(user.name ?? user.email ?? '');
     const record = { id: randomUUID(), incident_id: id, user_id: user.sub!, user_name: userName, user_email: String(user.email ?? ''), method, acknowledged_at: now };
     try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName,
-                Key: { pk: `INCIDENT#${id}`, sk: 'INCIDENT' },
-                UpdateExpression: 'SET acknowledged = :true, updated_at = :now',
-                ConditionExpression: 'acknowledged = :false AND owner_id = :sub',
-                ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now, ':sub': user.sub },
-              },
-            },
-            { Put: { TableName, Item: { pk: `INCIDENT#${id}`, sk: 'ACK', type: 'acknowledgement', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
-            entryPut(id, now, 'acknowledged', current.status, user, { method, user_email: record.user_email }),
-            outboxPut('incident.acknowledged', now, { incident: snapshot(acknowledged, null), acknowledgement: { user_id: record.user_id, user_name: userName, method, acknowledged_at: now } }),
-          ],
-        }),
+      await updateIncidentWith(
+        id,
+        {
+          UpdateExpression: 'SET acknowledged = :true, updated_at = :now',
+          ConditionExpression: 'acknowledged = :false AND owner_id = :sub',
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now, ':sub': user.sub },
+        },
+        [
+          { Put: { TableName, Item: { pk: `INCIDENT#${id}`, sk: 'ACK', type: 'acknowledgement', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          entryPut(id, now, 'acknowledged', current.status, user, { method, user_email: record.user_email }),
+          outboxPut('incident.acknowledged', now, { incident: snapshot(acknowledged, null), acknowledgement: { user_id: record.user_id, user_name: userName, method, acknowledged_at: now } }),
+        ],
       );
     } catch (error) {
       if (cancelledOn(error, 0) || cancelledOn(error, 1)) throw new HttpError(400, 'Incident already acknowledged');
