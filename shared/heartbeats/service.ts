@@ -113,10 +113,14 @@ async function missHeartbeat(monitorId: string, deadline: number): Promise<void>
         UpdateExpression: 'SET missed_incident_id = :incident REMOVE hb_due_pk',
         ConditionExpression: 'hb_deadline = :deadline AND attribute_exists(hb_due_pk)',
         ExpressionAttributeValues: { ':incident': raised.incident_id, ':deadline': deadline },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    if (!conditionFailure(error)) throw error;
+    const failed = conditionFailure(error);
+    if (!failed) throw error;
+    // Another sweep (an overlapping or retried invocation) recorded this very miss first: it stands.
+    if (failed.item?.hb_deadline === deadline && failed.item?.missed_incident_id === raised.incident_id) return;
     // A ping moved the deadline (or the heartbeat was turned off) after the read: nothing is missing.
     await resolveAutomaticIncident(raised.incident_id, keys.monitorHeartbeatIncident);
   }

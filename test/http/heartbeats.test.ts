@@ -5,7 +5,7 @@
  * the next ping.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Api, eventually, uniqueEmail, type User } from '../support/api.js';
+import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { HEARTBEAT_GONE_NOTES, sweepHeartbeats } from '../../shared/heartbeats/service.js';
 import { holdCalls } from '../support/ddb-calls.js';
@@ -93,6 +93,22 @@ describe('POST /heartbeats/{key}', () => {
     const again = await eventually(() => openOf(watched.monitorId), (items) => items.length > 0);
     expect(again).toHaveLength(1);
     expect(again[0].id).not.toBe(open[0].id);
+  });
+});
+
+describe('two sweeps at once (an overlapping or retried invocation)', () => {
+  it('open one incident for a miss and leave it open: the second finds the miss recorded, not a ping', async () => {
+    freezeClock();
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Twice swept', heartbeat: { interval_seconds: 60 } } })).body.monitor;
+    advanceClock(61_000);
+    await Promise.all([sweepHeartbeats(), sweepHeartbeats(), sweepHeartbeats()]);
+    // The runtime's own periodic sweep may be a fourth.
+    const open = await eventually(() => openOf(monitor.id), (items) => items.length > 0);
+    expect(open).toHaveLength(1);
+    await settle(api);
+    expect(await openOf(monitor.id)).toHaveLength(1);
+    const entries = (await api.request('GET', `/api/incidents/${open[0].id}/updates`, { token: owner.token })).body.updates as any[];
+    expect(entries.map((entry) => entry.kind)).toEqual(['created']);
   });
 });
 
