@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createPolicyInput, incidentSteps } from '../../shared/escalation/model.js';
 import { fieldErrors } from '../../shared/platform/validation.js';
 import {
@@ -89,6 +89,8 @@ describe('keys', () => {
 });
 
 describe('clock', () => {
+  afterEach(() => resetClock());
+
   it('moves forward on demand and freezes for tests', () => {
     freezeClock(new Date('2026-01-01T00:00:00Z'));
     advanceClock(7 * 24 * 3600 * 1000);
