@@ -70,17 +70,24 @@ export async function seedTeam(owner: User, members: readonly (readonly [User, E
   return { team: teamView(team), memberIds: joined.map((member) => member.id) };
 }
 
-/** A team with one user in each role, and an outsider (the team seeded: see `seedTeam`). */
-export async function teamWithRoles(api: Api): Promise<TeamWithRoles> {
+/**
+ * A team with one user in each role, and an outsider (the team seeded: see `seedTeam`); `others`
+ * join after them, and `otherIds` answers their member ids in the same order.
+ */
+export async function teamWithRoles(
+  api: Api,
+  others: readonly (readonly [User, Exclude<Role, 'OWNER'>])[] = [],
+): Promise<TeamWithRoles & { otherIds: string[] }> {
   const [owner, admin, member, viewer, outsider] = await Promise.all(
     ['owner', 'admin', 'member', 'viewer', 'outsider'].map((name) => api.signUp(uniqueEmail(name), name)),
   ) as [User, User, User, User, User];
-  const { team, memberIds } = await seedTeam(owner, [[admin, 'ADMIN'], [member, 'MEMBER'], [viewer, 'VIEWER']]);
-  const [ownerId, adminId, memberId, viewerId] = memberIds as [string, string, string, string];
+  const { team, memberIds } = await seedTeam(owner, [[admin, 'ADMIN'], [member, 'MEMBER'], [viewer, 'VIEWER'], ...others]);
+  const [ownerId, adminId, memberId, viewerId, ...otherIds] = memberIds as [string, string, string, string, ...string[]];
   return {
     team,
     users: { OWNER: owner, ADMIN: admin, MEMBER: member, VIEWER: viewer, NON_MEMBER: outsider },
     memberIds: { OWNER: ownerId, ADMIN: adminId, MEMBER: memberId, VIEWER: viewerId },
+    otherIds,
   };
 }
 
@@ -125,9 +132,9 @@ export async function createIncident(api: Api, by: User, monitorId: string, titl
  * demoted): each monitor has an incident and a subscriber.
  */
 export async function sharedMonitorsFixture(api: Api, count: number) {
-  const base = await teamWithRoles(api);
   const monitorOwner = await api.signUp(uniqueEmail('monitor-owner'), 'monitor owner');
-  const memberId = await join(api, base.users.OWNER, base.team.id, monitorOwner, 'MEMBER');
+  const base = await teamWithRoles(api, [[monitorOwner, 'MEMBER']]);
+  const [memberId] = base.otherIds as [string];
   const monitors = await Promise.all(
     Array.from({ length: count }, async (): Promise<SharedMonitor> => {
       const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
