@@ -94,16 +94,35 @@ const put = (item: Item, condition = itemAbsent, values?: Item): TransactItem =>
   Put: { TableName: tableName(), Item: item, ConditionExpression: condition, ExpressionAttributeValues: values },
 });
 
-const memberPut = (member: Member) =>
-  put({ ...keys.teamMember(member.team_id, member.id), type: 'team_member', ...member });
+// Items as the table holds them (the writes below put these; test fixtures seed them the same way).
 
-const membershipPut = (membership: Membership) =>
-  put({
-    ...keys.teamMembership(membership.team_id, membership.user_id),
-    ...ownerIndex.membership(membership.user_id, membership.joined_at, membership.team_id),
-    type: 'team_membership',
-    ...membership,
-  });
+/** The team's item; `seat_count` is its members plus pending invites. */
+export const teamRecord = (team: Team, seats = team.member_count): Item => ({ ...keys.team(team.id), type: 'team', ...team, seat_count: seats });
+
+/** The claim that keeps a slug unique. */
+export const slugRecord = (team: Pick<Team, 'id' | 'slug'>): Item => ({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id });
+
+export const memberRecord = (member: Member): Item => ({ ...keys.teamMember(member.team_id, member.id), type: 'team_member', ...member });
+
+export const membershipRecord = (membership: Membership): Item => ({
+  ...keys.teamMembership(membership.team_id, membership.user_id),
+  ...ownerIndex.membership(membership.user_id, membership.joined_at, membership.team_id),
+  type: 'team_membership',
+  ...membership,
+});
+
+/** A member's membership: the same role and join time, addressed by user. */
+export const membershipOf = (member: Member): Membership => ({
+  member_id: member.id,
+  team_id: member.team_id,
+  user_id: member.user_id,
+  role: member.role,
+  joined_at: member.joined_at,
+});
+
+const memberPut = (member: Member) => put(memberRecord(member));
+
+const membershipPut = (membership: Membership) => put(membershipRecord(membership));
 
 
 /**
@@ -172,8 +191,8 @@ export async function createTeam(team: Team, owner: Member, ownership: Membershi
   return transactNamed([
     // The owner is a user of the service (an external issuer's user may not be provisioned yet).
     ['no_account', { ConditionCheck: { TableName: tableName(), Key: keys.account(owner.user_id), ConditionExpression: itemPresent } }],
-    ['slug_taken', put({ ...keys.teamSlug(team.slug), type: 'team_slug', team_id: team.id })],
-    ['conflict', put({ ...keys.team(team.id), type: 'team', ...team, seat_count: team.member_count })],
+    ['slug_taken', put(slugRecord(team))],
+    ['conflict', put(teamRecord(team))],
     ['conflict', memberPut(owner)],
     ['conflict', membershipPut(ownership)],
   ]);

@@ -28,7 +28,6 @@ import {
   type Invite,
   type InviteInput,
   type Member,
-  type Membership,
   type Role,
   type Team,
   type UpdateTeamInput,
@@ -118,13 +117,7 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
   return teamView(team);
 }
 
-const membershipOf = (member: Member): Membership => ({
-  member_id: member.id,
-  team_id: member.team_id,
-  user_id: member.user_id,
-  role: member.role,
-  joined_at: member.joined_at,
-});
+const { membershipOf } = repository;
 
 /** The team, its members (oldest first), its unexpired invites (newest first) and the caller's role. */
 export async function getTeam(caller: Caller, teamId: string) {

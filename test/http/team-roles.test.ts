@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, uniqueEmail, type User } from '../support/api.js';
-import { invite, join, teamWithRoles, uniqueSlug, type TeamWithRoles } from '../support/teams.js';
+import { invite, teamWithRoles, uniqueSlug, type TeamWithRoles } from '../support/teams.js';
 
 type Actor = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | 'NON_MEMBER';
 type Outcome = number | [number, string];
@@ -86,11 +86,10 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function fixture(): Promise<Fixture> {
-  const base = await teamWithRoles(api);
   const target: User = await api.signUp(uniqueEmail('target'));
-  const targetMemberId = await join(api, base.users.OWNER, base.team.id, target, 'MEMBER');
+  const { otherIds: [targetMemberId], ...base } = await teamWithRoles(api, [[target, 'MEMBER']]);
   const pendingInviteId = (await invite(api, base.users.OWNER, base.team.id, uniqueEmail('pending'), 'VIEWER')).id;
-  return { ...base, targetMemberId, pendingInviteId };
+  return { ...base, targetMemberId: targetMemberId!, pendingInviteId };
 }
 
 const snapshot = async (fx: Fixture) => (await api.request('GET', `/api/teams/${fx.team.id}`, { token: fx.users.OWNER.token })).body;

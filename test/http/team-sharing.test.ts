@@ -10,7 +10,8 @@ import { keys } from '../../shared/platform/db/keys.js';
 import { queryCollection } from '../../shared/platform/db/ops.js';
 import { Api, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
-import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';
+import { seedIncidents, type SeedMonitor } from '../support/seed.js';
+import { createIncident, createMonitor, createTeam, seedTeam, teamWithRoles } from '../support/teams.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -23,6 +24,8 @@ const ids = (items: { id: string }[]) => items.map((item) => item.id);
 const listIncidents = async (user: User) => (await walk<{ id: string }>(api, user.token, '/api/incidents?limit=100', 'incidents')).items;
 const listMonitors = async (user: User, query = '') =>
   (await api.request('GET', `/api/monitors${query}`, { token: user.token })).body.monitors as { id: string; team_id: string | null }[];
+/** Open incidents on a monitor, seeded as POST /api/incidents stores them (for tests about what is done to them). */
+const openIncidents = async (monitor: SeedMonitor, count: number) => (await seedIncidents(monitor, count, { message: null, opened: true })).map((incident) => incident.id);
 const getMonitor = async (user: User, id: string) => (await api.request('GET', `/api/monitors/${id}`, { token: user.token })).body.monitor;
 
 describe('sharing a monitor with a team', () => {
@@ -61,9 +64,7 @@ describe('sharing a monitor with a team', () => {
 
   it('moves a monitor between teams only for its owner or an OWNER/ADMIN of its team who operates in the target', async () => {
     const a = await teamWithRoles(api);
-    const b = await createTeam(api, a.users.OWNER, 'B');
-    await join(api, a.users.OWNER, b.id, a.users.MEMBER, 'MEMBER');
-    await join(api, a.users.OWNER, b.id, a.users.ADMIN, 'MEMBER');
+    const { team: b } = await seedTeam(a.users.OWNER, [[a.users.MEMBER, 'MEMBER'], [a.users.ADMIN, 'MEMBER']], 'B');
     const monitor = await createMonitor(api, a.users.OWNER, { team_id: a.team.id });
     const byMember = await api.request('PUT', `/api/monitors/${monitor.id}`, { token: a.users.MEMBER.token, body: { team_id: b.id } });
     expect(byMember).toMatchObject({ status: 403, body: { error: 'Not authorized' } });
@@ -95,8 +96,7 @@ describe('sharing a monitor with a team', () => {
 
   it("lists the caller's own incidents and every team's in one newest-first order", async () => {
     const { team, users } = await teamWithRoles(api);
-    const other = await createTeam(api, users.OWNER, 'Other');
-    await join(api, users.OWNER, other.id, users.VIEWER, 'MEMBER');
+    const { team: other } = await seedTeam(users.OWNER, [[users.VIEWER, 'MEMBER']], 'Other');
     const own = await createMonitor(api, users.VIEWER);
     const inTeam = await createMonitor(api, users.MEMBER, { team_id: team.id });
     const inOther = await createMonitor(api, users.OWNER, { team_id: other.id });
@@ -146,7 +146,7 @@ describe('races the database settles', () => {
   it(`an acknowledgement in flight while its member is removed fails: ${HELD} acknowledgements held between read and write`, async () => {
     const { team, users, memberIds } = await teamWithRoles(api);
     const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
-    const incidents = await Promise.all(Array.from({ length: HELD }, (_, index) => createIncident(api, users.OWNER, monitor.id, `Race ${index}`)));
+    const incidents = await openIncidents(monitor, HELD);
     // Each acknowledgement has read the incident; its write waits until the member is removed.
     const hold = holdCalls('incidents-acknowledge', 'TransactWriteItemsCommand');
     onTestFinished(() => hold.release());
@@ -165,7 +165,7 @@ describe('races the database settles', () => {
   it(`removal racing ${RACING} acknowledgements: each is acknowledged-before-removal or 404, never after`, async () => {
     const { team, users, memberIds } = await teamWithRoles(api);
     const monitor = await createMonitor(api, users.OWNER, { team_id: team.id });
-    const incidents = await Promise.all(Array.from({ length: RACING }, (_, index) => createIncident(api, users.OWNER, monitor.id, `Race ${index}`)));
+    const incidents = await openIncidents(monitor, RACING);
     const acknowledgements = incidents.map((id) => api.request('POST', `/api/incidents/${id}/acknowledge`, { token: users.MEMBER.token }));
     const removal = api.request('DELETE', `/api/teams/${team.id}/members/${memberIds.MEMBER}`, { token: users.OWNER.token });
     const [removed, ...responses] = await Promise.all([removal, ...acknowledgements]);
@@ -200,9 +200,11 @@ describe('races the database settles', () => {
   it('sharing while the team is deleted: either refused, or shared and given back; nothing left behind', async () => {
     for (let round = 0; round < 8; round++) {
       const owner = await signUp('race-owner');
+      // Created through the API: with the team seeded, this race landed on one side only, and a share written
+      // after the team's deletion (the team check taken off the write) went unseen.
       const team = await createTeam(api, owner);
       const monitor = await createMonitor(api, owner);
-      const incidentId = await createIncident(api, owner, monitor.id);
+      const [incidentId] = await openIncidents(monitor, 1);
       const [shared, deleted] = await Promise.all([
         api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { team_id: team.id } }),
         api.request('DELETE', `/api/teams/${team.id}`, { token: owner.token }),
@@ -345,9 +347,8 @@ describe('right after a move, and acknowledging while a status changes', () => {
   it('lets a member of the new team act at once, before the incidents are re-scoped', async () => {
     const owner = await signUp('mover-2');
     const newcomer = await signUp('newcomer');
-    const from = await createTeam(api, owner, 'From');
-    const to = await createTeam(api, owner, 'To');
-    await join(api, owner, to.id, newcomer, 'MEMBER');
+    const { team: from } = await seedTeam(owner, [], 'From');
+    const { team: to } = await seedTeam(owner, [[newcomer, 'MEMBER']], 'To');
     const monitor = await createMonitor(api, owner, { team_id: from.id });
     const incidentId = await createIncident(api, owner, monitor.id);
     const rescoper = holdCalls('incident-rescoper');

@@ -24,6 +24,11 @@ export interface SeedOptions {
   message?: string | null;
   /** Index of the first incident (continues the cycles of an earlier seed). */
   from?: number;
+  /**
+   * Every incident as POST /api/incidents opens it (manual, INVESTIGATING, MEDIUM, unacknowledged)
+   * instead of the cycles: for tests that act on open incidents, not on how they were opened.
+   */
+  opened?: boolean;
 }
 
 /**
@@ -44,12 +49,10 @@ export async function seedIncidents(monitor: SeedMonitor, count: number, options
       owner_id: monitor.owner_id,
       title: `Incident ${index}`,
       message: options.message === undefined ? 'x'.repeat(2048) : options.message,
-      status,
-      severity: SEVERITIES[index % 3]!,
-      acknowledged: index % 5 === 0,
-      automatic: true,
+      ...(options.opened
+        ? { status: 'INVESTIGATING' as const, severity: 'MEDIUM' as const, acknowledged: false, automatic: false, resolved_at: null }
+        : { status, severity: SEVERITIES[index % 3]!, acknowledged: index % 5 === 0, automatic: true, resolved_at: status === 'RESOLVED' ? at : null }),
       started_at: at,
-      resolved_at: status === 'RESOLVED' ? at : null,
       escalation_policy_id: null,
       team_id: monitor.team_id,
       team_seq: 0,

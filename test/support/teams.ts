@@ -1,6 +1,11 @@
-/** Team fixtures built through the HTTP API, as users would build them. */
+/** Team fixtures: built through the HTTP API, as users would build them, or seeded where joining is not what a test is about. */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
+import { clock } from '../../shared/platform/clock.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { teamView, type Member, type Role, type Team } from '../../shared/teams/model.js';
+import { memberRecord, membershipOf, membershipRecord, slugRecord, teamRecord } from '../../shared/teams/repository.js';
 import { uniqueEmail, type Api, type User } from './api.js';
 
 let slugs = 0;
@@ -33,22 +38,56 @@ export interface TeamWithRoles {
   memberIds: Record<'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER', string>;
 }
 
-/** A team with one user in each role, and an outsider. */
-export async function teamWithRoles(api: Api): Promise<TeamWithRoles> {
+/**
+ * A team as its creation and accepted invites leave it, written straight to the table through the
+ * repository's item builders (the team, its slug claim, each member and membership; `member_count`
+ * and `seat_count` counting them): for tests about what a team shares or does, not about joining it.
+ * `members` join in order, a millisecond apart (the first is the OWNER). Answers the team and the member ids.
+ */
+export async function seedTeam(owner: User, members: readonly (readonly [User, Exclude<Role, 'OWNER'>])[], name = 'Platform') {
+  const start = clock.now().getTime();
+  const at = (index: number) => new Date(start + index).toISOString();
+  const team: Team = {
+    id: randomUUID(),
+    name,
+    slug: uniqueSlug(),
+    owner_id: owner.id,
+    member_count: members.length + 1,
+    created_at: at(0),
+    updated_at: at(0),
+  };
+  const joined: Member[] = [[owner, 'OWNER'] as const, ...members].map(([user, role], index) => ({
+    id: randomUUID(),
+    team_id: team.id,
+    user_id: user.id,
+    name: user.name,
+    email: user.email,
+    role,
+    joined_at: at(index),
+  }));
+  const items = [teamRecord(team), slugRecord(team), ...joined.flatMap((member) => [memberRecord(member), membershipRecord(membershipOf(member))])];
+  await batchWrite(items.map((item) => ({ PutRequest: { Item: item } })));
+  return { team: teamView(team), memberIds: joined.map((member) => member.id) };
+}
+
+/**
+ * A team with one user in each role, and an outsider (the team seeded: see `seedTeam`); `others`
+ * join after them, and `otherIds` answers their member ids in the same order.
+ */
+export async function teamWithRoles(
+  api: Api,
+  others: readonly (readonly [User, Exclude<Role, 'OWNER'>])[] = [],
+): Promise<TeamWithRoles & { otherIds: string[] }> {
   const [owner, admin, member, viewer, outsider] = await Promise.all(
     ['owner', 'admin', 'member', 'viewer', 'outsider'].map((name) => api.signUp(uniqueEmail(name), name)),
   ) as [User, User, User, User, User];
-  const team = await createTeam(api, owner);
-  const ownerView = await api.request('GET', `/api/teams/${team.id}`, { token: owner.token });
+  const { team, memberIds } = await seedTeam(owner, [[admin, 'ADMIN'], [member, 'MEMBER'], [viewer, 'VIEWER'], ...others]);
+  const [ownerId, adminId, memberId, viewerId, ...otherIds] = memberIds as [string, string, string, string, ...string[]];
   return {
     team,
     users: { OWNER: owner, ADMIN: admin, MEMBER: member, VIEWER: viewer, NON_MEMBER: outsider },
-    memberIds: {
-      OWNER: ownerView.body.members[0].id,
-      ADMIN: await join(api, owner, team.id, admin, 'ADMIN'),
-      MEMBER: await join(api, owner, team.id, member, 'MEMBER'),
-      VIEWER: await join(api, owner, team.id, viewer, 'VIEWER'),
-    },
+    memberIds: { OWNER: ownerId, ADMIN: adminId, MEMBER: memberId, VIEWER: viewerId },
+    otherIds,
   };
 }
 
@@ -93,9 +132,9 @@ export async function createIncident(api: Api, by: User, monitorId: string, titl
  * demoted): each monitor has an incident and a subscriber.
  */
 export async function sharedMonitorsFixture(api: Api, count: number) {
-  const base = await teamWithRoles(api);
   const monitorOwner = await api.signUp(uniqueEmail('monitor-owner'), 'monitor owner');
-  const memberId = await join(api, base.users.OWNER, base.team.id, monitorOwner, 'MEMBER');
+  const base = await teamWithRoles(api, [[monitorOwner, 'MEMBER']]);
+  const [memberId] = base.otherIds as [string];
   const monitors = await Promise.all(
     Array.from({ length: count }, async (): Promise<SharedMonitor> => {
       const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
