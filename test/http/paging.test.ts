@@ -10,6 +10,10 @@ import { encodeCursor } from '../../shared/platform/api/paging.js';
 import { seedIncidents, type SeedMonitor } from '../support/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { subscriptionItems } from '../../shared/subscribers/repository.js';
+import { timeOrderedUuid } from '../../shared/platform/ids.js';
+import { randomBytes } from 'node:crypto';
 
 let api: Api;
 beforeAll(async () => {
@@ -240,11 +244,19 @@ describe('every other list, paged', () => {
     }
     const teams = [team.id];
     for (let index = 0; index < 6; index++) teams.unshift((await createTeam(api, user, `T${index}`)).id);
-    const subscribers: string[] = [];
-    for (let index = 0; index < 12; index++) {
-      const response = await api.request('POST', `/api/monitors/${monitors[0]}/subscribers`, { token: user.token, body: { email: uniqueEmail(`s${index}`) } });
-      subscribers.push(response.body.subscriber.id);
-    }
+    // The subscriptions are what is walked, not what is tested (subscribing is, in subscriber-confirmation.test.ts):
+    // stored as POST stores them (claim, subscriber, unsubscribe token), created a millisecond apart.
+    const at = Date.now();
+    const subscriptions = Array.from({ length: 12 }, (_, index) => ({
+      id: timeOrderedUuid(at + index),
+      monitor_id: monitors[0]!,
+      email: uniqueEmail(`s${index}`),
+      created_at: new Date(at + index).toISOString(),
+      unsubscribe_token: randomBytes(32).toString('base64url'),
+      status: 'pending' as const,
+    }));
+    await batchWrite(subscriptions.flatMap((subscriber) => Object.values(subscriptionItems({ name: 'M12' }, subscriber)).map((Item) => ({ PutRequest: { Item } }))));
+    const subscribers = idsOf(subscriptions);
     expect(idsOf((await walk(api, user.token, '/api/monitors?limit=4', 'monitors')).items)).toEqual(monitors);
     expect(idsOf((await walk(api, user.token, `/api/monitors?limit=2&team_id=${team.id}`, 'monitors')).items)).toEqual(monitors.filter((_, i) => i % 2 === 1));
     expect(idsOf((await walk(api, user.token, '/api/escalation-policies?limit=5', 'escalation_policies')).items)).toEqual(policies);
