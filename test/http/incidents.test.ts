@@ -45,17 +45,17 @@ async function createIncident(user: User, body: Record<string, unknown>) {
  * (creation itself is tested through the API above). It sends no event: nothing here reads what the
  * workers do with one.
  */
-async function seedIncident(title: string) {
+async function seedIncident(title: string, on: { user: User; monitorId: string; monitorName: string; severity?: Incident['severity'] } = { user: owner, monitorId, monitorName: 'Checkout API' }) {
   const now = clock.nowIso();
   const incident: Incident = {
     id: randomUUID(),
-    monitor_id: monitorId,
-    monitor_name: 'Checkout API',
-    owner_id: owner.id,
+    monitor_id: on.monitorId,
+    monitor_name: on.monitorName,
+    owner_id: on.user.id,
     title,
     message: null,
     status: 'INVESTIGATING',
-    severity: 'MEDIUM',
+    severity: on.severity ?? 'MEDIUM',
     acknowledged: false,
     automatic: false,
     started_at: now,
@@ -68,8 +68,8 @@ async function seedIncident(title: string) {
   };
   await transactWrite([
     { Put: { TableName: tableName(), Item: incidentAttributes(incident) } },
-    timelinePut(createdEntry(incident, { id: owner.id, name: 'Olivia Owner' })),
-    { Update: { TableName: tableName(), Key: keys.monitor(monitorId), UpdateExpression: 'ADD incident_count :one', ExpressionAttributeValues: { ':one': 1 } } },
+    timelinePut(createdEntry(incident, { id: on.user.id, name: on.user.name })),
+    { Update: { TableName: tableName(), Key: keys.monitor(on.monitorId), UpdateExpression: 'ADD incident_count :one', ExpressionAttributeValues: { ':one': 1 } } },
   ]);
   return incident;
 }
@@ -200,9 +200,10 @@ describe('GET /api/incidents', () => {
   beforeAll(async () => {
     listOwner = await api.signUp(uniqueEmail('lister'));
     listMonitor = await createMonitor(listOwner, 'Search');
-    for (const severity of ['LOW', 'HIGH', 'CRITICAL', 'HIGH']) {
+    // The incidents are what is listed (creating them is tested above), seeded a second apart.
+    for (const severity of ['LOW', 'HIGH', 'CRITICAL', 'HIGH'] as const) {
       advanceClock(1000);
-      created.push((await createIncident(listOwner, { monitorId: listMonitor, title: `t-${severity}`, severity })).id);
+      created.push((await seedIncident(`t-${severity}`, { user: listOwner, monitorId: listMonitor, monitorName: 'Search', severity })).id);
     }
   });
 
