@@ -4,6 +4,12 @@ import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platf
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
 import { logger } from '../../functions/lib/observability.js';
+import { transactWrite } from '../../shared/platform/db/ops.js';
+import { tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { incidentAttributes } from '../../shared/incidents/repository.js';
+import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
+import type { Incident } from '../../shared/incidents/model.js';
 
 /** A 500 says the route's text and the request id to quote — the same as the x-request-id header — and nothing else. */
 function expectServerError(response: { body: any; headers: Headers }, error: string) {
@@ -31,6 +37,41 @@ async function createIncident(user: User, body: Record<string, unknown>) {
   const response = await api.request('POST', '/api/incidents', { token: user.token, body });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.incident;
+}
+
+/**
+ * A manual incident on the owner's monitor, stored exactly as POST /api/incidents stores it (its item, its
+ * created entry, the monitor's count), for tests about what is done to an incident after its creation
+ * (creation itself is tested through the API above). It sends no event: nothing here reads what the
+ * workers do with one.
+ */
+async function seedIncident(title: string, on: { user: User; monitorId: string; monitorName: string; severity?: Incident['severity'] } = { user: owner, monitorId, monitorName: 'Checkout API' }) {
+  const now = clock.nowIso();
+  const incident: Incident = {
+    id: randomUUID(),
+    monitor_id: on.monitorId,
+    monitor_name: on.monitorName,
+    owner_id: on.user.id,
+    title,
+    message: null,
+    status: 'INVESTIGATING',
+    severity: on.severity ?? 'MEDIUM',
+    acknowledged: false,
+    automatic: false,
+    started_at: now,
+    resolved_at: null,
+    escalation_policy_id: null,
+    team_id: null,
+    team_seq: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await transactWrite([
+    { Put: { TableName: tableName(), Item: incidentAttributes(incident) } },
+    timelinePut(createdEntry(incident, { id: on.user.id, name: on.user.name })),
+    { Update: { TableName: tableName(), Key: keys.monitor(on.monitorId), UpdateExpression: 'ADD incident_count :one', ExpressionAttributeValues: { ':one': 1 } } },
+  ]);
+  return incident;
 }
 
 beforeAll(async () => {
@@ -159,9 +200,10 @@ describe('GET /api/incidents', () => {
   beforeAll(async () => {
     listOwner = await api.signUp(uniqueEmail('lister'));
     listMonitor = await createMonitor(listOwner, 'Search');
-    for (const severity of ['LOW', 'HIGH', 'CRITICAL', 'HIGH']) {
+    // The incidents are what is listed (creating them is tested above), seeded a second apart.
+    for (const severity of ['LOW', 'HIGH', 'CRITICAL', 'HIGH'] as const) {
       advanceClock(1000);
-      created.push((await createIncident(listOwner, { monitorId: listMonitor, title: `t-${severity}`, severity })).id);
+      created.push((await seedIncident(`t-${severity}`, { user: listOwner, monitorId: listMonitor, monitorName: 'Search', severity })).id);
     }
   });
 
@@ -219,7 +261,7 @@ describe('GET /api/incidents/:id', () => {
   });
 
   it('answers 404 Incident not found for a missing incident and for another user\'s incident', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Private' });
+    const incident = await seedIncident('Private');
     for (const [token, id] of [
       [owner.token, randomUUID()],
       [stranger.token, incident.id],
@@ -248,7 +290,7 @@ describe('GET /api/incidents/:id', () => {
 
 describe('PUT /api/incidents/:id', () => {
   it('updates title, severity and status and returns the summary fields', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Before' });
+    const incident = await seedIncident('Before');
     const response = await api.request('PUT', `/api/incidents/${incident.id}`, {
       token: owner.token,
       body: { title: ' After ', severity: 'CRITICAL', status: 'IDENTIFIED' },
@@ -267,7 +309,7 @@ describe('PUT /api/incidents/:id', () => {
   });
 
   it('sets resolved_at on RESOLVED, keeps it on a repeated RESOLVED, clears it when reopened', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Resolve me' });
+    const incident = await seedIncident('Resolve me');
     const put = (status: string) =>
       api.request('PUT', `/api/incidents/${incident.id}`, { token: owner.token, body: { status } });
     const resolved = await put('RESOLVED');
@@ -283,7 +325,7 @@ describe('PUT /api/incidents/:id', () => {
   });
 
   it('answers 400 No updates provided for an empty body and for no body', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Nothing' });
+    const incident = await seedIncident('Nothing');
     for (const options of [{ body: {} }, {}]) {
       const response = await api.request('PUT', `/api/incidents/${incident.id}`, { token: owner.token, ...options });
       expect(response.status).toBe(400);
@@ -306,7 +348,7 @@ describe('PUT /api/incidents/:id', () => {
   });
 
   it('answers 404 Incident not found for a missing incident and another user\'s incident', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Mine' });
+    const incident = await seedIncident('Mine');
     for (const [token, id] of [
       [owner.token, randomUUID()],
       [stranger.token, incident.id],
@@ -334,7 +376,7 @@ describe('PUT /api/incidents/:id', () => {
 
 describe('POST /api/incidents/:id/acknowledge', () => {
   it('acknowledges with the default method web and shows the acknowledgement on get', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Ack me' });
+    const incident = await seedIncident('Ack me');
     const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, { token: owner.token });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.incident).sort()).toEqual(SUMMARY_FIELDS);
@@ -354,7 +396,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 
   it.each(['web', 'api', 'slack', 'email', 'sms'])('records the method %s', async (method) => {
-    const incident = await createIncident(owner, { monitorId, title: `Ack ${method}` });
+    const incident = await seedIncident(`Ack ${method}`);
     const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, {
       token: owner.token,
       body: { method },
@@ -365,7 +407,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 
   it('answers 400 Validation errors for an unknown method', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Bad method' });
+    const incident = await seedIncident('Bad method');
     const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, {
       token: owner.token,
       body: { method: 'pager' },
@@ -378,7 +420,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 
   it('answers 400 Incident already acknowledged the second time', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Twice' });
+    const incident = await seedIncident('Twice');
     const path = `/api/incidents/${incident.id}/acknowledge`;
     expect((await api.request('POST', path, { token: owner.token })).status).toBe(200);
     const second = await api.request('POST', path, { token: owner.token, body: { method: 'api' } });
@@ -389,7 +431,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 
   it('settles 12 concurrent acknowledgements: exactly one 200, the rest 400 already acknowledged', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Race' });
+    const incident = await seedIncident('Race');
     const methods = ['web', 'api', 'slack', 'email', 'sms'];
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, index) =>
@@ -410,7 +452,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
   });
 
   it('answers 404 Incident not found for a missing incident and another user\'s incident', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Not yours' });
+    const incident = await seedIncident('Not yours');
     for (const [token, id] of [
       [owner.token, randomUUID()],
       [stranger.token, incident.id],
@@ -426,7 +468,7 @@ describe('POST /api/incidents/:id/acknowledge', () => {
 
 describe('POST /api/incidents/:id/acknowledge failures', () => {
   it('answers 500 Failed to update incident when the database fails, acknowledging nothing', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Ack fails' });
+    const incident = await seedIncident('Ack fails');
     const log = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     failNextDynamoCall('incidents-acknowledge');
     const response = await api.request('POST', `/api/incidents/${incident.id}/acknowledge`, { token: owner.token });
@@ -440,7 +482,7 @@ describe('POST /api/incidents/:id/acknowledge failures', () => {
 
 describe('DELETE /api/incidents/:id', () => {
   it('resolves the incident and answers the message', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Delete me' });
+    const incident = await seedIncident('Delete me');
     const response = await api.request('DELETE', `/api/incidents/${incident.id}`, { token: owner.token });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ message: 'Incident resolved' });
@@ -450,7 +492,7 @@ describe('DELETE /api/incidents/:id', () => {
   });
 
   it('sets resolved_at to the current time, an already resolved incident\'s too, notifying and entering a resolution once', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Resolve twice' });
+    const incident = await seedIncident('Resolve twice');
     const resolvedAt = async () => (await api.request('GET', `/api/incidents/${incident.id}`, { token: owner.token })).body.incident.resolved_at;
     const timeline = async () =>
       (await api.request('GET', `/api/incidents/${incident.id}/updates`, { token: owner.token })).body.updates.map((entry: { kind: string }) => entry.kind);
@@ -472,7 +514,7 @@ describe('DELETE /api/incidents/:id', () => {
   });
 
   it('answers 404 Incident not found for a missing incident and another user\'s incident', async () => {
-    const incident = await createIncident(owner, { monitorId, title: 'Keep me' });
+    const incident = await seedIncident('Keep me');
     for (const [token, id] of [
       [owner.token, randomUUID()],
       [stranger.token, incident.id],

@@ -10,6 +10,10 @@ import { encodeCursor } from '../../shared/platform/api/paging.js';
 import { seedIncidents, type SeedMonitor } from '../support/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { subscriptionItems } from '../../shared/subscribers/repository.js';
+import { timeOrderedUuid } from '../../shared/platform/ids.js';
+import { randomBytes } from 'node:crypto';
 
 let api: Api;
 beforeAll(async () => {
@@ -44,8 +48,9 @@ describe('GET /api/incidents, paged', () => {
     const shared = await createMonitor(api, mate, { name: 'Team', team_id: team.id });
     const ownShared = await createMonitor(api, owner, { name: 'Own, shared', team_id: other.id });
     monitorIds = [own.id, shared.id, ownShared.id];
-    // 250 in all, interleaved in time across the three scopes' monitors.
-    all = [...(await seed(own, 100)), ...(await seed(shared, 100, 1)), ...(await seed(ownShared, 50, 2))];
+    // 250 in all, interleaved in time across the three scopes' monitors. No messages: a message is an item
+    // of the incident's own partition, which no list reads (the 2 KB test below holds that a page's cost ignores it).
+    all = [...(await seed(own, 100, 0, null)), ...(await seed(shared, 100, 1, null)), ...(await seed(ownShared, 50, 2, null))];
   });
 
   it('walks 250 incidents of three scopes at limit=7: newest first, ties by id, each exactly once', async () => {
@@ -181,10 +186,11 @@ describe('what a page costs', () => {
     const lead = await api.signUp(uniqueEmail('cost-lead'));
     const team = await createTeam(api, lead, 'Cost');
     await join(api, lead, team.id, user, 'MEMBER');
-    await seed(await createMonitor(api, user, { name: 'Own' }), 600);
-    await seed(await createMonitor(api, lead, { name: 'Shared', team_id: team.id }), 400, 1);
+    // Without messages: the items examined are index items, and no index carries a message.
+    await seed(await createMonitor(api, user, { name: 'Own' }), 600, 0, null);
+    await seed(await createMonitor(api, lead, { name: 'Shared', team_id: team.id }), 400, 1, null);
     const monitor = await createMonitor(api, user, { name: 'Quiet' });
-    await seed(monitor, 40, 3);
+    await seed(monitor, 40, 3, null);
     const queries = [
       '',
       'severity=MEDIUM',
@@ -238,11 +244,19 @@ describe('every other list, paged', () => {
     }
     const teams = [team.id];
     for (let index = 0; index < 6; index++) teams.unshift((await createTeam(api, user, `T${index}`)).id);
-    const subscribers: string[] = [];
-    for (let index = 0; index < 12; index++) {
-      const response = await api.request('POST', `/api/monitors/${monitors[0]}/subscribers`, { token: user.token, body: { email: uniqueEmail(`s${index}`) } });
-      subscribers.push(response.body.subscriber.id);
-    }
+    // The subscriptions are what is walked, not what is tested (subscribing is, in subscriber-confirmation.test.ts):
+    // stored as POST stores them (claim, subscriber, unsubscribe token), created a millisecond apart.
+    const at = Date.now();
+    const subscriptions = Array.from({ length: 12 }, (_, index) => ({
+      id: timeOrderedUuid(at + index),
+      monitor_id: monitors[0]!,
+      email: uniqueEmail(`s${index}`),
+      created_at: new Date(at + index).toISOString(),
+      unsubscribe_token: randomBytes(32).toString('base64url'),
+      status: 'pending' as const,
+    }));
+    await batchWrite(subscriptions.flatMap((subscriber) => Object.values(subscriptionItems({ name: 'M12' }, subscriber)).map((Item) => ({ PutRequest: { Item } }))));
+    const subscribers = idsOf(subscriptions);
     expect(idsOf((await walk(api, user.token, '/api/monitors?limit=4', 'monitors')).items)).toEqual(monitors);
     expect(idsOf((await walk(api, user.token, `/api/monitors?limit=2&team_id=${team.id}`, 'monitors')).items)).toEqual(monitors.filter((_, i) => i % 2 === 1));
     expect(idsOf((await walk(api, user.token, '/api/escalation-policies?limit=5', 'escalation_policies')).items)).toEqual(policies);

@@ -9,6 +9,8 @@ import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { Api, awaitMail, settle, uniqueEmail, walk, type User, subscribeConfirmed } from '../support/api.js';
 import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { timelinePut } from '../../shared/incidents/timeline.js';
 
 let api: Api;
 let owner: User;
@@ -269,8 +271,16 @@ describe('incident timeline', () => {
 
   it('pages oldest first with a cursor bound to the incident and the caller', async () => {
     const monitor = await createMonitor(api, owner);
-    const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Chatty' } })).body.incident.id;
-    for (let index = 0; index < 24; index++) expect((await post(id, { message: `note ${index}` })).status).toBe(201);
+    const incident = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Chatty' } })).body.incident;
+    const id = incident.id as string;
+    // The notes are what is paged, not what is tested (posting is, above): written as a note's POST writes its entry, a millisecond apart.
+    await batchWrite(
+      Array.from({ length: 24 }, (_, index) => {
+        const at = new Date(Date.parse(incident.created_at) + index + 1).toISOString();
+        const put = timelinePut({ kind: 'note', incident: { id, status: 'INVESTIGATING' }, at, actor: { id: owner.id, name: 'Tina Timeline' }, message: `note ${index}` });
+        return { PutRequest: { Item: put.Put!.Item! } };
+      }),
+    );
     const { items, pages } = await walk<Entry>(api, owner.token, `/api/incidents/${id}/updates?limit=7`, 'updates');
     expect(pages).toBe(4);
     expect(items.map((entry) => entry.message)).toEqual([null, ...Array.from({ length: 24 }, (_, index) => `note ${index}`)]);
@@ -285,7 +295,17 @@ describe('incident timeline', () => {
   it('ends a first page exactly where the entries do, with or without the incident\'s message, beside its acknowledgement', async () => {
     const monitor = await createMonitor(api, owner);
     for (const message of ['Opened with a message', undefined]) {
-      const id = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Edges', ...(message ? { message } : {}) } })).body.incident.id;
+      const incident = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Edges', ...(message ? { message } : {}) } })).body.incident;
+      const id = incident.id as string;
+      // Each note is written as a note's POST writes its entry (posting is tested above), a minute after the incident and in order.
+      const note = (index: number) =>
+        batchWrite([
+          {
+            PutRequest: {
+              Item: timelinePut({ kind: 'note', incident: { id, status: 'INVESTIGATING' }, at: new Date(Date.parse(incident.created_at) + 60_000 + index).toISOString(), actor: { id: owner.id, name: 'Tina Timeline' }, message: `note ${index}` }).Put!.Item!,
+            },
+          },
+        ]);
       // The acknowledgement (`ACK`) sorts before the incident's item, the message after it, the entries last.
       expect((await api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } })).status).toBe(200);
       for (let count = 2; count <= 6; count++) {
@@ -299,7 +319,7 @@ describe('incident timeline', () => {
           expect(rest.body.updates.map((entry: Entry) => entry.message)).toEqual(Array.from({ length: count - 3 }, (_, index) => `note ${index + 2}`));
           expect(rest.body.next_cursor).toBeNull();
         }
-        expect((await post(id, { message: `note ${count - 1}` })).status).toBe(201);
+        await note(count - 1);
       }
     }
   });
