@@ -144,13 +144,16 @@ export function timelineEntry(spec: EntrySpec): TimelineEntry {
   };
 }
 
+/** An entry's item as the table holds it (`entryPut` writes it; test fixtures seed it the same way). */
+export const entryRecord = (entry: TimelineEntry, ordinal = 0) => ({
+  ...keys.incidentUpdate(entry.incident_id, entry.created_at, ordinal, entry.id),
+  type: 'incident_update',
+  ...entry,
+});
+
 /** The transaction item that writes an entry (never over another). */
 export const entryPut = (entry: TimelineEntry, ordinal = 0): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...keys.incidentUpdate(entry.incident_id, entry.created_at, ordinal, entry.id), type: 'incident_update', ...entry },
-    ConditionExpression: itemAbsent,
-  },
+  Put: { TableName: tableName(), Item: entryRecord(entry, ordinal), ConditionExpression: itemAbsent },
 });
 
 /** The transaction item that writes the entry `spec` describes. */

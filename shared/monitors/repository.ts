@@ -20,7 +20,10 @@ import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';
 
 export const scopeOf = (monitor: Monitor): MonitorScope => ({ ownerId: monitor.owner_id, teamId: monitor.team_id });
 
-const monitorAttributes = (monitor: Monitor) => ({
+// Items as the table holds them (the writes below put these; test fixtures seed them the same way).
+
+/** The monitor's item: its owner's index always, its team's while shared (`team_id` absent when not). */
+export const monitorRecord = (monitor: Monitor): Item => ({
   ...keys.monitor(monitor.id),
   ...ownerIndex.monitor(monitor.owner_id, monitor.created_at, monitor.id),
   ...(monitor.team_id ? teamIndex.monitor(monitor.team_id, monitor.created_at, monitor.id) : {}),
@@ -30,8 +33,12 @@ const monitorAttributes = (monitor: Monitor) => ({
 });
 
 const link = (teamId: string, monitorId: string) => keys.teamSharedMonitor(teamId, monitorId);
+
+/** The team's record that the monitor is shared with it. */
+export const sharedMonitorRecord = (teamId: string, monitorId: string): Item => ({ ...link(teamId, monitorId), type: 'team_shared_monitor', monitor_id: monitorId });
+
 const linkPut = (teamId: string, monitorId: string): TransactItem => ({
-  Put: { TableName: tableName(), Item: { ...link(teamId, monitorId), type: 'team_shared_monitor', monitor_id: monitorId } },
+  Put: { TableName: tableName(), Item: sharedMonitorRecord(teamId, monitorId) },
 });
 const linkDelete = (teamId: string, monitorId: string): TransactItem => ({
   Delete: { TableName: tableName(), Key: link(teamId, monitorId) },
@@ -42,7 +49,7 @@ const linkDelete = (teamId: string, monitorId: string): TransactItem => ({
  * the team's link; with a policy: counting the use (the policy must fit the monitor's scope).
  */
 export async function insertMonitor(monitor: Monitor, callerId: string) {
-  const put: TransactItem = { Put: { TableName: tableName(), Item: monitorAttributes(monitor), ConditionExpression: itemAbsent } };
+  const put: TransactItem = { Put: { TableName: tableName(), Item: monitorRecord(monitor), ConditionExpression: itemAbsent } };
   if (!monitor.team_id && !monitor.escalation_policy_id && !monitor.heartbeat) {
     await db().send(new PutCommand(put.Put!));
     return { outcome: 'ok' as const };

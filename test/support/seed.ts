@@ -5,11 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
 import { incidentAttributes, incidentMessageItem } from '../../shared/incidents/repository.js';
 import { SEVERITIES, STATUSES, type Incident } from '../../shared/incidents/model.js';
+import { createdEntry, entryRecord, timelineEntry } from '../../shared/incidents/timeline.js';
+import type { Monitor } from '../../shared/monitors/model.js';
+import { monitorRecord, sharedMonitorRecord } from '../../shared/monitors/repository.js';
+import { subscriptionItems } from '../../shared/subscribers/repository.js';
+import { newSubscriber } from '../../shared/subscribers/service.js';
 
 export interface SeedMonitor {
   id: string;
@@ -74,4 +80,81 @@ export async function seedIncidents(monitor: SeedMonitor, count: number, options
     }),
   );
   return incidents;
+}
+
+export interface SeededMonitor {
+  monitor: Monitor;
+  incident: Incident;
+  subscriberId: string;
+}
+
+/**
+ * A monitor shared with `teamId` by `owner`, an incident its owner opened on it and an address its
+ * owner subscribed, item for item as POST /api/monitors, POST /api/incidents and POST
+ * /api/monitors/{id}/subscribers write them but for ids and times (through the repositories' own item
+ * builders): the monitor, counting its incident, and the team's record of the share; the incident
+ * (manual, INVESTIGATING, MEDIUM, unacknowledged, no message) and its `created` entry; the pending
+ * subscriber, its e-mail claim and its unsubscribe token. Not written: what those calls do besides
+ * (the owner's daily quota charges, the `incident.created` and `subscriber.confirmation_requested`
+ * events and the confirmation e-mail). All of `count` monitors in one BatchWriteItem per 25 items.
+ */
+export async function seedSharedMonitors(
+  owner: { id: string; name: string },
+  teamId: string,
+  count: number,
+  fields: { name: string; title: string; email: () => string },
+): Promise<SeededMonitor[]> {
+  const start = clock.now().getTime();
+  const seeded = Array.from({ length: count }, (_, index): SeededMonitor & { items: Record<string, unknown>[] } => {
+    // The monitor, then its incident, then its subscriber, a millisecond apart; each monitor after the last.
+    const at = (step: number) => new Date(start + index * 3 + step).toISOString();
+    const monitor: Monitor = {
+      id: randomUUID(),
+      name: fields.name,
+      owner_id: owner.id,
+      failure_threshold: 3,
+      escalation_policy_id: null,
+      team_id: teamId,
+      heartbeat: null,
+      team_seq: 0,
+      incident_count: 1,
+      created_at: at(0),
+      updated_at: at(0),
+    };
+    const incident: Incident = {
+      id: randomUUID(),
+      monitor_id: monitor.id,
+      monitor_name: monitor.name,
+      owner_id: monitor.owner_id,
+      title: fields.title,
+      message: null,
+      status: 'INVESTIGATING',
+      severity: 'MEDIUM',
+      acknowledged: false,
+      automatic: false,
+      started_at: at(1),
+      resolved_at: null,
+      escalation_policy_id: null,
+      team_id: teamId,
+      team_seq: monitor.team_seq,
+      created_at: at(1),
+      updated_at: at(1),
+    };
+    const subscriber = { ...newSubscriber(monitor.id, fields.email(), 'pending'), created_at: at(2) };
+    const subscription = subscriptionItems(monitor, subscriber);
+    const message = incidentMessageItem(incident);
+    const items = [
+      monitorRecord(monitor),
+      sharedMonitorRecord(teamId, monitor.id),
+      incidentAttributes(incident),
+      ...(message ? [message] : []),
+      entryRecord(timelineEntry(createdEntry(incident, { id: owner.id, name: owner.name }))),
+      subscription.claim,
+      subscription.subscriber,
+      subscription.token,
+    ];
+    return { monitor, incident, subscriberId: subscriber.id, items };
+  });
+  await batchWrite(seeded.flatMap(({ items }) => items.map((Item) => ({ PutRequest: { Item } }))));
+  return seeded.map(({ monitor, incident, subscriberId }) => ({ monitor, incident, subscriberId }));
 }

@@ -7,6 +7,7 @@ import { batchWrite } from '../../shared/platform/db/ops.js';
 import { teamView, type Member, type Role, type Team } from '../../shared/teams/model.js';
 import { memberRecord, membershipOf, membershipRecord, slugRecord, teamRecord } from '../../shared/teams/repository.js';
 import { uniqueEmail, type Api, type User } from './api.js';
+import { seedSharedMonitors } from './seed.js';
 
 let slugs = 0;
 export const uniqueSlug = (prefix = 'team') => `${prefix}-${process.pid}-${Date.now()}-${slugs++}`;
@@ -128,30 +129,26 @@ export async function createIncident(api: Api, by: User, monitorId: string, titl
 
 /**
  * A team with one user in each role and an outsider, and `count` monitors shared with it by a
- * sixth user, the monitors' owner, who is only a VIEWER of the team (shared as MEMBER, then
- * demoted): each monitor has an incident and a subscriber.
+ * sixth user, the monitors' owner, who is only a VIEWER of the team: each monitor has an incident
+ * and a subscriber. Team, monitors, incidents and subscribers are seeded (`seedTeam`,
+ * `seedSharedMonitors`): what a test does to them goes through the API. (Through the API, the owner
+ * shares as a MEMBER and is then demoted, which changes the role on their member and membership
+ * items and nothing else: the seeded owner is a VIEWER from the start.)
  */
 export async function sharedMonitorsFixture(api: Api, count: number) {
   const monitorOwner = await api.signUp(uniqueEmail('monitor-owner'), 'monitor owner');
-  const base = await teamWithRoles(api, [[monitorOwner, 'MEMBER']]);
-  const [memberId] = base.otherIds as [string];
-  const monitors = await Promise.all(
-    Array.from({ length: count }, async (): Promise<SharedMonitor> => {
-      const monitor = await createMonitor(api, monitorOwner, { team_id: base.team.id });
-      const incidentId = await createIncident(api, monitorOwner, monitor.id);
-      const subscriber = await api.request('POST', `/api/monitors/${monitor.id}/subscribers`, {
-        token: monitorOwner.token,
-        body: { email: uniqueEmail('subscriber') },
-      });
-      expect(subscriber.status).toBe(201);
-      return { monitorId: monitor.id, incidentId, subscriberId: subscriber.body.subscriber.id };
-    }),
-  );
-  const demoted = await api.request('PUT', `/api/teams/${base.team.id}/members/${memberId}`, {
-    token: base.users.OWNER.token,
-    body: { role: 'VIEWER' },
+  const base = await teamWithRoles(api, [[monitorOwner, 'VIEWER']]);
+  const seeded = await seedSharedMonitors(monitorOwner, base.team.id, count, {
+    name: 'Shared API',
+    title: 'Checkout errors',
+    email: () => uniqueEmail('subscriber'),
   });
-  expect(demoted.status).toBe(200);
   const users = { ...base.users, MONITOR_OWNER: monitorOwner };
-  return monitors.map((monitor): SharedFixture => ({ team: base.team, users, ...monitor }));
+  return seeded.map(({ monitor, incident, subscriberId }): SharedFixture => ({
+    team: base.team,
+    users,
+    monitorId: monitor.id,
+    incidentId: incident.id,
+    subscriberId,
+  }));
 }
