@@ -8,7 +8,6 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
-import { IncidentServiceStack } from '../../infra/cdk/stack.js';
 import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { refersTo, synthStacks } from './templates.js';
 import { templateLintChecks } from './template-lint.js';
@@ -752,16 +751,28 @@ describe('CDK stack', () => {
   });
 
   it('passes cdk-nag (AwsSolutions) with every acknowledgement reasoned, and none acknowledging a finding that no longer exists', () => {
-    const report = new AwsSolutionsChecks().validateScope(stack);
+    // One pass that also notes each finding an acknowledgement answers: the findings of the same stack
+    // unacknowledged, without building it a second time. (cdk-nag asks its private `isAcknowledged` of
+    // every finding; were that renamed, nothing would be noted and every acknowledgement would read as
+    // answering nothing below, failing loudly.)
+    const checks = new AwsSolutionsChecks();
+    const acknowledged = new Set<string>();
+    const nag = checks as unknown as { isAcknowledged(node: unknown, ruleId: string): boolean };
+    const isAcknowledged = nag.isAcknowledged.bind(checks);
+    nag.isAcknowledged = (node, ruleId) => {
+      const answered = isAcknowledged(node, ruleId);
+      if (answered) acknowledged.add(ruleId);
+      return answered;
+    };
+    const report = checks.validateScope(stack);
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
     expect(report.success).toBe(true);
     for (const reason of Object.values(acknowledgementsFor(stack))) expect(reason.length).toBeGreaterThan(30);
     // The same stack unacknowledged: each acknowledgement answers a finding it has.
-    const bare = new IncidentServiceStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'IncidentService');
-    const findings = new Set(new AwsSolutionsChecks().validateScope(bare).violations.map((violation) => violation.ruleName));
-    expect(Object.keys(acknowledgementsFor(bare)).filter((id) => !findings.has(id))).toEqual([]);
+    const findings = new Set([...report.violations.map((violation) => violation.ruleName), ...acknowledged]);
+    expect(Object.keys(acknowledgementsFor(stack)).filter((id) => !findings.has(id))).toEqual([]);
     // The public routes' acknowledgement names each of them (the description's, so a new one is named too).
-    for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(acknowledgementsFor(bare)['AwsSolutions-APIG4']).toContain(`${route.method} ${route.path}`);
+    for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(acknowledgementsFor(stack)['AwsSolutions-APIG4']).toContain(`${route.method} ${route.path}`);
     expect(ACKNOWLEDGED['AwsSolutions-IAM5[Resource::*]']).toContain('ses:SendEmail');
   });
 });
