@@ -18,8 +18,8 @@ export interface TemplateJson {
 /**
  * An app as the tests build it: no bundling, and none of the synthesis by-products no assertion reads
  * (the construct tree file, creation stack traces, CDK's built-in CloudFormation validation, which
- * only warns unless @aws-cdk/core:validateAgainstDefaultRules is set; `cdk synth` in synth.test.ts
- * runs it). About half of each synthesis's CPU.
+ * only warns unless @aws-cdk/core:validateAgainstDefaultRules is set; users' `cdk synth` keeps it).
+ * About half of each synthesis's CPU.
  */
 export const testApp = (context: Record<string, unknown> = {}) =>
   new App({
