@@ -13,6 +13,8 @@ work=$(mktemp -d)
 git clone -q "$top" "$work/clone"
 # The shared contract and references sit beside the repository, as CI has them.
 [ -d "$top/../shared" ] && ln -s "$(cd "$top/../shared" && pwd)" "$work/shared"
+# The machine's own speed first, on a quiet machine (before stress-ng): the runs' times follow it.
+node "$top/test/calibrate.mjs"
 stress-ng --cpu 2 --timeout 0 >/dev/null 2>&1 &
 stress=$!
 trap 'kill $stress 2>/dev/null; wait $stress 2>/dev/null' EXIT

@@ -10,6 +10,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import ts from 'typescript';
 import { allFunctions } from '../../shared/system.js';
 import { repositoryRoot } from '../paths.js';
+import { withFileLock } from './file-lock.js';
 import { markConstantsPure, marksConstantsPure } from './pure-constants.js';
 
 /** Node.js 24 on Lambda; ESM bundles of CommonJS dependencies need `require`. */
@@ -171,18 +172,21 @@ async function bundleForDeployment(): Promise<DeployFiles> {
     }),
   );
   const cached = join(BUNDLE_CACHE, settings.slice(0, 24));
-  const reused = readCachedBundles(cached);
-  if (reused) return reused;
-  const result = await build({ ...options, plugins: [sharedConstantsPure], metafile: true });
-  const bundles: DeployFiles = new Map();
-  for (const file of result.outputFiles ?? []) {
-    const index = basename(dirname(file.path));
-    const name = basename(file.path);
-    const handler = handlers[Number(index)]!;
-    bundles.set(handler, [...(bundles.get(handler) ?? []), { name, contents: file.contents }]);
-  }
-  writeCachedBundles(cached, bundles, Object.keys(result.metafile.inputs));
-  return bundles;
+  mkdirSync(BUNDLE_CACHE, { recursive: true });
+  // One bundling at a time: a process that finds another bundling the same sources (the synth test's
+  // `cdk synth` beside the deployed-bundles test, on a fresh checkout) waits for its bundles.
+  return withFileLock(`${cached}.lock`, () => readCachedBundles(cached), async () => {
+    const result = await build({ ...options, plugins: [sharedConstantsPure], metafile: true });
+    const bundles: DeployFiles = new Map();
+    for (const file of result.outputFiles ?? []) {
+      const index = basename(dirname(file.path));
+      const name = basename(file.path);
+      const handler = handlers[Number(index)]!;
+      bundles.set(handler, [...(bundles.get(handler) ?? []), { name, contents: file.contents }]);
+    }
+    writeCachedBundles(cached, bundles, Object.keys(result.metafile.inputs));
+    return bundles;
+  });
 }
 
 export interface Bundle {
