@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../processes.js';
 
 export interface FileLockOptions {
   /** How long to wait for another holder before doing the work anyway (never a deadlock). */
@@ -17,21 +18,11 @@ export interface FileLockOptions {
 /** A lock directory with no owner file yet is taken as abandoned after this long. */
 const OWNERLESS_MS = 10_000;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, but is another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Whether the lock at `path` is held by a process that is gone (killed mid-work), or by none for long. */
 function abandoned(path: string): boolean {
   try {
     const owner = Number(readFileSync(join(path, 'owner'), 'utf8'));
-    return Number.isInteger(owner) && owner > 0 && !alive(owner);
+    return Number.isInteger(owner) && owner > 0 && !processAlive(owner);
   } catch {
     try {
       return Date.now() - statSync(path).mtimeMs > OWNERLESS_MS;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
+import { openedIncident } from '../support/seed.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
 import { logger } from '../../functions/lib/observability.js';
 import { transactWrite } from '../../shared/platform/db/ops.js';
@@ -46,26 +47,10 @@ async function createIncident(user: User, body: Record<string, unknown>) {
  * workers do with one.
  */
 async function seedIncident(title: string, on: { user: User; monitorId: string; monitorName: string; severity?: Incident['severity'] } = { user: owner, monitorId, monitorName: 'Checkout API' }) {
-  const now = clock.nowIso();
-  const incident: Incident = {
-    id: randomUUID(),
-    monitor_id: on.monitorId,
-    monitor_name: on.monitorName,
-    owner_id: on.user.id,
+  const incident = openedIncident({ id: on.monitorId, name: on.monitorName, owner_id: on.user.id, team_id: null }, clock.nowIso(), {
     title,
-    message: null,
-    status: 'INVESTIGATING',
     severity: on.severity ?? 'MEDIUM',
-    acknowledged: false,
-    automatic: false,
-    started_at: now,
-    resolved_at: null,
-    escalation_policy_id: null,
-    team_id: null,
-    team_seq: 0,
-    created_at: now,
-    updated_at: now,
-  };
+  });
   await transactWrite([
     { Put: { TableName: tableName(), Item: incidentAttributes(incident) } },
     timelinePut(createdEntry(incident, { id: on.user.id, name: on.user.name })),

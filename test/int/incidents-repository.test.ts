@@ -8,31 +8,12 @@ import { readSource } from '../../shared/platform/db/paging.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
+import { openedIncident } from '../support/seed.js';
 
 const calls = dynamoCalls();
 
 function newIncident(ownerId: string, overrides: Partial<Incident> = {}): Incident {
-  const now = new Date().toISOString();
-  return {
-    id: randomUUID(),
-    monitor_id: randomUUID(),
-    monitor_name: 'M',
-    owner_id: ownerId,
-    title: 'T',
-    message: null,
-    status: 'INVESTIGATING',
-    severity: 'MEDIUM',
-    acknowledged: false,
-    automatic: false,
-    started_at: now,
-    resolved_at: null,
-    escalation_policy_id: null,
-    team_id: null,
-    team_seq: 0,
-    created_at: now,
-    updated_at: now,
-    ...overrides,
-  };
+  return openedIncident({ id: randomUUID(), name: 'M', owner_id: ownerId, team_id: null }, new Date().toISOString(), { title: 'T', ...overrides });
 }
 
 const acknowledgement = (incident: Incident, userId: string): Acknowledgement => ({

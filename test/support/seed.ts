@@ -24,6 +24,30 @@ export interface SeedMonitor {
   team_id: string | null;
 }
 
+/** An incident as POST /api/incidents opens it (manual, INVESTIGATING, MEDIUM, unacknowledged, no message) at `at`. */
+export function openedIncident(monitor: SeedMonitor, at: string, fields: Partial<Incident> = {}): Incident {
+  return {
+    id: randomUUID(),
+    monitor_id: monitor.id,
+    monitor_name: monitor.name,
+    owner_id: monitor.owner_id,
+    title: 'Incident',
+    message: null,
+    status: 'INVESTIGATING',
+    severity: 'MEDIUM',
+    acknowledged: false,
+    automatic: false,
+    started_at: at,
+    resolved_at: null,
+    escalation_policy_id: null,
+    team_id: monitor.team_id,
+    team_seq: 0,
+    created_at: at,
+    updated_at: at,
+    ...fields,
+  };
+}
+
 export interface SeedOptions {
   /** Minutes after 2026-03-01T00:00Z of the first incident. */
   offsetMinutes?: number;

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { repositoryRoot } from '../../paths.js';
+import { processAlive } from '../../processes.js';
 
 export const DEFAULT_PORT = 3000;
 
@@ -22,15 +23,6 @@ interface RunningRuntime {
   dynamodb: { endpoint: string; pid: number };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 export function recordRunning(runtime: RunningRuntime) {
   mkdirSync(dirname(runtimeFile()), { recursive: true });
   writeFileSync(runtimeFile(), `${JSON.stringify(runtime, null, 2)}\n`);
@@ -45,7 +37,7 @@ export function forgetRunning(pid = process.pid) {
 /** The running runtime's record, if its process is alive. */
 export function runningRuntime(): RunningRuntime | undefined {
   const running = readRunning();
-  return running && alive(running.pid) ? running : undefined;
+  return running && processAlive(running.pid) ? running : undefined;
 }
 
 function readRunning(): RunningRuntime | undefined {
