@@ -22,8 +22,6 @@ export interface BackgroundOptions {
   pollMs?: number;
   /** Attempts of a failing stream batch before it is given up (default 21: the AWS mapping's 20 retries). */
   streamMaxAttempts?: number;
-  /** Invocations of one bus target at once (default the bus's TARGET_CONCURRENCY). */
-  targetConcurrency?: number;
   log: (line: string) => void;
 }
 
@@ -66,7 +64,7 @@ export interface Background extends BackgroundPorts {
 /** Starts the background in this thread. */
 export async function startBackground(options: BackgroundOptions): Promise<Background> {
   const { log } = options;
-  const bus = new LocalEventBus({ invoke: invokeFunction, concurrency: options.targetConcurrency, log });
+  const bus = new LocalEventBus({ invoke: invokeFunction, log });
   const scheduler = new LocalScheduler({
     invoke: invokeFunction,
     file: options.stateDir && join(options.stateDir, 'schedules.json'),

@@ -53,11 +53,6 @@ export interface RuntimeOptions {
   sesPort: number;
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
-  /**
-   * Invocations of one bus target at once (default the bus's TARGET_CONCURRENCY); a test whose
-   * invocations mostly wait (the webhook worker's first-send hold) raises it, as Lambda's own limit is far higher.
-   */
-  targetConcurrency?: number;
   log?: (line: string) => void;
 }
 
@@ -271,7 +266,7 @@ export async function startCore<B extends BackgroundPorts>(
 /** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { started, service } = await startCore(options, startMailboxHere, ({ tableName, log }) =>
-    startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, targetConcurrency: options.targetConcurrency, log }),
+    startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
   return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
 }
