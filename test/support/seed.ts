@@ -145,25 +145,7 @@ export async function seedSharedMonitors(
       created_at: at(0),
       updated_at: at(0),
     };
-    const incident: Incident = {
-      id: randomUUID(),
-      monitor_id: monitor.id,
-      monitor_name: monitor.name,
-      owner_id: monitor.owner_id,
-      title: fields.title,
-      message: null,
-      status: 'INVESTIGATING',
-      severity: 'MEDIUM',
-      acknowledged: false,
-      automatic: false,
-      started_at: at(1),
-      resolved_at: null,
-      escalation_policy_id: null,
-      team_id: teamId,
-      team_seq: monitor.team_seq,
-      created_at: at(1),
-      updated_at: at(1),
-    };
+    const incident = openedIncident(monitor, at(1), { title: fields.title });
     const subscriber = { ...newSubscriber(monitor.id, fields.email(), 'pending'), created_at: at(2) };
     const subscription = subscriptionItems(monitor, subscriber);
     const message = incidentMessageItem(incident);
