@@ -8,7 +8,7 @@
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { accountView, signUpInput } from '../../../shared/accounts/model.js';
 import { signUp } from '../../../shared/accounts/service.js';
@@ -135,23 +135,49 @@ export interface Mailbox {
 /** Starts the mailbox on `port` (0: the system picks) and `host`. */
 export type MailboxStarter = (port: number, host: string) => Promise<Mailbox>;
 
-/**
- * The local SES mailbox (aws-ses-v2-local) in this process, as the tests run it (a process of its own
- * per test file would cost each file a Node.js start; `npm start` runs it in one, `../perf/mailbox-process.mjs`).
- */
-export const startMailboxHere: MailboxStarter = async (port, host) => {
+async function startSesV2Local(port: number, host: string): Promise<Server> {
   type Start = (config: object) => Promise<Server>;
   // A CommonJS module: its default export is the function or wraps it, depending on the loader.
   const module = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
-  const server = await (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
-  const bound = (server.address() as AddressInfo).port;
+  return (typeof module.default === 'function' ? module.default : module.default.default)({ host, port });
+}
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/**
+ * The local SES mailbox (aws-ses-v2-local) in this process, as the tests run it (a process of its own
+ * per test file would cost each file a Node.js start; `npm start` runs it in one, `../perf/mailbox-process.mjs`).
+ * Its port listens at once; aws-ses-v2-local (an Express app with a mail parser: about 0.3 s of CPU
+ * to load) starts behind it on the first request, which is forwarded there as every later one is,
+ * so a test file that sends no e-mail never loads it.
+ */
+export const startMailboxOnFirstUse: MailboxStarter = async (port, host) => {
+  let behind: Promise<Server> | undefined;
+  const front = createHttpServer((request, response) => {
+    behind ??= startSesV2Local(0, '127.0.0.1');
+    void behind.then((server) => {
+      const forwarded = httpRequest(
+        { host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: request.url, method: request.method, headers: request.headers },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forwarded.once('error', () => response.destroy());
+      request.pipe(forwarded);
+    }, () => response.writeHead(502).end());
+  });
+  const bound = await listen(front, port, host, 'the local SES mailbox', 'LOCAL_SES_PORT');
   return {
     url: `http://127.0.0.1:${bound}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: async () => {
+      await closeServer(front);
+      if (behind) await closeServer(await behind);
+    },
   };
 };
 
@@ -265,7 +291,7 @@ export async function startCore<B extends BackgroundPorts>(
 
 /** The runtime with its background in this thread, where tests drive the bus, the stream, the scheduler and the clock. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { started, service } = await startCore(options, startMailboxHere, ({ tableName, log }) =>
+  const { started, service } = await startCore(options, startMailboxOnFirstUse, ({ tableName, log }) =>
     startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
   return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
