@@ -20,6 +20,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { leanClient } from '../../../shared/platform/aws-client.js';
 import type { StreamFilter } from '../../../shared/system.js';
 import { remember } from './bus.js';
 
@@ -78,7 +79,8 @@ const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord =>
 const SHARD_LISTING_MS = 5_000;
 
 export class StreamPoller {
-  private readonly streams = new DynamoDBStreamsClient({});
+  // Without the SDK's logger middleware (it copies every GetRecords answer for a logger that discards it).
+  private readonly streams = leanClient(new DynamoDBStreamsClient({}));
   private streamArn: string | undefined;
   private shards: Shard[] = [];
   private readonly closedShards = new Set<string>();
