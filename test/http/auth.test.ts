@@ -66,14 +66,17 @@ describe('local JWT authorizer', () => {
   });
 
   it('refuses a token it has accepted once it expires: remembering verified tokens never outlives their exp', async () => {
-    const token = await issuer.signPayload({ ...subject, iss: LOCAL_ISSUER, aud: 'incident-service', exp: now() + 60 });
+    const exp = now() + 60;
+    const token = await issuer.signPayload({ ...subject, iss: LOCAL_ISSUER, aud: 'incident-service', exp });
     expect((await call(`Bearer ${token}`)).status).toBe(200);
     expect((await call(`Bearer ${token}`)).status).toBe(200);
+    // The clock is set from `exp`, not moved from now: `exp` is whole seconds, so "59 s from now" could
+    // already be past it when the calls above took longer than what was left of their second.
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      vi.setSystemTime(Date.now() + 59_000);
+      vi.setSystemTime((exp - 1) * 1000);
       expect((await call(`Bearer ${token}`)).status).toBe(200);
-      vi.setSystemTime(Date.now() + 2_000);
+      vi.setSystemTime(exp * 1000);
       const response = await fetch(`${url}/api/incidents`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toContain('error_description="the token has expired"');
