@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
 import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
@@ -118,6 +119,34 @@ export const incidentItem = z.object({
   dedup_key: z.optional(z.string()),
 });
 export type Incident = z.output<typeof incidentItem>;
+
+/**
+ * An incident a person opens on a monitor (POST /api/incidents) at `at`: INVESTIGATING, unacknowledged,
+ * in the monitor's scope, with no escalation of its own.
+ */
+export const manualIncident = (
+  monitor: { id: string; name: string; owner_id: string; team_id: string | null; team_seq: number },
+  input: { title: string; message: string | null; severity: Incident['severity'] },
+  at: string,
+): Incident => ({
+  id: randomUUID(),
+  monitor_id: monitor.id,
+  monitor_name: monitor.name,
+  owner_id: monitor.owner_id,
+  title: input.title,
+  message: input.message,
+  status: 'INVESTIGATING',
+  severity: input.severity,
+  acknowledged: false,
+  automatic: false,
+  started_at: at,
+  resolved_at: null,
+  escalation_policy_id: null,
+  team_id: monitor.team_id,
+  team_seq: monitor.team_seq,
+  created_at: at,
+  updated_at: at,
+});
 
 export const acknowledgementItem = z.object({
   id: z.string(),

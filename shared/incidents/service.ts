@@ -41,6 +41,7 @@ import {
   incidentItem,
   incidentListView,
   incidentView,
+  manualIncident,
   type AcknowledgeIncidentInput,
   type CreateIncidentInput,
   type Incident,
@@ -207,25 +208,7 @@ export async function createIncident(caller: Caller, input: CreateIncidentInput)
     const monitor = read.monitor ? monitorItem.parse(read.monitor) : undefined;
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     const now = clock.nowIso();
-    const incident: Incident = {
-      id: randomUUID(),
-      monitor_id: monitor!.id,
-      monitor_name: monitor!.name,
-      owner_id: monitor!.owner_id,
-      title: input.title,
-      message: input.message ?? null,
-      status: 'INVESTIGATING',
-      severity: input.severity,
-      acknowledged: false,
-      automatic: false,
-      started_at: now,
-      resolved_at: null,
-      escalation_policy_id: null,
-      team_id: monitor!.team_id,
-      team_seq: monitor!.team_seq,
-      created_at: now,
-      updated_at: now,
-    };
+    const incident = manualIncident(monitor!, { title: input.title, message: input.message ?? null, severity: input.severity }, now);
     const { outcome, item } = await repository.insertIncident(incident, [
       ...guard,
       ['moved', countIncident(monitor!)],

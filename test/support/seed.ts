@@ -10,7 +10,7 @@ import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
 import { incidentAttributes, incidentMessageItem } from '../../shared/incidents/repository.js';
-import { SEVERITIES, STATUSES, type Incident } from '../../shared/incidents/model.js';
+import { manualIncident, SEVERITIES, STATUSES, type Incident } from '../../shared/incidents/model.js';
 import { createdEntry, entryRecord, timelineEntry } from '../../shared/incidents/timeline.js';
 import type { Monitor } from '../../shared/monitors/model.js';
 import { monitorRecord, sharedMonitorRecord } from '../../shared/monitors/repository.js';
@@ -25,27 +25,8 @@ export interface SeedMonitor {
 }
 
 /** An incident as POST /api/incidents opens it (manual, INVESTIGATING, MEDIUM, unacknowledged, no message) at `at`. */
-export function openedIncident(monitor: SeedMonitor, at: string, fields: Partial<Incident> = {}): Incident {
-  return {
-    id: randomUUID(),
-    monitor_id: monitor.id,
-    monitor_name: monitor.name,
-    owner_id: monitor.owner_id,
-    title: 'Incident',
-    message: null,
-    status: 'INVESTIGATING',
-    severity: 'MEDIUM',
-    acknowledged: false,
-    automatic: false,
-    started_at: at,
-    resolved_at: null,
-    escalation_policy_id: null,
-    team_id: monitor.team_id,
-    team_seq: 0,
-    created_at: at,
-    updated_at: at,
-    ...fields,
-  };
+export function openedIncident(monitor: SeedMonitor & { team_seq?: number }, at: string, fields: Partial<Incident> = {}): Incident {
+  return { ...manualIncident({ team_seq: 0, ...monitor }, { title: 'Incident', message: null, severity: 'MEDIUM' }, at), ...fields };
 }
 
 export interface SeedOptions {
@@ -72,23 +53,10 @@ export async function seedIncidents(monitor: SeedMonitor, count: number, options
     const index = from + offset;
     const at = new Date(base + Math.floor(index / 2) * 60_000).toISOString();
     const status = STATUSES[index % 4]!;
-    return {
-      id: randomUUID(),
-      monitor_id: monitor.id,
-      monitor_name: monitor.name,
-      owner_id: monitor.owner_id,
-      title: `Incident ${index}`,
-      message: options.message === undefined ? 'x'.repeat(2048) : options.message,
-      ...(options.opened
-        ? { status: 'INVESTIGATING' as const, severity: 'MEDIUM' as const, acknowledged: false, automatic: false, resolved_at: null }
-        : { status, severity: SEVERITIES[index % 3]!, acknowledged: index % 5 === 0, automatic: true, resolved_at: status === 'RESOLVED' ? at : null }),
-      started_at: at,
-      escalation_policy_id: null,
-      team_id: monitor.team_id,
-      team_seq: 0,
-      created_at: at,
-      updated_at: at,
-    };
+    const opened = openedIncident(monitor, at, { title: `Incident ${index}`, message: options.message === undefined ? 'x'.repeat(2048) : options.message });
+    return options.opened
+      ? opened
+      : { ...opened, status, severity: SEVERITIES[index % 3]!, acknowledged: index % 5 === 0, automatic: true, resolved_at: status === 'RESOLVED' ? at : null };
   });
   await batchWrite(
     incidents.flatMap((incident) =>
