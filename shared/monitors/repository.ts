@@ -143,7 +143,7 @@ function asRead(current: Monitor, counted: boolean) {
  * Counts a new incident of the monitor, on the condition that the monitor is still in the scope
  * it was read in (a move changes `team_seq`), so the incident is indexed in the monitor's scope.
  */
-export const countIncident = (monitor: Monitor): TransactItem => ({
+export const countIncident = (monitor: Pick<Monitor, 'id' | 'team_seq'>): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.monitor(monitor.id),

@@ -5,10 +5,8 @@ import { Api, uniqueEmail, type User } from '../support/api.js';
 import { openedIncident } from '../support/seed.js';
 import { failNextDynamoCall } from '../support/ddb-calls.js';
 import { logger } from '../../functions/lib/observability.js';
-import { transactWrite } from '../../shared/platform/db/ops.js';
-import { tableName } from '../../shared/platform/db/client.js';
-import { keys } from '../../shared/platform/db/keys.js';
-import { incidentAttributes } from '../../shared/incidents/repository.js';
+import { insertIncident } from '../../shared/incidents/repository.js';
+import { countIncident } from '../../shared/monitors/repository.js';
 import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
 import type { Incident } from '../../shared/incidents/model.js';
 
@@ -41,21 +39,21 @@ async function createIncident(user: User, body: Record<string, unknown>) {
 }
 
 /**
- * A manual incident on the owner's monitor, stored exactly as POST /api/incidents stores it (its item, its
- * created entry, the monitor's count), for tests about what is done to an incident after its creation
- * (creation itself is tested through the API above). It sends no event: nothing here reads what the
- * workers do with one.
+ * A manual incident on the owner's monitor, stored as POST /api/incidents stores it, through the same
+ * repository write (its item, its created entry, the monitor's count), for tests about what is done to an
+ * incident after its creation (creation itself is tested through the API above). It sends no event and
+ * charges no quota: nothing here reads what the workers do with one.
  */
 async function seedIncident(title: string, on: { user: User; monitorId: string; monitorName: string; severity?: Incident['severity'] } = { user: owner, monitorId, monitorName: 'Checkout API' }) {
   const incident = openedIncident({ id: on.monitorId, name: on.monitorName, owner_id: on.user.id, team_id: null }, clock.nowIso(), {
     title,
     severity: on.severity ?? 'MEDIUM',
   });
-  await transactWrite([
-    { Put: { TableName: tableName(), Item: incidentAttributes(incident) } },
-    timelinePut(createdEntry(incident, { id: on.user.id, name: on.user.name })),
-    { Update: { TableName: tableName(), Key: keys.monitor(on.monitorId), UpdateExpression: 'ADD incident_count :one', ExpressionAttributeValues: { ':one': 1 } } },
+  const { outcome } = await insertIncident(incident, [
+    ['moved', countIncident({ id: on.monitorId, team_seq: 0 })],
+    ['conflict', timelinePut(createdEntry(incident, { id: on.user.id, name: on.user.name }))],
   ]);
+  expect(outcome).toBe('ok');
   return incident;
 }
 
