@@ -10,7 +10,7 @@ import { Api, awaitMail, settle, uniqueEmail, walk, type User, subscribeConfirme
 import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
-import { timelinePut } from '../../shared/incidents/timeline.js';
+import { entryRecord, timelineEntry } from '../../shared/incidents/timeline.js';
 
 let api: Api;
 let owner: User;
@@ -37,6 +37,10 @@ interface Entry {
 }
 
 const timeline = async (incidentId: string, as: User = owner) => (await walk<Entry>(api, as.token, `/api/incidents/${incidentId}/updates?limit=3`, 'updates')).items;
+/** A note by the owner on an open incident at `at` (ms), its item as a note's POST writes it. */
+const noteItem = (incidentId: string, at: number, message: string) =>
+  entryRecord(timelineEntry({ kind: 'note', incident: { id: incidentId, status: 'INVESTIGATING' }, at: new Date(at).toISOString(), actor: { id: owner.id, name: owner.name }, message }));
+const writeNotes = (items: ReturnType<typeof noteItem>[]) => batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
 const post = (incidentId: string, body: unknown, as: User = owner, headers: Record<string, string> = {}) =>
   api.request('POST', `/api/incidents/${incidentId}/updates`, { token: as.token, body, headers });
 
@@ -273,14 +277,8 @@ describe('incident timeline', () => {
     const monitor = await createMonitor(api, owner);
     const incident = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Chatty' } })).body.incident;
     const id = incident.id as string;
-    // The notes are what is paged, not what is tested (posting is, above): written as a note's POST writes its entry, a millisecond apart.
-    await batchWrite(
-      Array.from({ length: 24 }, (_, index) => {
-        const at = new Date(Date.parse(incident.created_at) + index + 1).toISOString();
-        const put = timelinePut({ kind: 'note', incident: { id, status: 'INVESTIGATING' }, at, actor: { id: owner.id, name: 'Tina Timeline' }, message: `note ${index}` });
-        return { PutRequest: { Item: put.Put!.Item! } };
-      }),
-    );
+    // The notes are what is paged, not what is tested (posting is, above), a millisecond apart.
+    await writeNotes(Array.from({ length: 24 }, (_, index) => noteItem(id, Date.parse(incident.created_at) + index + 1, `note ${index}`)));
     const { items, pages } = await walk<Entry>(api, owner.token, `/api/incidents/${id}/updates?limit=7`, 'updates');
     expect(pages).toBe(4);
     expect(items.map((entry) => entry.message)).toEqual([null, ...Array.from({ length: 24 }, (_, index) => `note ${index}`)]);
@@ -297,15 +295,8 @@ describe('incident timeline', () => {
     for (const message of ['Opened with a message', undefined]) {
       const incident = (await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Edges', ...(message ? { message } : {}) } })).body.incident;
       const id = incident.id as string;
-      // Each note is written as a note's POST writes its entry (posting is tested above), a minute after the incident and in order.
-      const note = (index: number) =>
-        batchWrite([
-          {
-            PutRequest: {
-              Item: timelinePut({ kind: 'note', incident: { id, status: 'INVESTIGATING' }, at: new Date(Date.parse(incident.created_at) + 60_000 + index).toISOString(), actor: { id: owner.id, name: 'Tina Timeline' }, message: `note ${index}` }).Put!.Item!,
-            },
-          },
-        ]);
+      // Each note a minute after the incident and in order (posting is tested above).
+      const note = (index: number) => writeNotes([noteItem(id, Date.parse(incident.created_at) + 60_000 + index, `note ${index}`)]);
       // The acknowledgement (`ACK`) sorts before the incident's item, the message after it, the entries last.
       expect((await api.request('POST', `/api/incidents/${id}/acknowledge`, { token: owner.token, body: { method: 'api' } })).status).toBe(200);
       for (let count = 2; count <= 6; count++) {
