@@ -13,7 +13,7 @@ import { createMonitor, createTeam, join } from '../support/teams.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
 import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { timeOrderedUuid } from '../../shared/platform/ids.js';
-import { randomBytes } from 'node:crypto';
+import { newSubscriber } from '../../shared/subscribers/service.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -248,12 +248,9 @@ describe('every other list, paged', () => {
     // stored as POST stores them (claim, subscriber, unsubscribe token), created a millisecond apart.
     const at = Date.now();
     const subscriptions = Array.from({ length: 12 }, (_, index) => ({
+      ...newSubscriber(monitors[0]!, uniqueEmail(`s${index}`), 'pending'),
       id: timeOrderedUuid(at + index),
-      monitor_id: monitors[0]!,
-      email: uniqueEmail(`s${index}`),
       created_at: new Date(at + index).toISOString(),
-      unsubscribe_token: randomBytes(32).toString('base64url'),
-      status: 'pending' as const,
     }));
     await batchWrite(subscriptions.flatMap((subscriber) => Object.values(subscriptionItems({ name: 'M12' }, subscriber)).map((Item) => ({ PutRequest: { Item } }))));
     const subscribers = idsOf(subscriptions);
