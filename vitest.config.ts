@@ -3,7 +3,10 @@ import { defineConfig } from 'vitest/config';
 // Each file of these projects leases a DynamoDB Local from the run's one pool (started by the root's globalSetup).
 // Its process lives a few seconds: V8's quick tiers only (`--no-opt`, no TurboFan), as the pool's JVMs run
 // C1 only; optimizing compilations cost more CPU than they saved (measured: about 11 % less CPU).
-const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'], execArgv: ['--no-opt'] };
+// The files of a worker share its process and modules (`isolate: false`): loading the service's modules
+// again for each file was about a sixth of their CPU. Each file starts as a new Lambda sandbox would
+// (table-per-file.ts calls `newSandbox()`): its own SDK clients, table name, caches, cold starts and clock.
+const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'], execArgv: ['--no-opt'], isolate: false };
 
 export default defineConfig({
   test: {
@@ -17,9 +20,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Three files at once on any machine: the suite is bound by DynamoDB Local's CPU (about 1.2 cores
     // with one file at a time); a second and a third file overlap their start-up, bundling and HTTP
-    // work with it (2 workers: 179 s, 3: 170 s on a quiet 2-core machine). Files that run the service
-    // share no process (isolation kept): handlers keep their clients per cold start, as on Lambda, and
-    // each file's runtime has its own ports and table.
+    // work with it (2 workers: 179 s, 3: 170 s on a quiet 2-core machine). Each file's runtime has its
+    // own ports, table and DynamoDB Local lease.
     maxWorkers: 3,
     projects: [
       // `extends: true`: each project takes the root's options (env, timeouts) and adds its own.

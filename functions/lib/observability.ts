@@ -15,6 +15,7 @@ import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { setMetricSink } from '../../shared/platform/observability/metrics.js';
+import { onNewSandbox } from '../../shared/platform/sandbox.js';
 
 // Neither mask may start inside one of JSON's escapes (`\n`, `\u001e`): the masks apply to the
 // serialized text, and one that swallowed half an escape would leave a line that is not JSON.
@@ -111,8 +112,9 @@ function emitCount(name: string, dimensions: Record<string, string>) {
 
 setMetricSink(emitCount);
 
-/** Functions that have run in this process: on Lambda one per instance, locally all of them. */
+/** Functions that have run in this sandbox: on Lambda one per instance, locally all of them (until `newSandbox()`). */
 const warm = new Set<string>();
+onNewSandbox(() => warm.clear());
 
 export interface InvocationFacts {
   /** Route key or function name. */

@@ -23,8 +23,10 @@ import ts from 'typescript';
  * not `z.config` nor its registries) and mini's `.check`, zod core's `$constructor` (a schema class, for
  * `shared/platform/zod.ts`), the documentation and text helpers of
  * `shared/platform/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
- * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline, and
- * `Object.keys`. Helpers are allowed by name: adding one here is a promise that it only builds a value.
+ * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline,
+ * `Object.keys`, and `perSandbox` (`shared/platform/sandbox.ts`: its only effect registers how the value
+ * it holds is reset, which a bundle that never reads the value does not need either; on Lambda
+ * nothing resets). Helpers are allowed by name: adding one here is a promise that it only builds a value.
  */
 export const PURE_CALLEES = [
   /^z\.(?!config$|globalRegistry\b|registry$)[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/,
@@ -35,6 +37,7 @@ export const PURE_CALLEES = [
   /^documented$/,
   /^at$/,
   /^Object\.keys$/,
+  /^perSandbox$/,
 ];
 
 /** The calls in the initializers of `source`'s top-level constants, outside the functions they define. */

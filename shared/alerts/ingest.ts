@@ -17,6 +17,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
+import { onNewSandbox } from '../platform/sandbox.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
 import { raise, readSignal, type SignalRead } from '../paging/signal.js';
@@ -60,6 +61,10 @@ const refOf = (item: Record<string, unknown>): IntegrationRef => {
 const REMEMBERED = 1_000;
 const knownKeys = new Map<string, IntegrationRef>();
 const dedupHints = new Map<string, string>();
+onNewSandbox(() => {
+  knownKeys.clear();
+  dedupHints.clear();
+});
 const dedupHintKey = (monitorId: string, dedupKey: string) => `${monitorId}\n${dedupKey}`;
 
 function remember<V>(map: Map<string, V>, key: string, value: V): V {

@@ -20,11 +20,11 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
+import { perSandbox } from '../platform/sandbox.js';
 import type { Email } from './emails.js';
 
-let client: SESClient | undefined;
 /** The SES client, created once per cold start. */
-export const sesClient = () => (client ??= leanClient(new SESClient({})));
+export const sesClient = perSandbox(() => leanClient(new SESClient({})), (client) => client.destroy());
 
 /** SES refusing a send for the account's sending rate (1/s in the sandbox, 14/s by default). */
 const isThrottling = (error: unknown) =>

@@ -2,6 +2,8 @@
  * The service's notion of "now". Domain code asks this module instead of `new Date()`,
  * so tests can move time (invite expiry, escalation delays) without sleeping.
  */
+import { onNewSandbox } from './sandbox.js';
+
 let offsetMs = 0;
 let frozenAt: number | undefined;
 
@@ -30,3 +32,6 @@ export function resetClock(): void {
   offsetMs = 0;
   frozenAt = undefined;
 }
+
+// Test controls are a process's; a new sandbox starts at the real time.
+onNewSandbox(resetClock);

@@ -4,11 +4,10 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { leanClient } from './aws-client.js';
-
-let client: SchedulerClient | undefined;
+import { perSandbox } from './sandbox.js';
 
 /** The Scheduler client, created once per cold start. */
-export const scheduler = () => (client ??= leanClient(new SchedulerClient({})));
+export const scheduler = perSandbox(() => leanClient(new SchedulerClient({})), (client) => client.destroy());
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second: a schedule never fires early. */
 export function atExpression(iso: string) {

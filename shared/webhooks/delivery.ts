@@ -24,6 +24,7 @@ import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../plat
 import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { atExpression, scheduler } from '../platform/scheduler.js';
+import { onNewSandbox } from '../platform/sandbox.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
 import { incidentDetailView, type IncidentDetailView } from '../incidents/model.js';
@@ -123,6 +124,12 @@ let holdMs = FIRST_SEND_HOLD_MS;
 export function setFirstSendHold(ms: number | undefined) {
   holdMs = ms ?? FIRST_SEND_HOLD_MS;
 }
+
+onNewSandbox(() => {
+  setDeliveryTimeout(undefined);
+  setDrainLimit(undefined);
+  setFirstSendHold(undefined);
+});
 
 // ---------------------------------------------------------------------------------------------
 // Events in

@@ -4,6 +4,7 @@
  */
 import { invocationScope } from '../../infra/local/aws/functions.js';
 import { db } from '../../shared/platform/db/client.js';
+import { onNewSandbox } from '../../shared/platform/sandbox.js';
 
 export interface CallLog {
   /**
@@ -136,6 +137,14 @@ export function holdCalls(functionName: string, command?: string): Hold {
   holds.push(hold);
   return hold;
 }
+
+// A new sandbox has a new client, with nothing observed, held or failing yet.
+onNewSandbox(() => {
+  installed = undefined;
+  inFlight.clear();
+  failuresPending.clear();
+  holds.length = 0;
+});
 
 /** The next DynamoDB call of `functionName` fails as if the service were unavailable. */
 export function failNextDynamoCall(functionName: string) {

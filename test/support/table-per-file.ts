@@ -2,16 +2,20 @@
  * Every test file gets its own table, created from the system description, in a DynamoDB Local
  * leased from the run's pool (dynamodb-pool.ts). When the file is done, the table is deleted and
  * the lease given back with the number of items the file wrote through the service's client.
+ * Files share their worker process (and its modules); each starts as a new sandbox would, with
+ * its own clients, caches and clock (shared/platform/sandbox.ts).
  */
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { afterAll, inject } from 'vitest';
+import { afterAll, inject, vi } from 'vitest';
 import { useLocalAws } from '../../infra/local/runtime/environment.js';
 import { ensureTable } from '../../infra/local/aws/table.js';
 import { table } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
+import { newSandbox } from '../../shared/platform/sandbox.js';
 import { leaseDynamoDb } from './dynamodb-pool.js';
 
+newSandbox();
 const tableName = `test-${randomUUID()}`;
 const lease = await leaseDynamoDb(inject('dynamodbPool'));
 useLocalAws(lease.endpoint, tableName);
@@ -34,6 +38,10 @@ db().middlewareStack.add(
 );
 
 afterAll(async () => {
+  // What a file's own process would have taken with it (the next file in this worker starts clean).
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  vi.useRealTimers();
   await admin.send(new DeleteTableCommand({ TableName: tableName }));
   admin.destroy();
   await lease.release(written);

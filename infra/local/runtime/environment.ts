@@ -19,7 +19,7 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  // As Lambda sets it. Locally all functions share one process, so only the first invocation after start is a cold start.
+  // As Lambda sets it. Locally all functions share one process, so only the first invocation after start (or after `newSandbox()`) is a cold start.
   process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
   process.env[TABLE_NAME_ENV] = tableName;
 }

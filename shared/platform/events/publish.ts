@@ -7,10 +7,10 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { env, eventBus } from '../../system.js';
 import { leanClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
+import { perSandbox } from '../sandbox.js';
 import type { OutboxItem } from './model.js';
 
-let client: EventBridgeClient | undefined;
-const events = () => (client ??= leanClient(new EventBridgeClient({})));
+const events = perSandbox(() => leanClient(new EventBridgeClient({})), (client) => client.destroy());
 
 /** PutEvents takes at most 10 entries. */
 const BATCH = 10;
