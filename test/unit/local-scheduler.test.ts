@@ -28,7 +28,8 @@ describe('LocalScheduler', () => {
     await first.stop();
 
     const fired: unknown[] = [];
-    const second = new LocalScheduler({ file, invoke: async (arn, input) => fired.push({ arn, input }) });
+    // One-time schedules only: no periodic rule (the heartbeat sweep would run after the clock's 5 minutes).
+    const second = new LocalScheduler({ file, invoke: async (arn, input) => fired.push({ arn, input }), periodic: [] });
     expect(second.list().map((schedule) => schedule.name)).toEqual(['esc-1-2']);
     advanceClock(5 * 60_000);
     await Promise.all([second.tick(), second.tick()]);
@@ -71,6 +72,17 @@ describe('LocalScheduler', () => {
     advanceClock(5 * 60_000);
     await scheduler.tick();
     expect(fired).toEqual(['heartbeat-sweep', 'heartbeat-sweep']);
+  });
+
+  it('runs a periodic rule at its first tick when the clock has already passed its first period (a test that moves the clock at once)', async () => {
+    freezeClock();
+    const fired: unknown[] = [];
+    const scheduler = new LocalScheduler({ invoke: async (target) => fired.push(target), periodic: [{ name: 'sweep', everyMinutes: 1, target: 'heartbeat-sweep' }] });
+    advanceClock(3_600_000);
+    await scheduler.tick();
+    expect(fired).toEqual(['heartbeat-sweep']);
+    await scheduler.tick();
+    expect(fired).toEqual(['heartbeat-sweep']);
   });
 
   it('reads at(...) expressions in UTC only', () => {

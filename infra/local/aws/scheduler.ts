@@ -57,6 +57,8 @@ export function parseAt(expression: string | undefined, timezone = 'UTC'): strin
   return new Date(`${match[1]}Z`).toISOString();
 }
 
+const periodOf = (rule: PeriodicRule) => rule.everyMinutes * 60_000;
+
 export class LocalScheduler {
   private schedules = new Map<string, Schedule>();
   private timer: NodeJS.Timeout | undefined;
@@ -65,6 +67,8 @@ export class LocalScheduler {
   readonly fired: Schedule[] = [];
 
   constructor(private readonly options: LocalSchedulerOptions) {
+    const now = clock.now().getTime();
+    for (const rule of options.periodic ?? periodicRules) this.periodicNext.set(rule.name, now + periodOf(rule));
     if (options.file && existsSync(options.file)) {
       const saved = JSON.parse(readFileSync(options.file, 'utf8')) as Schedule[];
       this.schedules = new Map(saved.map((schedule) => [schedule.name, schedule]));
@@ -117,18 +121,18 @@ export class LocalScheduler {
     return this.ticking;
   }
 
-  /** When each periodic rule fires next (ms on the service clock); its first run a period after start. */
-  private periodicNext = new Map<string, number>();
+  /**
+   * When each periodic rule fires next (ms on the service clock): its first run a period after the
+   * scheduler is created, so that a clock moved past it before the first tick runs it at that tick.
+   */
+  private readonly periodicNext = new Map<string, number>();
 
   /** Runs each periodic rule whose period has passed (EventBridge's `rate(n minutes)`); a failure waits for the next run. */
   private async firePeriodic() {
     for (const rule of this.options.periodic ?? periodicRules) {
       const now = clock.now().getTime();
-      const period = rule.everyMinutes * 60_000;
-      const next = this.periodicNext.get(rule.name);
-      if (next === undefined) this.periodicNext.set(rule.name, now + period);
-      if (next === undefined || now < next) continue;
-      this.periodicNext.set(rule.name, now + period);
+      if (now < this.periodicNext.get(rule.name)!) continue;
+      this.periodicNext.set(rule.name, now + periodOf(rule));
       try {
         await this.options.invoke(rule.target, {});
       } catch (error) {
