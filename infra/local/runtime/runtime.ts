@@ -153,11 +153,15 @@ const closeServer = (server: Server) =>
  * per test file would cost each file a Node.js start; `npm start` runs it in one, `../perf/mailbox-process.mjs`).
  * Its port listens at once; aws-ses-v2-local (an Express app with a mail parser: about 0.3 s of CPU
  * to load) starts behind it on the first request, which is forwarded there as every later one is,
- * so a test file that sends no e-mail never loads it.
+ * so a test file that sends no e-mail never loads it. aws-ses-v2-local keeps its e-mails in its
+ * module, one store per process: the last mailbox of the process to stop empties it, as a mailbox
+ * process's end did (the next test file sharing the worker starts with an empty mailbox).
  */
+let mailboxesBehind = 0;
 export const startMailboxOnFirstUse: MailboxStarter = async (port, host) => {
   let behind: Promise<Server> | undefined;
   const front = createHttpServer((request, response) => {
+    if (!behind) mailboxesBehind++;
     behind ??= startSesV2Local(0, '127.0.0.1');
     void behind.then((server) => {
       const forwarded = httpRequest(
@@ -176,7 +180,10 @@ export const startMailboxOnFirstUse: MailboxStarter = async (port, host) => {
     url: `http://127.0.0.1:${bound}`,
     stop: async () => {
       await closeServer(front);
-      if (behind) await closeServer(await behind);
+      if (!behind) return;
+      const server = await behind;
+      if (--mailboxesBehind === 0) await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/clear-store`, { method: 'POST' });
+      await closeServer(server);
     },
   };
 };
