@@ -1,12 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 // Each file of these projects leases a DynamoDB Local from the run's one pool (started by the root's globalSetup).
-// Its process lives a few seconds: V8's quick tiers only (`--no-opt`, no TurboFan), as the pool's JVMs run
-// C1 only; optimizing compilations cost more CPU than they saved (measured: about 11 % less CPU).
 // The files of a worker share its process and modules (`isolate: false`): loading the service's modules
 // again for each file was about a sixth of their CPU. Each file starts as a new Lambda sandbox would
 // (table-per-file.ts calls `newSandbox()`): its own SDK clients, table name, caches, cold starts and clock.
-const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'], execArgv: ['--no-opt'], isolate: false };
+// A worker now lives for a third of the run, long enough for TurboFan to pay (`--no-opt` paid while each
+// file had a process of a few seconds).
+const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'], isolate: false };
 
 export default defineConfig({
   test: {
