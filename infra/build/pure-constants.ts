@@ -24,9 +24,9 @@ import ts from 'typescript';
  * `shared/platform/zod.ts`), the documentation and text helpers of
  * `shared/platform/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
  * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline,
- * `Object.keys`, and `perSandbox` (`shared/platform/sandbox.ts`: its only effect registers how the value
- * it holds is reset, which a bundle that never reads the value does not need either; on Lambda
- * nothing resets). Helpers are allowed by name: adding one here is a promise that it only builds a value.
+ * `Object.keys`, and `perSandbox` and `sandboxClient` (`shared/platform/sandbox.ts`, `aws-client.ts`: their
+ * only effect registers how the value they hold is reset, which a bundle that never reads the value
+ * does not need either; on Lambda nothing resets). Helpers are allowed by name: adding one here is a promise that it only builds a value.
  */
 export const PURE_CALLEES = [
   /^z\.(?!config$|globalRegistry\b|registry$)[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/,
@@ -38,6 +38,7 @@ export const PURE_CALLEES = [
   /^at$/,
   /^Object\.keys$/,
   /^perSandbox$/,
+  /^sandboxClient$/,
 ];
 
 /** The calls in the initializers of `source`'s top-level constants, outside the functions they define. */

@@ -13,18 +13,17 @@ import { randomUUID } from 'node:crypto';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { env, workers } from '../system.js';
-import { leanClient } from '../platform/aws-client.js';
+import { sandboxClient } from '../platform/aws-client.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { perSandbox } from '../platform/sandbox.js';
 import type { Email } from './emails.js';
 
 /** The SES client, created once per cold start. */
-export const sesClient = perSandbox(() => leanClient(new SESClient({})), (client) => client.destroy());
+export const sesClient = sandboxClient(() => new SESClient({}));
 
 /** SES refusing a send for the account's sending rate (1/s in the sandbox, 14/s by default). */
 const isThrottling = (error: unknown) =>

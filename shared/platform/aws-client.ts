@@ -6,6 +6,8 @@
  * (docs/performance.md). The service configures no SDK logger; its own log line per invocation
  * (functions/lib/observability.ts) says what a request did.
  */
+import { perSandbox } from './sandbox.js';
+
 interface SdkClient {
   middlewareStack: { remove(toRemove: string): boolean };
 }
@@ -14,3 +16,7 @@ export function leanClient<C extends SdkClient>(client: C): C {
   client.middlewareStack.remove('loggerMiddleware');
   return client;
 }
+
+/** A lean client created on first use, kept for the sandbox's life, and destroyed when a new sandbox starts. */
+export const sandboxClient = <C extends SdkClient & { destroy(): void }>(create: () => C): (() => C) =>
+  perSandbox(() => leanClient(create()), (client) => client.destroy());

@@ -16,13 +16,26 @@ export function onNewSandbox(reset: () => void): void {
 export function perSandbox<T>(create: () => T, dispose?: (value: T) => void): () => T {
   let held: { value: T } | undefined;
   onNewSandbox(() => {
-    if (held && dispose) dispose(held.value);
+    const old = held;
     held = undefined;
+    if (old && dispose) dispose(old.value);
   });
   return () => (held ??= { value: create() }).value;
 }
 
-/** Starts afresh, as a new sandbox would: every registered reset runs. */
+/**
+ * Starts afresh, as a new sandbox would: every registered reset runs (one that throws does not keep
+ * the others from running; the errors are thrown together after). A reset must not create what it
+ * resets: the environment may still be the previous sandbox's.
+ */
 export function newSandbox(): void {
-  for (const reset of resets) reset();
+  const errors: unknown[] = [];
+  for (const reset of resets) {
+    try {
+      reset();
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length > 0) throw new AggregateError(errors, 'A new sandbox could not reset everything');
 }

@@ -3,11 +3,10 @@
  * webhook delivery's retry), each created once per cold start's client and named deterministically.
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { leanClient } from './aws-client.js';
-import { perSandbox } from './sandbox.js';
+import { sandboxClient } from './aws-client.js';
 
 /** The Scheduler client, created once per cold start. */
-export const scheduler = perSandbox(() => leanClient(new SchedulerClient({})), (client) => client.destroy());
+export const scheduler = sandboxClient(() => new SchedulerClient({}));
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second: a schedule never fires early. */
 export function atExpression(iso: string) {

@@ -7,6 +7,7 @@
 import { db } from '../../../shared/platform/db/client.js';
 import { sesClient } from '../../../shared/notifications/delivery.js';
 import { invocationChannel, invocationScope } from '../aws/functions.js';
+import { onNewSandbox } from '../../../shared/platform/sandbox.js';
 
 export interface RecordedCall {
   functionName: string;
@@ -98,6 +99,12 @@ export function startRecording(): void {
     );
   }
 }
+
+// A new sandbox records nothing (its clients are new; the old ones, with the middleware, are gone).
+onNewSandbox(() => {
+  invocationChannel.unsubscribe(invocations as never);
+  recorded = undefined;
+});
 
 /** Stops recording and answers the calls that ended meanwhile, in the order they started. */
 export function stopRecording(): RecordedCall[] {

@@ -5,12 +5,11 @@
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { env, eventBus } from '../../system.js';
-import { leanClient } from '../aws-client.js';
+import { sandboxClient } from '../aws-client.js';
 import { requireEnv } from '../config.js';
-import { perSandbox } from '../sandbox.js';
 import type { OutboxItem } from './model.js';
 
-const events = perSandbox(() => leanClient(new EventBridgeClient({})), (client) => client.destroy());
+const events = sandboxClient(() => new EventBridgeClient({}));
 
 /** PutEvents takes at most 10 entries. */
 const BATCH = 10;
