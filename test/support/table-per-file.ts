@@ -15,6 +15,17 @@ import { db } from '../../shared/platform/db/client.js';
 import { newSandbox } from '../../shared/platform/sandbox.js';
 import { leaseDynamoDb } from './dynamodb-pool.js';
 
+// What the previous file's own process would have taken with it, put back here (not at that file's
+// end, which a failing hook before it could skip): its spies, stubs and fake timers, the variables it
+// or its runtime set (as the worker had them before its first file), and its sandbox.
+vi.restoreAllMocks();
+vi.unstubAllEnvs();
+vi.useRealTimers();
+const worker = globalThis as { environmentBeforeFirstFile?: Record<string, string | undefined> };
+worker.environmentBeforeFirstFile ??= { ...process.env };
+const ownedByVitest = (name: string) => name.startsWith('VITEST');
+for (const name of Object.keys(process.env)) if (!ownedByVitest(name) && !(name in worker.environmentBeforeFirstFile)) delete process.env[name];
+for (const [name, value] of Object.entries(worker.environmentBeforeFirstFile)) if (!ownedByVitest(name)) process.env[name] = value;
 newSandbox();
 const tableName = `test-${randomUUID()}`;
 const lease = await leaseDynamoDb(inject('dynamodbPool'));
@@ -38,11 +49,10 @@ db().middlewareStack.add(
 );
 
 afterAll(async () => {
-  // What a file's own process would have taken with it (the next file in this worker starts clean).
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-  vi.useRealTimers();
-  await admin.send(new DeleteTableCommand({ TableName: tableName }));
-  admin.destroy();
-  await lease.release(written);
+  try {
+    await admin.send(new DeleteTableCommand({ TableName: tableName }));
+  } finally {
+    admin.destroy();
+    await lease.release(written);
+  }
 });
