@@ -161,8 +161,10 @@ let mailboxesBehind = 0;
 export const startMailboxOnFirstUse: MailboxStarter = async (port, host) => {
   let behind: Promise<Server> | undefined;
   const front = createHttpServer((request, response) => {
-    if (!behind) mailboxesBehind++;
-    behind ??= startSesV2Local(0, '127.0.0.1');
+    behind ??= startSesV2Local(0, '127.0.0.1').then((server) => {
+      mailboxesBehind++;
+      return server;
+    });
     void behind.then((server) => {
       const forwarded = httpRequest(
         { host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: request.url, method: request.method, headers: request.headers },
@@ -180,10 +182,15 @@ export const startMailboxOnFirstUse: MailboxStarter = async (port, host) => {
     url: `http://127.0.0.1:${bound}`,
     stop: async () => {
       await closeServer(front);
-      if (!behind) return;
-      const server = await behind;
-      if (--mailboxesBehind === 0) await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/clear-store`, { method: 'POST' });
-      await closeServer(server);
+      // A mailbox that failed to start answered 502 and holds nothing; a second stop finds none.
+      const server = await behind?.catch(() => undefined);
+      behind = undefined;
+      if (!server) return;
+      try {
+        if (--mailboxesBehind === 0) await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/clear-store`, { method: 'POST' });
+      } finally {
+        await closeServer(server);
+      }
     },
   };
 };
