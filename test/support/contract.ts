@@ -27,7 +27,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 // The components once, under the document's name: every response schema refers to them there, so each
-// component is compiled once for the file, not again inside every response's validator.
+// component is compiled once for the worker process (its files share it), not again inside every response's validator.
 const COMPONENTS = 'openapi.json';
 ajv.addSchema({ $id: COMPONENTS, components: document.components });
 const validators = new Map<string, ValidateFunction>();

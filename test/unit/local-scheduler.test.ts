@@ -57,7 +57,7 @@ describe('LocalScheduler', () => {
     expect(scheduler.fired).toHaveLength(1);
   });
 
-  it('runs a periodic rule once per period of the service clock, the first a period after start', async () => {
+  it('runs a periodic rule once per period of the service clock, the first a period after the scheduler is created', async () => {
     freezeClock();
     const fired: unknown[] = [];
     const scheduler = new LocalScheduler({ invoke: async (target) => fired.push(target), periodic: [{ name: 'sweep', everyMinutes: 1, target: 'heartbeat-sweep' }] });

@@ -8,6 +8,7 @@ import { workerHandler } from '../../functions/lib/observability.js';
 import { lambdaContext } from '../../infra/local/aws/lambda-context.js';
 
 afterEach(() => {
+  vi.restoreAllMocks();
   vi.unstubAllEnvs();
   newSandbox();
 });
@@ -65,7 +66,6 @@ describe('a new sandbox (one process standing for several Lambda sandboxes in tu
     await invokeOnce();
     newSandbox();
     await invokeOnce();
-    vi.mocked(process.stdout.write).mockRestore();
     expect(lines.map((line) => line.cold_start)).toEqual([true, false, true]);
   });
 });
