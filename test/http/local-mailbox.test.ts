@@ -2,6 +2,8 @@
  * The tests' in-process mailbox (`startMailboxOnFirstUse`): aws-ses-v2-local keeps its e-mails in
  * its module, one store per process, and the test files of a worker share that process. The last
  * mailbox to stop empties it, so the next file's mailbox starts empty, as a mailbox process did.
+ * Not a unit file: aws-ses-v2-local loads zod's classic API, whose first schema sets a global memoizer
+ * that wraps every zod schema built after it in the process, which the unit tier's zod checks would see.
  */
 import { describe, expect, it } from 'vitest';
 import { startMailboxOnFirstUse } from '../../infra/local/runtime/runtime.js';
