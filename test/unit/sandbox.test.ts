@@ -6,6 +6,7 @@ import { newSandbox, perSandbox } from '../../shared/platform/sandbox.js';
 import { sesClient } from '../../shared/notifications/delivery.js';
 import { workerHandler } from '../../functions/lib/observability.js';
 import { lambdaContext } from '../../infra/local/aws/lambda-context.js';
+import { captureLogs } from '../support/logs.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -55,17 +56,14 @@ describe('a new sandbox (one process standing for several Lambda sandboxes in tu
 
   it("counts a function's first invocation in a new sandbox as a cold start again", async () => {
     vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
-    const lines: Record<string, unknown>[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      for (const line of String(chunk).split('\n')) if (line.includes('"message":"invocation"')) lines.push(JSON.parse(line));
-      return true;
-    });
+    const { jsonLines } = captureLogs();
     const handler = workerHandler('sandbox-test-worker', async () => 'done');
     const invokeOnce = () => handler(undefined, lambdaContext('sandbox-test-worker', 'request', 3));
     await invokeOnce();
     await invokeOnce();
     newSandbox();
     await invokeOnce();
-    expect(lines.map((line) => line.cold_start)).toEqual([true, false, true]);
+    const invocations = jsonLines().filter((line) => line.message === 'invocation' && line.function_name === 'sandbox-test-worker');
+    expect(invocations.map((line) => line.cold_start)).toEqual([true, false, true]);
   });
 });
