@@ -100,17 +100,19 @@ export function startRecording(): void {
   }
 }
 
-// A new sandbox records nothing (its clients are new; the old ones, with the middleware, are gone).
-onNewSandbox(() => {
+/** Stops listening to invocations and hands over what was recorded. */
+function endRecording(): RecordedCall[] {
   invocationChannel.unsubscribe(invocations as never);
+  const calls = recorded ?? [];
   recorded = undefined;
-});
+  return calls;
+}
+
+// A new sandbox records nothing (its clients are new; the old ones, with the middleware, are gone).
+onNewSandbox(endRecording);
 
 /** Stops recording and answers the calls that ended meanwhile, in the order they started. */
 export function stopRecording(): RecordedCall[] {
-  invocationChannel.unsubscribe(invocations as never);
   for (const { stack } of clients()) stack.remove(MIDDLEWARE);
-  const calls = recorded ?? [];
-  recorded = undefined;
-  return calls.sort((a, b) => a.startedAt - b.startedAt);
+  return endRecording().sort((a, b) => a.startedAt - b.startedAt);
 }
