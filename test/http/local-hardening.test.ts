@@ -214,4 +214,39 @@ describe('bad input to the runtime itself', () => {
     expect(await send()).toEqual({ status: 200, connection: 'keep-alive' });
     agent.destroy();
   });
+
+  /**
+   * A client that writes its whole request before it reads the answer (most do), its body well over
+   * the limit, in chunks: declared up front (refused at once) or chunked (refused midway). Closing
+   * the connection while the body still came reset it, and the client lost the 413 (EPIPE).
+   */
+  it.each([
+    ['declared by its content-length', false],
+    ['sent chunked', true],
+  ])('lets a client that writes its whole over-limit body first, %s, read the 413', async (_, chunked) => {
+    const total = 16 * 1024 * 1024;
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: api.runtime.port });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.once('error', (error) => reject(new Error(`${(error as NodeJS.ErrnoException).code}: answer so far ${JSON.stringify(received)}`)));
+      socket.once('close', () => resolve(received));
+      // Nothing is read until the whole body is written.
+      socket.pause();
+      const framing = chunked ? 'transfer-encoding: chunked' : `content-length: ${total}`;
+      socket.write(`POST /api/incidents HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${alice.token}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`);
+      void (async () => {
+        for (let sent = 0; sent < total; sent += piece.length) {
+          const written = socket.write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+          if (!written) await new Promise((resolve) => socket.once('drain', resolve));
+        }
+        if (chunked) socket.write('0\r\n\r\n');
+        socket.resume();
+      })();
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"message":"Request Entity Too Large"}');
+  });
 });

@@ -54,7 +54,7 @@ class GatewayError extends Error {
 
 /**
  * The whole body, or a 413 once it passes the limit. Past the limit the rest is read and dropped
- * (not cut off), so the client gets to read the 413 before the connection closes.
+ * (not cut off), so the client gets to read the 413 before the connection closes (`answerAndLinger`).
  */
 function readBody(request: IncomingMessage): Promise<Buffer> | Buffer {
   // Neither a length nor chunks: the request has no body (a GET, mostly), and nothing to wait for.
@@ -79,6 +79,52 @@ function readBody(request: IncomingMessage): Promise<Buffer> | Buffer {
     request.once('end', () => resolve(Buffer.concat(chunks)));
     request.once('error', reject);
   });
+}
+
+/**
+ * How long the rest of a refused body is read and dropped after the answer, in all and with nothing
+ * arriving, before the connection is cut anyway (nginx's lingering_time and lingering_timeout).
+ */
+export const LINGER_MS = 30_000;
+export const LINGER_IDLE_MS = 5_000;
+
+/**
+ * Answers a request refused before its body was read (a 413), then closes the connection only once
+ * the client has sent the rest. Closing a socket with data still coming makes the kernel answer with a
+ * reset, and a client still writing its body (most write it all before they read) then loses the
+ * answer it was sent: so the answer goes out whole at once (its length says where it ends), the body
+ * is read and dropped to its end, and only then does the response end and the connection close.
+ */
+function answerAndLinger(request: IncomingMessage, response: ServerResponse, requestId: string, status: number, message: string) {
+  const body = JSON.stringify({ message });
+  response.writeHead(status, lengthOf(status, body, { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId, connection: 'close' }));
+  response.write(body);
+  const close = () => {
+    clearTimeout(total);
+    clearTimeout(idle);
+    request.off('data', quiet);
+    request.off('end', close);
+    request.off('error', cut);
+    request.off('close', close);
+    response.end();
+  };
+  // A client that never finishes its body loses the connection, as it would on API Gateway.
+  const cut = () => {
+    close();
+    request.socket.destroy();
+  };
+  const total = setTimeout(cut, LINGER_MS);
+  let idle = setTimeout(cut, LINGER_IDLE_MS);
+  const quiet = () => {
+    clearTimeout(idle);
+    idle = setTimeout(cut, LINGER_IDLE_MS);
+  };
+  if (request.readableEnded) return close();
+  request.on('data', quiet);
+  request.once('end', close);
+  request.once('close', close);
+  request.once('error', cut);
+  request.resume();
 }
 
 const isTextual = (contentType: string | undefined) =>
@@ -271,8 +317,8 @@ export function createGateway(options: GatewayOptions): Server {
         writeResult(response, result, requestId);
       } catch (error) {
         if (error instanceof GatewayError) {
-          // The rest of the body is drained, not parsed: close the connection rather than reuse it.
-          return send(response, requestId, error.status, JSON.stringify({ message: error.message }), { connection: 'close' });
+          // The rest of the body is drained, not parsed: close the connection (once drained) rather than reuse it.
+          return answerAndLinger(request, response, requestId, error.status, error.message);
         }
         console.error('local gateway failure', error);
         if (!response.headersSent) send(response, requestId, 500, JSON.stringify({ message: 'Internal Server Error' }));
