@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalStartError } from './errors.js';
+import { makePrivate, privateDirectory } from './private-files.js';
 import { repositoryRoot } from '../../paths.js';
 
 export interface DynamoDbLocal {
@@ -88,7 +89,11 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   }
   const directory = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
-  if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
+  // Its files (the whole table) for this user only: the folder 0700, and what an older version left 0600.
+  if (options.dataDir) {
+    privateDirectory(options.dataDir);
+    makePrivate(options.dataDir);
+  }
   const jar = join(directory, 'DynamoDBLocal.jar');
   const dynamodbArgs = ['-disableTelemetry', '-sharedDb', '-port', String(options.port), ...storage];
   const launcher = compiledLauncher(jar);

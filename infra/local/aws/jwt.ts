@@ -5,8 +5,7 @@
  * signature against the JWKS, `iss`, `aud`, `exp`/`nbf`, RS256 only.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -19,6 +18,7 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
+import { writePrivateFile } from './private-files.js';
 
 export const LOCAL_AUDIENCE = 'incident-service';
 export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -60,8 +60,7 @@ export class LocalIssuer {
       privateJwk = await exportJWK(privateKey);
       privateJwk.kid = await calculateJwkThumbprint(privateJwk);
       if (options.keyFile) {
-        mkdirSync(dirname(options.keyFile), { recursive: true });
-        writeFileSync(options.keyFile, JSON.stringify(privateJwk), { mode: 0o600 });
+        writePrivateFile(options.keyFile, JSON.stringify(privateJwk));
       }
     }
     const { d, p, q, dp, dq, qi, ...publicJwk } = privateJwk;

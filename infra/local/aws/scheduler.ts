@@ -4,11 +4,11 @@
  * JSON file (under .data/), so a restart of the local runtime loses none. Time is the service
  * clock, so tests move it instead of waiting.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { clock } from '../../../shared/platform/clock.js';
 import { periodicRules, type PeriodicRule } from '../../../shared/system.js';
 import { remember } from './bus.js';
+import { writePrivateFile } from './private-files.js';
 
 export interface ScheduleRequest {
   ScheduleExpression?: string;
@@ -166,8 +166,6 @@ export class LocalScheduler {
   private save() {
     const { file } = this.options;
     if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(`${file}.tmp`, JSON.stringify(this.list(), null, 2));
-    renameSync(`${file}.tmp`, file);
+    writePrivateFile(file, JSON.stringify(this.list(), null, 2));
   }
 }

@@ -17,12 +17,13 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { leanClient } from '../../../shared/platform/aws-client.js';
 import type { StreamFilter } from '../../../shared/system.js';
 import { remember } from './bus.js';
+import { writePrivateFile } from './private-files.js';
 
 const matches = (record: _Record, filter: StreamFilter | undefined) =>
   !filter ||
@@ -313,15 +314,13 @@ export class StreamPoller {
     };
     remember(this.deadLetters, failure);
     if (this.options.deadLetterDir) {
-      mkdirSync(this.options.deadLetterDir, { recursive: true });
-      writeFileSync(join(this.options.deadLetterDir, `stream-${failure.timestamp.replace(/[:.]/g, '-')}.json`), JSON.stringify(failure, null, 2));
+      writePrivateFile(join(this.options.deadLetterDir, `stream-${failure.timestamp.replace(/[:.]/g, '-')}.json`), JSON.stringify(failure, null, 2));
     }
   }
 
   private saveCheckpoints() {
     const file = this.options.checkpointFile;
     if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(this.checkpoints));
+    writePrivateFile(file, JSON.stringify(this.checkpoints));
   }
 }

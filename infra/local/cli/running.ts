@@ -4,10 +4,11 @@
  * read it, so they find the runtime on whatever port it runs. `PORT` still overrides.
  * `LOCAL_DATA_DIR` moves `.data/` (a second checkout, the tests).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { repositoryRoot } from '../../paths.js';
 import { processAlive } from '../../processes.js';
+import { writePrivateFile } from '../aws/private-files.js';
 
 export const DEFAULT_PORT = 3000;
 
@@ -24,8 +25,7 @@ interface RunningRuntime {
 }
 
 export function recordRunning(runtime: RunningRuntime) {
-  mkdirSync(dirname(runtimeFile()), { recursive: true });
-  writeFileSync(runtimeFile(), `${JSON.stringify(runtime, null, 2)}\n`);
+  writePrivateFile(runtimeFile(), `${JSON.stringify(runtime, null, 2)}\n`);
 }
 
 /** Removes the record, if it is this process's. */

@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../aws/dynamodb-local.js';
 import { LocalStartError } from '../aws/errors.js';
+import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
 import { startService, type Service } from '../perf/service.js';
 import { signUp } from '../../../shared/accounts/service.js';
@@ -47,6 +48,14 @@ async function stop() {
 
 async function main() {
   requireJava();
+  // Everything this process and its children (DynamoDB Local, the mailbox) create is this user's
+  // alone: the data folder holds the signing key, the table and e-mail addresses. The runtime's own
+  // files are written 0600 in any case; a folder left by an older version is tightened here.
+  process.umask(0o077);
+  if (!inMemory) {
+    privateDirectory(dataDir);
+    makePrivate(dataDir);
+  }
   database = await startDynamoDbLocal({
     port: dynamodbPort,
     dataDir: inMemory ? undefined : join(dataDir, 'dynamodb'),

@@ -10,6 +10,7 @@ import { db } from '../../../shared/platform/db/client.js';
 import { workers } from '../../../shared/system.js';
 import type { GatewayPorts } from '../aws/aws-apis.js';
 import { LocalEventBus } from '../aws/bus.js';
+import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { invokeFunction } from '../aws/functions.js';
 import { LocalScheduler } from '../aws/scheduler.js';
 import { StreamPoller } from '../aws/stream.js';
@@ -64,6 +65,11 @@ export interface Background extends BackgroundPorts {
 /** Starts the background in this thread. */
 export async function startBackground(options: BackgroundOptions): Promise<Background> {
   const { log } = options;
+  // Kept for this user only (0700, files 0600), what an older version wrote there included.
+  if (options.stateDir) {
+    privateDirectory(options.stateDir);
+    makePrivate(options.stateDir);
+  }
   const bus = new LocalEventBus({ invoke: invokeFunction, log });
   const scheduler = new LocalScheduler({
     invoke: invokeFunction,
