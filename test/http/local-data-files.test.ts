@@ -45,7 +45,7 @@ describe('local data files', () => {
 
     const found = modes(dir);
     expect(Object.keys(found)).toEqual(
-      expect.arrayContaining(['jwt-signing-key.json', 'schedules.json', 'dead-letters', 'dead-letters/stream-old.json']),
+      expect.arrayContaining(['jwt-signing-key.json', 'schedules.json', 'event-bus-journal.jsonl', 'dead-letters', 'dead-letters/stream-old.json']),
     );
     expect(Object.keys(found).some((file) => file.startsWith('stream-checkpoints-'))).toBe(true);
     const loose = Object.entries(found).filter(([path, mode]) => mode !== (statSync(join(dir, path)).isDirectory() ? '700' : '600'));

@@ -17,7 +17,7 @@ import { StreamPoller } from '../aws/stream.js';
 
 export interface BackgroundOptions {
   tableName: string;
-  /** Where schedules, stream checkpoints and dead letters are kept; omitted = in memory. */
+  /** Where schedules, stream checkpoints, dead letters and the bus's journal are kept; omitted = in memory. */
   stateDir?: string;
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
@@ -70,7 +70,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     privateDirectory(options.stateDir);
     makePrivate(options.stateDir);
   }
-  const bus = new LocalEventBus({ invoke: invokeFunction, log });
+  const bus = new LocalEventBus({ invoke: invokeFunction, journalFile: options.stateDir && join(options.stateDir, 'event-bus-journal.jsonl'), log });
   const scheduler = new LocalScheduler({
     invoke: invokeFunction,
     file: options.stateDir && join(options.stateDir, 'schedules.json'),
@@ -92,6 +92,8 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   // A function's write is on the stream at once: read it now (Lambda's mapping polls continuously).
   const stopWaking = wakeOnWrite(db(), () => stream.wake());
   scheduler.start();
+  // What the bus had accepted and not delivered when the runtime last stopped (or died) goes out now.
+  bus.resume();
   return {
     bus,
     scheduler,
@@ -106,6 +108,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       await stream.stop();
       await scheduler.stop();
       await bus.idle();
+      bus.close();
     },
   };
 }
