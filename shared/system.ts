@@ -511,10 +511,10 @@ export const env = {
   /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
   webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
   /**
-   * `true` only in the local runtime: webhooks may also target this machine (plain http to a
-   * loopback address with a port). The deployed stack never sets it, so no loopback at all there.
+   * Only in the local runtime: the ports of this machine webhooks may also target (comma-separated,
+   * those its user named in LOCAL_WEBHOOK_PORTS). The deployed stack never sets it: no loopback there.
    */
-  webhooksAllowLoopbackHttp: 'WEBHOOKS_ALLOW_LOOPBACK_HTTP',
+  webhooksLoopbackPorts: 'WEBHOOKS_LOOPBACK_PORTS',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

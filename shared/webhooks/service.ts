@@ -20,7 +20,7 @@ import type { Monitor } from '../monitors/model.js';
 import { accessRefusal, accessTo, allows, OPERATORS, pageOfScopes, READERS, roleIn, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
 import type { PageView } from '../platform/api/paging.js';
 import { generateSecret } from './signing.js';
-import { checkTarget, TargetRefused, type TargetOptions } from './target.js';
+import { checkTarget, loopbackPortsFrom, TargetRefused, type TargetOptions } from './target.js';
 import * as repository from './repository.js';
 import {
   webhookItem,
@@ -35,7 +35,10 @@ import {
 export const webhookNotFound = () => new NotFoundError('Webhook not found');
 
 /** The deployed stack never sets it: only the local runtime lets a webhook reach the same machine. */
-export const targetOptions = (): TargetOptions => ({ allowLoopbackHttp: process.env[env.webhooksAllowLoopbackHttp] === 'true' });
+export const targetOptions = (): TargetOptions => {
+  const ports = process.env[env.webhooksLoopbackPorts];
+  return ports === undefined ? {} : { loopbackPorts: loopbackPortsFrom(ports) };
+};
 
 /** The URL checked as at delivery time (scheme, credentials, every address its name resolves to): a refusal is a 400 on `url`. */
 async function checkUrl(url: string) {

@@ -8,9 +8,10 @@
  * address (IPv4-mapped, IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16). The URL parser
  * normalises odd IPv4 literals first (`2130706433`, `0177.0.0.1`, `0x7f.1` are all 127.0.0.1).
  *
- * The local runtime's opt-in (`allowLoopbackHttp`, never set by the deployed stack) also lets a
- * webhook reach the same machine: plain `http` to 127.0.0.1, [::1] or `localhost` with a port,
- * and `https` to any name that resolves to loopback. Every other private address stays refused.
+ * The local runtime's opt-in (`loopbackPorts`, the ports its user named in LOCAL_WEBHOOK_PORTS; the
+ * deployed stack names none) also lets a webhook reach those ports of the same machine, and no
+ * other: plain `http` to 127.0.0.1, [::1] or `localhost` with a named port, and `https` to any name
+ * that resolves to loopback on a named port. Every other private address stays refused.
  *
  * `deliver` checks the target again, resolving the name once, and connects to exactly the
  * address it checked (the connection's `lookup` is pinned to it, so a DNS answer that changes in
@@ -82,10 +83,25 @@ export const systemResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 export interface TargetOptions {
-  /** The local runtime's opt-in for targets on the same machine; the deployed stack never sets it. */
-  allowLoopbackHttp: boolean;
+  /**
+   * The local runtime's opt-in: the ports of the same machine a webhook may reach (the ones its user
+   * named; none named, none reached). Unset on AWS: no loopback address at all, nor plain http.
+   */
+  loopbackPorts?: readonly number[];
   resolve?: Resolver;
 }
+
+/** The name of the local runtime's variable that names the ports (said in a refusal, so the user knows what to set). */
+export const LOOPBACK_PORTS_VARIABLE = 'LOCAL_WEBHOOK_PORTS';
+
+/** Reads a comma-separated list of ports (the functions' environment); anything else in it names no port. */
+export const loopbackPortsFrom = (text: string): number[] =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => /^\d{1,5}$/.test(part))
+    .map(Number)
+    .filter((port) => port > 0 && port < 65536);
 
 export interface CheckedTarget {
   url: URL;
@@ -189,8 +205,11 @@ export function classifyAddress(address: string): AddressClass | undefined {
 
 const HTTP_LOOPBACK_TEXT = 'URL must use https (plain http only to a loopback address with a port)';
 
+/** The port a URL connects to (its scheme's when it names none). */
+const portOf = (url: URL) => (url.port === '' ? (url.protocol === 'http:' ? 80 : 443) : Number(url.port));
+
 /** Checks what the URL alone tells (scheme, credentials, an IP literal's class); DNS comes after. */
-export function parseTarget(text: string, options: Pick<TargetOptions, 'allowLoopbackHttp'>): { url: URL; host: string; literal?: ResolvedAddress } {
+export function parseTarget(text: string, options: Pick<TargetOptions, 'loopbackPorts'>): { url: URL; host: string; literal?: ResolvedAddress } {
   if (text.length > MAX_URL_LENGTH) throw new TargetRefused('too_long', `URL is too long (limit ${MAX_URL_LENGTH} characters)`);
   let url: URL;
   try {
@@ -199,7 +218,8 @@ export function parseTarget(text: string, options: Pick<TargetOptions, 'allowLoo
     throw new TargetRefused('invalid', 'URL is not valid');
   }
   const plainHttp = url.protocol === 'http:';
-  if (url.protocol !== 'https:' && !(plainHttp && options.allowLoopbackHttp)) throw new TargetRefused('scheme', 'URL must use https');
+  const local = options.loopbackPorts !== undefined;
+  if (url.protocol !== 'https:' && !(plainHttp && local)) throw new TargetRefused('scheme', 'URL must use https');
   if (url.username !== '' || url.password !== '') throw new TargetRefused('credentials', 'URL must not contain credentials');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const literal: ResolvedAddress | undefined = isIPv4(host) ? { address: host, family: 4 } : isIPv6(host) ? { address: host, family: 6 } : undefined;
@@ -207,13 +227,18 @@ export function parseTarget(text: string, options: Pick<TargetOptions, 'allowLoo
     const loopbackHost = literal ? classifyAddress(literal.address) === 'loopback' : host === 'localhost';
     if (!loopbackHost || url.port === '') throw new TargetRefused('scheme', HTTP_LOOPBACK_TEXT);
   }
-  if (literal) checkAddress(literal.address, 'points to', options.allowLoopbackHttp);
+  if (literal) checkAddress(literal.address, 'points to', portOf(url), options.loopbackPorts);
   return { url, host, ...(literal ? { literal } : {}) };
 }
 
-function checkAddress(address: string, verb: 'points to' | 'resolves to', allowLoopback: boolean) {
+function checkAddress(address: string, verb: 'points to' | 'resolves to', port: number, loopbackPorts: readonly number[] | undefined) {
   const kind = classifyAddress(address);
-  if (kind === undefined || (kind === 'loopback' && allowLoopback)) return;
+  if (kind === undefined) return;
+  if (kind === 'loopback' && loopbackPorts) {
+    if (loopbackPorts.includes(port)) return;
+    // Locally: only the ports the user named, never another service of this machine (the runtime's own, DynamoDB Local's).
+    throw new TargetRefused('address', `URL ${verb} port ${port} of this machine, which ${LOOPBACK_PORTS_VARIABLE} does not name (${address})`, kind);
+  }
   throw new TargetRefused('address', `URL ${verb} ${CLASS_TEXT[kind]} (${address})`, kind);
 }
 
@@ -235,7 +260,7 @@ export async function checkTarget(text: string, options: TargetOptions): Promise
     addresses = [];
   }
   if (addresses.length === 0) throw new TargetRefused('unresolvable', 'URL host does not resolve');
-  for (const { address } of addresses) checkAddress(address, 'resolves to', options.allowLoopbackHttp);
+  for (const { address } of addresses) checkAddress(address, 'resolves to', portOf(url), options.loopbackPorts);
   if (url.protocol === 'http:' && addresses.some(({ address }) => classifyAddress(address) !== 'loopback')) {
     throw new TargetRefused('scheme', HTTP_LOOPBACK_TEXT);
   }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { routes, workers } from '../../shared/system.js';
 import { Api, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
-import { startReceiver } from '../support/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join } from '../support/teams.js';
 import { seedIncidents } from '../support/seed.js';
@@ -19,6 +19,7 @@ import { transactWrite } from '../../shared/platform/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
 
 let api: Api;
+let receiver: Receiver;
 let user: User;
 let invitee: User;
 const calls = dynamoCalls();
@@ -273,7 +274,9 @@ async function firstWebhook(): Promise<string> {
 }
 
 beforeAll(async () => {
-  api = await Api.start();
+  // The webhook receiver's port is the one this machine's webhooks may reach (LOCAL_WEBHOOK_PORTS); 9 is webhooks-create's (nothing listens there).
+  receiver = await startReceiver();
+  api = await Api.start({ webhookPorts: [9, receiver.port] });
   user = await api.signUp(uniqueEmail('budget'));
   invitee = await api.signUp(uniqueEmail('budget-invitee'));
   ids.monitor = (await api.request('POST', '/api/monitors', { token: user.token, body: { name: 'M' } })).body.monitor.id;
@@ -319,7 +322,10 @@ beforeAll(async () => {
   ids.cancelInvite = (await invite(api, user, ids.team, uniqueEmail('cancel'), 'VIEWER')).id;
   ids.acceptToken = (await invite(api, user, ids.team, invitee.email, 'MEMBER')).token;
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  await api.close();
+  await receiver.close();
+});
 
 describe('DynamoDB calls per route', () => {
   it('has a budget for every route of the system description', () => {
@@ -472,8 +478,6 @@ describe('DynamoDB calls per route, through a team', () => {
  */
 describe('DynamoDB calls per worker', () => {
   it('webhook-delivery: one incident event to one webhook, the message sent once, costs 14 calls', async () => {
-    const receiver = await startReceiver();
-    onTestFinished(() => receiver.close());
     const owner = await api.signUp(uniqueEmail('budget-hooks'));
     const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Hooked' } })).body.monitor.id;
     const hook = await api.request('POST', '/api/webhooks', { token: owner.token, body: { url: `${receiver.origin}/budget`, events: ['incident.created'], monitor_id: monitor } });

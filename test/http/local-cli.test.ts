@@ -4,7 +4,7 @@
  * the README's local walk-throughs, every block verbatim, top to bottom, in one shell.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,11 @@ const README_SAYS = [
   'idempotent-replayed: true',
 ];
 
+/** The ports the README's webhook walk-through tells the reader to name when starting the runtime (`LOCAL_WEBHOOK_PORTS=9000 npm start`). */
+const readmeWebhookPorts = /`LOCAL_WEBHOOK_PORTS=([\d,]+) npm start`/.exec(readFileSync(join(repositoryRoot, 'README.md'), 'utf8'))?.[1];
+
 beforeAll(async () => {
+  if (!readmeWebhookPorts) throw new Error('The README no longer says which ports its webhook walk-through names (`LOCAL_WEBHOOK_PORTS=… npm start`)');
   port = await freePort();
   start = spawn(process.execPath, ['--import', 'tsx', scriptModule('start'), '--in-memory'], {
     cwd: repositoryRoot,
@@ -99,6 +103,8 @@ beforeAll(async () => {
       LOCAL_SES_PORT: String((mailboxPort = await freePort())),
       LOCAL_DATA_DIR: dataDir,
       HOST: '',
+      // As the README's webhook walk-through says to start it (its receiver's port).
+      LOCAL_WEBHOOK_PORTS: readmeWebhookPorts,
       // The functions log as they do under npm start (the test run silences its own).
       POWERTOOLS_LOG_LEVEL: 'INFO',
       // Its DynamoDB Local lives for this file only: the test pool's JVM options (quick JIT tier, serial
@@ -126,6 +132,8 @@ afterAll(async () => {
 describe('npm start on another port', () => {
   it('records where it runs, and serves an OpenAPI document whose local server is itself', async () => {
     expect(running).toMatchObject({ url: `http://localhost:${port}`, pid: start.pid });
+    // For this user only (it lives in LOCAL_DATA_DIR beside the signing key).
+    expect(statSync(runtimeFile).mode & 0o777).toBe(0o600);
     const document = (await (await fetch(`${running.url}/openapi.json`)).json()) as { servers: { url: string }[] };
     expect(document.servers[0]!.url).toBe(`http://localhost:${port}`);
     expect(document.servers.some((server) => server.url.includes(':3000'))).toBe(false);

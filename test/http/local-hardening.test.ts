@@ -8,6 +8,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalStartError } from '../../infra/local/aws/errors.js';
+import { parseWebhookPorts, startRuntime, type RuntimeOptions } from '../../infra/local/runtime/runtime.js';
 import { Api, dynamodbEndpoint, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;
@@ -47,6 +49,44 @@ describe('listening', () => {
     for (const [name, port] of Object.entries(ports)) {
       expect({ name, loopback: await reachable('127.0.0.1', port) }).toEqual({ name, loopback: true });
       expect({ name, external: await reachable(external!, port) }).toEqual({ name, external: false });
+    }
+  });
+});
+
+describe('webhooks to this machine (LOCAL_WEBHOOK_PORTS)', () => {
+  it('refuses to start when the ports named include one of its own services, or when it listens beyond loopback', async () => {
+    const dynamodbPort = Number(new URL(dynamodbEndpoint()).port);
+    const start = (overrides: Partial<RuntimeOptions>) => startRuntime({ port: 0, sesPort: 0, dynamodbEndpoint: dynamodbEndpoint(), log: () => undefined, ...overrides });
+    await expect(start({ webhookPorts: [9000], host: '0.0.0.0' })).rejects.toThrow(
+      new LocalStartError("LOCAL_WEBHOOK_PORTS cannot be used with HOST=0.0.0.0: anyone who reaches the API could make webhooks call this machine's services. Unset one of them."),
+    );
+    await expect(start({ webhookPorts: [9000, dynamodbPort] })).rejects.toThrow(
+      new LocalStartError(`LOCAL_WEBHOOK_PORTS names port ${dynamodbPort}, which is DynamoDB Local (DYNAMODB_PORT): webhooks may not reach the runtime's own services.`),
+    );
+    await expect(start({ webhookPorts: [3999], port: 3999 })).rejects.toThrow(
+      "LOCAL_WEBHOOK_PORTS names port 3999, which is the local API (PORT): webhooks may not reach the runtime's own services.",
+    );
+    await expect(start({ webhookPorts: [8999], sesPort: 8999 })).rejects.toThrow(
+      "LOCAL_WEBHOOK_PORTS names port 8999, which is the local SES mailbox (LOCAL_SES_PORT): webhooks may not reach the runtime's own services.",
+    );
+  });
+
+  it('reads LOCAL_WEBHOOK_PORTS as ports separated by commas, and says how when it is not', () => {
+    expect(parseWebhookPorts(undefined)).toEqual([]);
+    expect(parseWebhookPorts(' ')).toEqual([]);
+    expect(parseWebhookPorts('9000, 9001,9000')).toEqual([9000, 9001]);
+    for (const text of ['abc', '9000;9001', '0', '65536', '9000,', '-1']) {
+      expect(() => parseWebhookPorts(text)).toThrow(
+        new LocalStartError(`LOCAL_WEBHOOK_PORTS must list ports (1-65535) separated by commas, as in LOCAL_WEBHOOK_PORTS=9000,9001; got "${text}".`),
+      );
+    }
+  });
+
+  it('lets a webhook reach no port of this machine unless named: the API, the mailbox and DynamoDB Local are refused (400)', async () => {
+    for (const port of [api.runtime.port, Number(new URL(api.runtime.mailbox.url).port), Number(new URL(dynamodbEndpoint()).port)]) {
+      const created = await api.request('POST', '/api/webhooks', { token: alice.token, body: { url: `http://127.0.0.1:${port}/`, events: ['incident.created'] } });
+      expect(created.status).toBe(400);
+      expect(created.body.details).toEqual([{ field: 'url', message: `URL points to port ${port} of this machine, which LOCAL_WEBHOOK_PORTS does not name (127.0.0.1)` }]);
     }
   });
 });

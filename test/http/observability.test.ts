@@ -6,13 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api, awaitMail, eventually, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
-import { startReceiver } from '../support/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 // Before any handler module loads (they load on the first request): log and emit metrics.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
 vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 
 let api: Api;
+let receiver: Receiver;
 let alice: User;
 let bob: User;
 let printed: string[];
@@ -20,7 +21,8 @@ let jsonLines: () => Record<string, any>[];
 
 beforeAll(async () => {
   ({ printed, jsonLines } = captureLogs());
-  api = await Api.start();
+  receiver = await startReceiver((request, response) => response.writeHead(request.path === '/fail' ? 500 : 204).end(request.path === '/fail' ? 'nope' : ''));
+  api = await Api.start({ webhookPorts: [receiver.port] });
   alice = await api.signUp(uniqueEmail('alice.observed'), 'Alice');
   bob = await api.signUp(uniqueEmail('bob.observed'), 'Bob');
 });
@@ -110,7 +112,6 @@ describe('observability', () => {
 
 describe('webhook signing secrets', () => {
   it('never appear in what the functions print: create, deliveries (signed with both after a rotation), rotate-secret, a failing test', async () => {
-    const receiver = await startReceiver((request, response) => response.writeHead(request.path === '/fail' ? 500 : 204).end(request.path === '/fail' ? 'nope' : ''));
     try {
       const monitor = (await api.request('POST', '/api/monitors', { token: alice.token, body: { name: 'Hooked' } })).body.monitor;
       const created = await api.request('POST', '/api/webhooks', { token: alice.token, body: { url: `${receiver.origin}/ok`, events: ['incident.created'], monitor_id: monitor.id } });

@@ -12,7 +12,7 @@ import { advanceClock, clock, resetClock } from '../../shared/platform/clock.js'
 import { getMessage, setDeliveryTimeout, setDrainLimit, setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { sign } from '../../shared/webhooks/signing.js';
 import { replayWindow } from '../../shared/platform/events/replay.js';
-import { Api, awaitMail, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
+import { Api, awaitMail, dynamodbEndpoint, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { checkWebhookBody } from '../support/contract.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-receiver.js';
@@ -39,7 +39,9 @@ let ownMonitor: { id: string };
 let teamMonitor: { id: string };
 
 beforeAll(async () => {
-  [api, receiver] = await Promise.all([Api.start(), startReceiver(answer)]);
+  // The runtime lets webhooks reach this machine only on the ports named (LOCAL_WEBHOOK_PORTS): the receiver's.
+  receiver = await startReceiver(answer);
+  api = await Api.start({ webhookPorts: [receiver.port] });
   [owner, roles] = await Promise.all([api.signUp(uniqueEmail('hooks'), 'Hook Owner'), teamWithRoles(api)]);
   [ownMonitor, teamMonitor] = await Promise.all([
     createMonitor(api, owner, { name: 'Checkout API', failure_threshold: 1 }),
@@ -137,6 +139,12 @@ describe('managing webhooks', () => {
       ['https://[ff02::1]/x', 'URL points to a multicast address (ff02::1)'],
       ['https://[::ffff:10.0.0.1]/x', 'URL points to a private address (::ffff:a00:1)'],
       ['not a url', 'URL is not valid'],
+      // This machine only on the ports named (LOCAL_WEBHOOK_PORTS: here the receiver's): never the runtime's own API, its
+      // mailbox or DynamoDB Local, which a webhook's test would otherwise call and read 1 KB back from.
+      ...[api.runtime.port, Number(new URL(api.runtime.mailbox.url).port), Number(new URL(dynamodbEndpoint()).port)].map((port): [string, string] => [
+        `http://127.0.0.1:${port}/`,
+        `URL points to port ${port} of this machine, which LOCAL_WEBHOOK_PORTS does not name (127.0.0.1)`,
+      ]),
     ];
     const [none, twice, badDelivery] = await Promise.all([
       api.request('POST', '/api/webhooks', { token: owner.token, body: hookBody({ events: [] }) }),

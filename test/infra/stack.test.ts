@@ -583,7 +583,7 @@ describe('CDK stack', () => {
   });
 
   it('refuses loopback and private webhook targets on AWS: no function carries the local runtime\'s loopback opt-in', async () => {
-    const key = env.webhooksAllowLoopbackHttp;
+    const key = env.webhooksLoopbackPorts;
     /** What `target.ts` decides in a function's deployed environment (its variables as the template sets them). */
     const optionsIn = (variables: Record<string, unknown>): TargetOptions => {
       const saved = process.env[key];
@@ -603,7 +603,7 @@ describe('CDK stack', () => {
     for (const fn of functions) {
       const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
       expect(variables, String(fn.Properties.Description)).not.toHaveProperty(key);
-      expect(optionsIn(variables).allowLoopbackHttp, String(fn.Properties.Description)).toBe(false);
+      expect(optionsIn(variables).loopbackPorts, String(fn.Properties.Description)).toBeUndefined();
     }
     // So, in the delivery worker's environment, a receiver on the same machine is refused as every private address is.
     const options = optionsIn(named(workers.webhookDelivery.name).Properties.Environment.Variables);

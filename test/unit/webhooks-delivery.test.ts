@@ -41,7 +41,7 @@ async function attemptUntilFinal(url: string, secret: string) {
   let streak: string | null = null;
   for (let attempts = 1; ; attempts++) {
     // Signed with real time, as the receiver's library checks it against its own clock.
-    const result = await deliver(url, signatureHeaders({ id, body, secrets: [secret], at: new Date() }), body, { allowLoopbackHttp: true, timeoutMs: 300 });
+    const result = await deliver(url, signatureHeaders({ id, body, secrets: [secret], at: new Date() }), body, { loopbackPorts: [Number(new URL(url).port)], timeoutMs: 300 });
     const verdict = classify(result);
     streak = failingSince(streak, verdict, clock.now());
     log.push({ verdict, ...(result.status ? { status: result.status } : {}), ...(result.error ? { error: result.error } : {}) });

@@ -12,15 +12,19 @@ import {
   MAX_URL_LENGTH,
   parseTarget,
   TargetRefused,
+  loopbackPortsFrom,
   type AddressClass,
+  type TargetOptions,
   type Resolver,
 } from '../../shared/webhooks/target.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const { Webhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
 
-const deployed = { allowLoopbackHttp: false };
-const local = { allowLoopbackHttp: true };
+const deployed = {};
+/** The local runtime with LOCAL_WEBHOOK_PORTS naming `ports` (8080 and 8443 unless said). */
+const localTo = (...ports: number[]): TargetOptions => ({ loopbackPorts: ports.length ? ports : [8080, 8443] });
+const local = localTo();
 
 /** A resolver answering from a table (names the machine itself cannot resolve), counting its calls. */
 function resolverOf(table: Record<string, string[]>): Resolver & { calls: string[] } {
@@ -254,6 +258,38 @@ describe('checking a webhook URL', () => {
       expect((await refusal(checkTarget('ftp://127.0.0.1:21/', local))).message).toBe('URL must use https');
     });
 
+    it('reaches only the ports the user named: any other port of this machine is refused, the request never sent', async () => {
+      const text = (verb: string, port: number, address: string) => `URL ${verb} port ${port} of this machine, which LOCAL_WEBHOOK_PORTS does not name (${address})`;
+      const resolve = resolverOf({ 'hooks.example.test': ['127.0.0.1'] });
+      for (const [url, message] of [
+        ['http://127.0.0.1:8000/', text('points to', 8000, '127.0.0.1')],
+        ['http://[::1]:3000/', text('points to', 3000, '::1')],
+        ['https://127.0.0.1:8005/', text('points to', 8005, '127.0.0.1')],
+        ['https://hooks.example.test/', text('resolves to', 443, '127.0.0.1')],
+        ['http://localhost:8000/', text('resolves to', 8000, '127.0.0.1')],
+      ] as const) {
+        const error = await refusal(checkTarget(url, { ...local, resolve: url.includes('localhost') ? resolverOf({ localhost: ['127.0.0.1'] }) : resolve }));
+        expect([url, error.reason, error.addressClass, error.message]).toEqual([url, 'address', 'loopback', message]);
+      }
+      // Locally with no port named at all: none is reached, and the refusal says what to set.
+      expect((await refusal(checkTarget('http://127.0.0.1:9000/', { loopbackPorts: [] }))).message).toBe(text('points to', 9000, '127.0.0.1'));
+      // A service listening on a port nobody named (DynamoDB Local, the runtime's own API) gets no request, and nothing is read back from it.
+      const service = await startReceiver((_request, response) => response.writeHead(200).end('{"TableNames":["secret-table"]}'));
+      try {
+        const result = await deliver(`${service.origin}/`, {}, '{}', local);
+        expect(result).toMatchObject({ refused: true, response_excerpt: '', error: text('points to', service.port, '127.0.0.1') });
+        expect(result).not.toHaveProperty('status');
+        expect(service.requests).toEqual([]);
+      } finally {
+        await service.close();
+      }
+    });
+
+    it('reads the named ports from the functions\' environment, ignoring anything that is not a port', () => {
+      expect(loopbackPortsFrom('9000, 9001,x,0,70000,')).toEqual([9000, 9001]);
+      expect(loopbackPortsFrom('')).toEqual([]);
+    });
+
     it('still refuses every other private address', async () => {
       const resolve = resolverOf({ 'lan.example.test': ['192.168.1.20'] });
       expect((await refusal(checkTarget('https://10.0.0.1/', local))).message).toBe('URL points to a private address (10.0.0.1)');
@@ -281,7 +317,7 @@ describe('delivering', () => {
     receiver = await startReceiver();
     const secret = generateSecret();
     const headers = signatureHeaders({ id: 'msg_1', body, secrets: [secret] });
-    const result = await deliver(`${receiver.origin}/hooks/in?team=ops`, headers, body, local);
+    const result = await deliver(`${receiver.origin}/hooks/in?team=ops`, headers, body, localTo(receiver.port));
     expect(result).toEqual({ status: 204, duration_ms: expect.any(Number), response_excerpt: '' });
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     const [received] = receiver.requests;
@@ -297,7 +333,7 @@ describe('delivering', () => {
 
   it('keeps the status, the first 1 KB of the body and Retry-After of a failure', async () => {
     receiver = await startReceiver((_request, response) => response.writeHead(429, { 'retry-after': '120' }).end('slow down'));
-    expect(await deliver(`${receiver.origin}/`, {}, body, local)).toEqual({
+    expect(await deliver(`${receiver.origin}/`, {}, body, localTo(receiver.port))).toEqual({
       status: 429,
       duration_ms: expect.any(Number),
       response_excerpt: 'slow down',
@@ -310,7 +346,7 @@ describe('delivering', () => {
       if (request.path === '/moved') response.writeHead(302, { location: '/elsewhere' }).end('see elsewhere');
       else response.writeHead(204).end();
     });
-    const result = await deliver(`${receiver.origin}/moved`, {}, body, local);
+    const result = await deliver(`${receiver.origin}/moved`, {}, body, localTo(receiver.port));
     expect(result).toMatchObject({ status: 302, error: 'Redirect not followed', response_excerpt: 'see elsewhere' });
     expect(receiver.requests.map(({ path }) => path)).toEqual(['/moved']);
   });
@@ -320,10 +356,10 @@ describe('delivering', () => {
       response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(request.path === '/ascii' ? 'x'.repeat(1_000_000) : `a${'é'.repeat(1000)}`);
     });
-    const ascii = await deliver(`${receiver.origin}/ascii`, {}, body, local);
+    const ascii = await deliver(`${receiver.origin}/ascii`, {}, body, localTo(receiver.port));
     expect(ascii.response_excerpt).toBe('x'.repeat(1024));
     // 'a' and 511 'é' fill 1,023 bytes; the 1,024th is half an 'é', left out.
-    expect((await deliver(`${receiver.origin}/accents`, {}, body, local)).response_excerpt).toBe(`a${'é'.repeat(511)}`);
+    expect((await deliver(`${receiver.origin}/accents`, {}, body, localTo(receiver.port))).response_excerpt).toBe(`a${'é'.repeat(511)}`);
   });
 
   it('does not wait for the rest of a body that never ends once it has 1 KB', async () => {
@@ -332,12 +368,12 @@ describe('delivering', () => {
       response.write('y'.repeat(2048));
     });
     // With the default 10 s limit: the result comes when 1 KB is read, with no error.
-    expect(await deliver(`${receiver.origin}/`, {}, body, local)).toEqual({ status: 200, duration_ms: expect.any(Number), response_excerpt: 'y'.repeat(1024) });
+    expect(await deliver(`${receiver.origin}/`, {}, body, localTo(receiver.port))).toEqual({ status: 200, duration_ms: expect.any(Number), response_excerpt: 'y'.repeat(1024) });
   });
 
   it('gives up on a receiver that never answers after the timeout', async () => {
     receiver = await startReceiver(() => undefined);
-    expect(await deliver(`${receiver.origin}/`, {}, body, { ...local, timeoutMs: 300 })).toEqual({
+    expect(await deliver(`${receiver.origin}/`, {}, body, { ...localTo(receiver.port), timeoutMs: 300 })).toEqual({
       duration_ms: expect.any(Number),
       error: 'Timed out after 300 ms',
       response_excerpt: '',
@@ -350,7 +386,7 @@ describe('delivering', () => {
       response.writeHead(200);
       response.write('partial');
     });
-    expect(await deliver(`${receiver.origin}/`, {}, body, { ...local, timeoutMs: 300 })).toEqual({
+    expect(await deliver(`${receiver.origin}/`, {}, body, { ...localTo(receiver.port), timeoutMs: 300 })).toEqual({
       status: 200,
       duration_ms: expect.any(Number),
       error: 'Timed out after 300 ms',
@@ -361,7 +397,7 @@ describe('delivering', () => {
   it('reports a refused connection without throwing', async () => {
     const closed = await startReceiver();
     await closed.close();
-    const result = await deliver(`${closed.origin}/`, {}, body, local);
+    const result = await deliver(`${closed.origin}/`, {}, body, localTo(closed.port));
     expect(result.status).toBeUndefined();
     expect(result.error).toMatch(/^ECONNREFUSED: /);
     expect(result.refused).toBeUndefined();
@@ -433,7 +469,7 @@ describe.skipIf(!hasOpenssl)('delivering over TLS to the checked address', () =>
   it('resolves once and connects to the checked address, keeping the name for Host, SNI and the certificate', async () => {
     // The machine's DNS knows no such name: only a connection pinned to the checked answer reaches the receiver.
     const resolve = resolverOf({ 'hooks.example.test': ['127.0.0.1'] });
-    const result = await deliver(`https://hooks.example.test:${receiver.port}/in`, { 'webhook-id': 'msg_1' }, '{}', { ...local, resolve, ca: tls.cert });
+    const result = await deliver(`https://hooks.example.test:${receiver.port}/in`, { 'webhook-id': 'msg_1' }, '{}', { ...localTo(receiver.port), resolve, ca: tls.cert });
     expect(result).toEqual({ status: 204, duration_ms: expect.any(Number), response_excerpt: '' });
     expect(resolve.calls).toEqual(['hooks.example.test']);
     const received = receiver.requests.at(-1)!;
@@ -445,7 +481,7 @@ describe.skipIf(!hasOpenssl)('delivering over TLS to the checked address', () =>
   it("checks the certificate against the URL's name, not the address", async () => {
     const before = receiver.requests.length;
     const resolve = resolverOf({ 'other.example.test': ['127.0.0.1'] });
-    const result = await deliver(`https://other.example.test:${receiver.port}/in`, {}, '{}', { ...local, resolve, ca: tls.cert });
+    const result = await deliver(`https://other.example.test:${receiver.port}/in`, {}, '{}', { ...localTo(receiver.port), resolve, ca: tls.cert });
     expect(result.status).toBeUndefined();
     expect(result.error).toMatch(/^ERR_TLS_CERT_ALTNAME_INVALID: /);
     expect(receiver.requests).toHaveLength(before);
@@ -453,7 +489,7 @@ describe.skipIf(!hasOpenssl)('delivering over TLS to the checked address', () =>
 
   it('trusts only the system authorities unless told otherwise', async () => {
     const resolve = resolverOf({ 'hooks.example.test': ['127.0.0.1'] });
-    const result = await deliver(`https://hooks.example.test:${receiver.port}/in`, {}, '{}', { ...local, resolve });
+    const result = await deliver(`https://hooks.example.test:${receiver.port}/in`, {}, '{}', { ...localTo(receiver.port), resolve });
     expect(result.error).toMatch(/^DEPTH_ZERO_SELF_SIGNED_CERT: /);
   });
 

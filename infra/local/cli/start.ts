@@ -4,7 +4,8 @@
  *   npm start                 data kept under .data/
  *   npm start -- --in-memory  nothing kept
  * Everything listens on 127.0.0.1; HOST=0.0.0.0 opens the API and the mailbox to the network
- * (with a warning). PORT, DYNAMODB_PORT and LOCAL_SES_PORT choose the ports.
+ * (with a warning). PORT, DYNAMODB_PORT and LOCAL_SES_PORT choose the ports; LOCAL_WEBHOOK_PORTS
+ * names the ports of this machine webhooks may reach (a receiver of your own; none unless named).
  */
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
@@ -14,6 +15,7 @@ import { LocalStartError } from '../aws/errors.js';
 import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
 import { startService, type Service } from '../perf/service.js';
+import { parseWebhookPorts } from '../runtime/runtime.js';
 import { signUp } from '../../../shared/accounts/service.js';
 
 let inMemory = false;
@@ -25,7 +27,9 @@ try {
 const port = Number(process.env.PORT ?? DEFAULT_PORT);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const sesPort = Number(process.env.LOCAL_SES_PORT ?? 8005);
-const host = process.env.HOST ?? '127.0.0.1';
+// Unset or empty: this machine only (an empty HOST would otherwise make Node listen on every interface).
+const host = process.env.HOST || '127.0.0.1';
+let webhookPorts: number[] = [];
 const dataDir = dataDirectory();
 
 function requireJava() {
@@ -47,6 +51,7 @@ async function stop() {
 }
 
 async function main() {
+  webhookPorts = parseWebhookPorts(process.env.LOCAL_WEBHOOK_PORTS);
   requireJava();
   // Everything this process and its children (DynamoDB Local, the mailbox) create is this user's
   // alone: the data folder holds the signing key, the table and e-mail addresses. The runtime's own
@@ -78,6 +83,7 @@ async function main() {
     keyFile: inMemory ? undefined : join(dataDir, 'jwt-signing-key.json'),
     stateDir: inMemory ? undefined : dataDir,
     sesPort,
+    webhookPorts,
   });
   const demo = await signUp({ email: 'demo@example.com', name: 'Demo User' });
   const token = await runtime.issuer.sign({ sub: demo.id, email: demo.email, name: demo.name });
@@ -95,6 +101,7 @@ Incident service running at ${runtime.url}
   JWT issuer         ${runtime.issuer.issuer}  (JWKS at ${runtime.url}/.well-known/jwks.json)
   API reference      ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)
   E-mail (local SES) ${runtime.mailbox.url}  (web mailbox; JSON at ${runtime.mailbox.url}/store)
+  Webhooks           ${webhookPorts.length ? `may also reach port ${webhookPorts.join(', ')} of this machine (LOCAL_WEBHOOK_PORTS)` : 'https to public addresses only (LOCAL_WEBHOOK_PORTS=9000 lets them reach port 9000 here)'}
   Monitor checks     npm run invoke -- monitor-check payload.json
                      (or aws lambda invoke --endpoint-url ${runtime.url} --function-name monitor-check …)
 

@@ -55,13 +55,14 @@ const startMailboxProcess: MailboxStarter = async (port, host) => {
 };
 
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const { started, service } = await startCore(options, startMailboxProcess, async ({ publicUrl, mailboxUrl, tableName, log }) => {
+  const { started, service } = await startCore(options, startMailboxProcess, async ({ publicUrl, mailboxUrl, tableName, webhookPorts, log }) => {
     const ports = await startBackgroundThread(
       {
         dynamodbEndpoint: options.dynamodbEndpoint,
         mailboxUrl,
         publicUrl,
         tableName,
+        webhookPorts,
         stateDir: options.stateDir,
         pollMs: options.pollMs,
         streamMaxAttempts: options.streamMaxAttempts,

@@ -24,8 +24,12 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
   process.env[TABLE_NAME_ENV] = tableName;
 }
 
-/** The other AWS services: this runtime (events, scheduler, lambda, and SES in front of the local mailbox). */
-export function useLocalServices(runtimeUrl: string, publicUrl: string) {
+/**
+ * The other AWS services: this runtime (events, scheduler, lambda, and SES in front of the local
+ * mailbox); and the ports of this machine webhooks may reach, those the user named (never the port
+ * these APIs answer on, even when the system happened to pick a named one).
+ */
+export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookPorts: readonly number[]) {
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
@@ -37,7 +41,8 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string) {
   process.env[env.schedulerGroup] = scheduleGroup;
   process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
-  process.env[env.webhooksAllowLoopbackHttp] = 'true';
+  const own = Number(new URL(runtimeUrl).port);
+  process.env[env.webhooksLoopbackPorts] = webhookPorts.filter((port) => port !== own).join(',');
   // EMF metrics are for CloudWatch; locally they would only fill the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }

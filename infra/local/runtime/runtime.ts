@@ -9,13 +9,14 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { createServer as createNetServer, isIP, type AddressInfo, type Server as NetServer } from 'node:net';
 import { accountView, signUpInput } from '../../../shared/accounts/model.js';
 import { signUp } from '../../../shared/accounts/service.js';
 import { db } from '../../../shared/platform/db/client.js';
 import { keys } from '../../../shared/platform/db/keys.js';
 import { fieldErrors } from '../../../shared/platform/validation.js';
 import { routes, table } from '../../../shared/system.js';
+import { classifyAddress } from '../../../shared/webhooks/target.js';
 import { awsApis, type GatewayPorts } from '../aws/aws-apis.js';
 import type { LocalEventBus } from '../aws/bus.js';
 import { LocalStartError } from '../aws/errors.js';
@@ -51,6 +52,11 @@ export interface RuntimeOptions {
   streamMaxAttempts?: number;
   /** Port of the local SES mailbox; 0 picks a free one. */
   sesPort: number;
+  /**
+   * The ports of this machine that webhooks may reach (LOCAL_WEBHOOK_PORTS: a receiver the user runs);
+   * omitted = none. Never the runtime's own nor DynamoDB Local's, and none unless `host` is loopback.
+   */
+  webhookPorts?: readonly number[];
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
   log?: (line: string) => void;
@@ -112,6 +118,48 @@ function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
       }),
     },
   ];
+}
+
+/** Whether `host` keeps what listens on it to this machine. */
+const isLoopbackHost = (host: string) => host === 'localhost' || (isIP(host) !== 0 && classifyAddress(host) === 'loopback');
+
+/**
+ * LOCAL_WEBHOOK_PORTS as the user wrote it: ports (1-65535) separated by commas; empty or unset
+ * names none.
+ */
+export function parseWebhookPorts(text: string | undefined): number[] {
+  if (text === undefined || text.trim() === '') return [];
+  const parts = text.split(',').map((part) => part.trim());
+  if (parts.some((part) => !/^\d{1,5}$/.test(part) || Number(part) < 1 || Number(part) > 65535)) {
+    throw new LocalStartError(`LOCAL_WEBHOOK_PORTS must list ports (1-65535) separated by commas, as in LOCAL_WEBHOOK_PORTS=9000,9001; got "${text}".`);
+  }
+  return [...new Set(parts.map(Number))];
+}
+
+/**
+ * The webhook ports the runtime may let through: none at all when the API answers beyond this machine
+ * (anyone who reaches it could then make webhooks call this machine's services), and never a port of
+ * the runtime's own services.
+ */
+function checkWebhookPorts(options: RuntimeOptions, host: string) {
+  const ports = options.webhookPorts ?? [];
+  if (ports.length === 0) return;
+  if (!isLoopbackHost(host)) {
+    throw new LocalStartError(
+      `LOCAL_WEBHOOK_PORTS cannot be used with HOST=${host}: anyone who reaches the API could make webhooks call this machine's services. Unset one of them.`,
+    );
+  }
+  const dynamodb = new URL(options.dynamodbEndpoint);
+  const own: [number, string][] = [
+    [options.port, 'the local API (PORT)'],
+    [options.sesPort, 'the local SES mailbox (LOCAL_SES_PORT)'],
+    [Number(dynamodb.port), 'DynamoDB Local (DYNAMODB_PORT)'],
+  ];
+  for (const [port, what] of own) {
+    if (port !== 0 && ports.includes(port)) {
+      throw new LocalStartError(`LOCAL_WEBHOOK_PORTS names port ${port}, which is ${what}: webhooks may not reach the runtime's own services.`);
+    }
+  }
 }
 
 const listen = (server: NetServer, port: number, host: string, what: string, variable: string) =>
@@ -234,8 +282,10 @@ function signedUp(tableName: string): (subject: string) => boolean | Promise<boo
 export async function startCore<B extends BackgroundPorts>(
   options: RuntimeOptions,
   mailboxStarter: MailboxStarter,
-  background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; log: (line: string) => void }) => Promise<B>,
+  background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; webhookPorts: readonly number[]; log: (line: string) => void }) => Promise<B>,
 ) {
+  const host = options.host ?? '127.0.0.1';
+  checkWebhookPorts(options, host);
   const tableName = options.tableName ?? table.name;
   const log = options.log ?? ((line: string) => console.log(`[local] ${line}`));
   useLocalAws(options.dynamodbEndpoint, tableName);
@@ -245,7 +295,6 @@ export async function startCore<B extends BackgroundPorts>(
   await ensureTable(admin, tableName, table);
   admin.destroy();
 
-  const host = options.host ?? '127.0.0.1';
   const mailbox = await startMailbox(options.sesPort, host, mailboxStarter);
   const mailboxUrl = mailbox.url;
 
@@ -275,8 +324,11 @@ export async function startCore<B extends BackgroundPorts>(
   }
   url = `http://localhost:${port}`;
   const runtimeUrl = `http://127.0.0.1:${port}`;
-  useLocalServices(runtimeUrl, url);
-  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, tableName, log });
+  // The ports the system picked (PORT=0, LOCAL_SES_PORT=0) are never a webhook's either.
+  const ownPorts = [port, Number(new URL(mailboxUrl).port)];
+  const webhookPorts = (options.webhookPorts ?? []).filter((candidate) => !ownPorts.includes(candidate));
+  useLocalServices(runtimeUrl, url, webhookPorts);
+  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, tableName, webhookPorts, log });
   const started = await ports;
 
   return {
