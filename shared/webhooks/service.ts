@@ -142,6 +142,8 @@ export async function creatorAccess(webhook: Webhook): Promise<{ mayRead: boolea
     case 'team':
       return { mayRead: (await roleIn(webhook.team_id!, webhook.owner_id)) !== undefined };
     case 'monitor': {
+      // Its monitor's owner always may (a monitor's owner never changes): no read.
+      if (webhook.monitor_owner_id === webhook.owner_id) return { mayRead: true };
       const monitor = await getMonitor(webhook.monitor_id!);
       // A deleted monitor has no more incidents to send.
       if (!monitor) return { mayRead: true };
@@ -213,6 +215,7 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
     secret: generateSecret(),
     previous_secret: null,
     failing_since: null,
+    ...(place ? { monitor_owner_id: place.owner_id } : {}),
     created_at: now,
     updated_at: now,
   };
