@@ -41,6 +41,15 @@ async function createHook(user: User, path: string, extra: Record<string, unknow
   return response.body.webhook as { id: string; url: string; owner_id: string };
 }
 
+/** The webhook's one delivery, once it is no longer pending (sent, or dropped unsent). */
+async function finished(user: User, webhookId: string) {
+  const deliveries = await eventually(
+    async () => (await api.request('GET', `/api/webhooks/${webhookId}/deliveries`, { token: user.token })).body.deliveries as { state: string }[],
+    (found) => found.length === 1 && found[0]!.state !== 'pending',
+  );
+  return deliveries[0];
+}
+
 /** Sets the counter of a scope to `count` (as if it held that many webhooks). */
 async function fillCounter(scope: 'monitor' | 'team' | 'owner', id: string, count: number) {
   await db().send(
@@ -76,6 +85,8 @@ describe("a removed member and the team's webhooks", () => {
     await createIncident(api, OWNER, monitor.id, 'Card payments failing');
     await eventually(async () => at('/control'), (requests) => requests.length === 1);
     await settle(api);
+    // Disabled by the removal: not even queued.
+    expect((await api.request('GET', `/api/webhooks/${exHook.id}/deliveries`, { token: OWNER.token })).body.deliveries).toEqual([]);
     expect(at('/ex')).toHaveLength(0);
 
     // A MEMBER (who may manage it) enables it again and becomes its creator; it delivers again.
@@ -100,10 +111,9 @@ describe("a removed member and the team's webhooks", () => {
     expect(ids(await list(MEMBER))).not.toContain(hook.id);
 
     await createIncident(api, OWNER, monitor.id, 'Search down');
-    await settle(api);
-    await eventually(async () => (await getHook(OWNER, hook.id)).body.webhook, (webhook) => webhook.status === 'disabled');
-    expect((await getHook(OWNER, hook.id)).body.webhook).toMatchObject({ status: 'disabled', disabled_reason: 'creator_lost_access' });
+    expect(await finished(OWNER, hook.id)).toMatchObject({ state: 'failed', attempts: [{ status: null, error: 'Webhook disabled' }] });
     expect(at('/moved')).toHaveLength(0);
+    expect((await getHook(OWNER, hook.id)).body.webhook).toMatchObject({ status: 'disabled', disabled_reason: 'creator_lost_access' });
   });
 
   it("keeps a removed member's integration key working, names it in the removal's answer, and marks it created_by_left", async () => {
