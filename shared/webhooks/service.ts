@@ -188,45 +188,49 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
   if (input.monitor_id && input.team_id) {
     throw new ValidationError([{ field: 'team_id', message: 'A webhook covers one monitor (monitor_id) or one team (team_id), not both' }]);
   }
-  let guards: Guards = [];
-  let place: repository.MonitorPlace | undefined;
-  if (input.monitor_id) {
-    const monitor = await getMonitor(input.monitor_id);
-    const found = monitor && monitorGuards(caller, monitor, monitor.team_seq);
-    if (!found) throw monitorNotFound();
-    guards = found;
-    place = { owner_id: monitor.owner_id, team_id: monitor.team_id, team_seq: monitor.team_seq };
-  } else if (input.team_id) {
-    guards = teamGuard(input.team_id, caller.userId, OPERATORS);
-  }
-  await checkUrl(input.url);
-  const now = clock.nowIso();
-  const webhook: Webhook = {
-    id: randomUUID(),
-    owner_id: caller.userId,
-    monitor_id: input.monitor_id ?? null,
-    team_id: input.team_id ?? null,
-    url: input.url,
-    events: input.events,
-    format: input.format,
-    description: input.description,
-    status: 'enabled',
-    disabled_reason: null,
-    secret: generateSecret(),
-    previous_secret: null,
-    failing_since: null,
-    ...(place ? { monitor_owner_id: place.owner_id } : {}),
-    created_at: now,
-    updated_at: now,
-  };
-  const { outcome, item } = await repository.insertWebhook(webhook, guards, place);
-  if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
-  // Moved between the read and the write (rare): as for any write that lost a race, the caller tries again.
-  if (outcome === 'moved') throw monitorNotFound();
-  if (outcome === 'limit') throw webhookLimitReached(repository.scopeOfWebhook(webhook));
-  if (outcome !== 'ok') throw input.team_id ? shareRefusal(outcome, item) : accessRefusal(outcome, item, monitorNotFound);
-  // The creating response shows the URL as given, and the secret, once.
-  return { ...webhookView(webhook), url: webhook.url, secret: webhook.secret };
+  const secret = generateSecret();
+  const id = randomUUID();
+  // Again when the monitor moved between its read and the write (it is listed where it was read).
+  return retryOnConflict(async (attempt) => {
+    let guards: Guards = [];
+    let place: repository.MonitorPlace | undefined;
+    if (input.monitor_id) {
+      const monitor = await getMonitor(input.monitor_id);
+      const found = monitor && monitorGuards(caller, monitor, monitor.team_seq);
+      if (!found) throw monitorNotFound();
+      guards = found;
+      place = { owner_id: monitor.owner_id, team_id: monitor.team_id, team_seq: monitor.team_seq };
+    } else if (input.team_id) {
+      guards = teamGuard(input.team_id, caller.userId, OPERATORS);
+    }
+    if (attempt === 1) await checkUrl(input.url);
+    const now = clock.nowIso();
+    const webhook: Webhook = {
+      id,
+      owner_id: caller.userId,
+      monitor_id: input.monitor_id ?? null,
+      team_id: input.team_id ?? null,
+      url: input.url,
+      events: input.events,
+      format: input.format,
+      description: input.description,
+      status: 'enabled',
+      disabled_reason: null,
+      secret,
+      previous_secret: null,
+      failing_since: null,
+      ...(place ? { monitor_owner_id: place.owner_id } : {}),
+      created_at: now,
+      updated_at: now,
+    };
+    const { outcome, item } = await repository.insertWebhook(webhook, guards, place);
+    if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
+    if (outcome === 'moved') return undefined;
+    if (outcome === 'limit') throw webhookLimitReached(repository.scopeOfWebhook(webhook));
+    if (outcome !== 'ok') throw input.team_id ? shareRefusal(outcome, item) : accessRefusal(outcome, item, monitorNotFound);
+    // The creating response shows the URL as given, and the secret, once.
+    return { ...webhookView(webhook), url: webhook.url, secret: webhook.secret };
+  }, (attempts) => `Monitor ${input.monitor_id} kept moving; gave up creating a webhook after ${attempts} attempts`);
 }
 
 export async function getWebhook(caller: Caller, webhookId: string): Promise<WebhookView> {
