@@ -229,7 +229,8 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
     { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
   ),
-  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
+  // WEBHOOK#, MONITOR#, gsi1/gsi2: what the removed member created for the team (their webhooks disabled, their integrations named).
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['TEAM#', 'WEBHOOK#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'] }),
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
@@ -393,12 +394,12 @@ export const workers = {
     table: 'readwrite',
     leadingKeys: ['USER#', 'EMAIL#'],
   },
-  /** Moves a monitor's incidents to the team the monitor was moved to (team index entries). */
+  /** Moves a monitor's incidents and webhooks to the team the monitor was moved to (team index entries). */
   incidentRescoper: {
     name: 'incident-rescoper',
     handler: 'functions/monitors/rescope.ts',
     table: 'readwrite',
-    leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'],
+    leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'WEBHOOK#'],
     indexes: ['gsi3'],
   },
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
@@ -431,7 +432,8 @@ export const workers = {
     capabilities: ['manage-schedules'],
     // Up to 20 requests of 10 s each per pair and invocation (a drain stops 15 s before the end).
     timeoutSeconds: 120,
-    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#'],
+    // TEAM#: the creator's membership, read and checked before each message.
+    leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#', 'TEAM#'],
     indexes: ['gsi1', 'gsi2', 'gsi3'],
   },
 } as const satisfies Record<string, FunctionDescription>;

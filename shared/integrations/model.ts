@@ -47,6 +47,11 @@ const fields = {
   created_at: Timestamp,
   created_by: described(Id, { description: 'The user who created it' }),
   last_event_at: described(z.nullable(Timestamp), { description: 'When its key last sent an event that was taken; null if never' }),
+  created_by_left: described(z.boolean(), {
+    description:
+      "True once its creator may no longer read the monitor (removed from its team, or the monitor moved where they are not). The key keeps working: it serves the team's tools; delete it to revoke it",
+    example: false,
+  }),
 };
 
 /** An integration as lists show it: never its key. */
@@ -64,7 +69,7 @@ export const CreatedIntegrationBody = described(
   { id: 'CreatedIntegration', example: integrationExample },
 );
 
-export const integrationView = (integration: Integration, lookup: IntegrationKey | undefined): z.output<typeof IntegrationBody> => ({
+export const integrationView = (integration: Integration, lookup: IntegrationKey | undefined, creatorLeft = false): z.output<typeof IntegrationBody> => ({
   id: integration.id,
   monitor_id: integration.monitor_id,
   name: integration.name,
@@ -72,5 +77,6 @@ export const integrationView = (integration: Integration, lookup: IntegrationKey
   created_at: integration.created_at,
   created_by: integration.created_by,
   last_event_at: lookup?.last_event_at ?? null,
+  created_by_left: creatorLeft,
 });
 export type IntegrationView = ReturnType<typeof integrationView>;

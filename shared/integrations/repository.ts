@@ -1,6 +1,6 @@
 import { tableName } from '../platform/db/client.js';
-import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../platform/db/keys.js';
-import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { attributes, itemAbsent, itemPresent, keys, monitorItemSk, ownerIndex } from '../platform/db/keys.js';
+import { batchGet, queryCollection, queryOwnerIndex, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import type { Monitor } from '../monitors/model.js';
 import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
 import { integrationItem, integrationKeyItem, type Integration, type IntegrationKey } from './model.js';
@@ -23,7 +23,17 @@ export async function insertIntegration<G extends string>(monitor: Monitor, inte
   return transactOutcome<G | 'moved' | 'conflict'>([
     ...guard,
     ['moved', monitorAsRead(monitor)],
-    ['conflict', { Put: { TableName: tableName(), Item: { ...keys.integration(monitor.id, integration.id), type: 'integration', ...integration }, ConditionExpression: itemAbsent } }],
+    [
+      'conflict',
+      {
+        Put: {
+          TableName: tableName(),
+          // Also in its creator's owner index: what their removal from the monitor's team reviews.
+          Item: { ...keys.integration(monitor.id, integration.id), ...ownerIndex.integration(integration.created_by, integration.created_at, integration.id), type: 'integration', ...integration },
+          ConditionExpression: itemAbsent,
+        },
+      },
+    ],
     ['conflict', { Put: { TableName: tableName(), Item: lookup, ConditionExpression: itemAbsent } }],
   ]);
 }
@@ -34,15 +44,31 @@ export async function getMonitorAndIntegration(monitorId: string, integrationId:
   return { monitor, integration: item };
 }
 
-/** Every integration of a monitor, oldest first (one Query of its collection), with its key's lookup item (one BatchGetItem). */
-export async function listIntegrations(monitorId: string): Promise<{ integration: Integration; lookup: IntegrationKey | undefined }[]> {
-  const integrations = (await queryCollection(keys.monitorPartition(monitorId), undefined, monitorItemSk.integrationPrefix))
+/** Every integration of a monitor, oldest first: one Query of its collection. */
+export async function queryIntegrations(monitorId: string): Promise<Integration[]> {
+  return (await queryCollection(keys.monitorPartition(monitorId), undefined, monitorItemSk.integrationPrefix))
     .map((item) => integrationItem.parse(item))
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  if (integrations.length === 0) return [];
-  const lookups = await batchGet(integrations.map((integration) => keys.integrationKey(integration.key_hash)));
-  const byHash = new Map(lookups.map((item) => [String(item[attributes.pk]), integrationKeyItem.parse(item)]));
-  return integrations.map((integration) => ({ integration, lookup: byHash.get(keys.integrationKey(integration.key_hash)[attributes.pk]!) }));
+}
+
+/**
+ * The key lookup items of `integrations` and the items at `extra` keys, in one consistent
+ * BatchGetItem (`extra` found, by key position; absent ones undefined).
+ */
+export async function lookupsAnd(integrations: Integration[], extra: Record<string, string>[]) {
+  const found = await batchGet([...integrations.map((integration) => keys.integrationKey(integration.key_hash)), ...extra]);
+  const at = (key: Record<string, string>) => found.find((item) => item[attributes.pk] === key[attributes.pk] && item[attributes.sk] === key[attributes.sk]);
+  const lookups = new Map<string, IntegrationKey | undefined>();
+  for (const integration of integrations) {
+    const item = at(keys.integrationKey(integration.key_hash));
+    lookups.set(integration.id, item ? integrationKeyItem.parse(item) : undefined);
+  }
+  return { lookups, extra: extra.map((key): Item | undefined => at(key)) };
+}
+
+/** The integrations a user created, on any monitor (their owner index; eventually consistent). */
+export async function integrationsCreatedBy(userId: string): Promise<Integration[]> {
+  return (await queryOwnerIndex(userId, ownerIndex.integrationPrefix)).map((item) => integrationItem.parse(item));
 }
 
 /** Deletes the integration and its key's lookup item together (its key is refused from then on). `gone` if already deleted. */

@@ -7,7 +7,9 @@ import { identityOf } from '../accounts/service.js';
 import { integrationKeyHash, integrationKeyHint, newIntegrationKey } from '../alerts/keys.js';
 import { getMonitor } from '../monitors/repository.js';
 import { missingRefusal, monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
-import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/access.js';
+import { accessRefusal, allows, OPERATORS, READERS, type Access } from '../teams/access.js';
+import type { Role } from '../teams/model.js';
+import { keys } from '../platform/db/keys.js';
 import * as repository from './repository.js';
 import { integrationView, type CreateIntegrationInput, type Integration, type IntegrationView } from './model.js';
 
@@ -41,11 +43,24 @@ export async function createIntegration(caller: Caller, monitorId: string, input
   }, gaveUp(monitorId));
 }
 
-/** The monitor's integrations, oldest first, without their keys: whoever may see the monitor. */
+/**
+ * The monitor's integrations, oldest first, without their keys: whoever may see the monitor. Each
+ * says whether its creator has left (may no longer read the monitor). The caller's membership, the
+ * team, the keys' lookups and the creators' memberships are one consistent BatchGetItem.
+ */
 export async function listIntegrations(caller: Caller, monitorId: string): Promise<IntegrationView[]> {
-  const [monitor, integrations] = await Promise.all([getMonitor(monitorId), repository.listIntegrations(monitorId)]);
-  if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
-  return integrations.map(({ integration, lookup }) => integrationView(integration, lookup));
+  const [monitor, integrations] = await Promise.all([getMonitor(monitorId), repository.queryIntegrations(monitorId)]);
+  if (!monitor) throw monitorNotFound();
+  const teamId = monitor.team_id;
+  const creators = [...new Set(integrations.map((integration) => integration.created_by))].filter((userId) => userId !== monitor.owner_id);
+  const memberships = teamId ? [caller.userId, ...creators.filter((userId) => userId !== caller.userId)].map((userId) => keys.teamMembership(teamId, userId)) : [];
+  const { lookups, extra } = await repository.lookupsAnd(integrations, teamId ? [keys.team(teamId), ...memberships] : []);
+  const [team, ...found] = extra;
+  const member = new Set(team ? found.flatMap((item) => (item ? [String(item.user_id)] : [])) : []);
+  const access: Access | undefined = monitor.owner_id === caller.userId ? { via: 'owner' } : team && member.has(caller.userId) ? { via: 'team', teamId: teamId!, role: String(found[0]!.role) as Role } : undefined;
+  if (!allows(access, READERS)) throw monitorNotFound();
+  const left = (userId: string) => userId !== monitor.owner_id && !member.has(userId);
+  return integrations.map((integration) => integrationView(integration, lookups.get(integration.id), left(integration.created_by)));
 }
 
 /** Deletes an integration, which revokes its key at once: whoever may update the monitor. */

@@ -195,8 +195,8 @@ export type ChangeOutcome =
  * read, with everything that must hold or change with it:
  * - acting through the current team: the team exists and the caller's role there allows it;
  * - moving to a team: the team exists, the caller is OWNER, ADMIN or MEMBER there, its link;
- * - moving a monitor that has incidents: a transit on both teams and a `monitor.team_changed`
- *   event, after which the rescoper moves the incidents' team index entries;
+ * - moving a monitor: a `monitor.team_changed` event, after which the rescoper moves its webhooks'
+ *   and incidents' team index entries (with incidents, also a transit on both teams);
  * - policy: use counts move from the old policy to the new one, which must fit the new scope
  *   (a policy kept across a move must fit it too).
  */
@@ -267,7 +267,8 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
   if (before && after !== before) actions.push(['changed', policyUse(before, scopeOf(current), -1)]);
   if (moving && after && after === before && !change.keepPolicy) actions.push(['policy_misfit', policyFits(after, scopeOf(next))]);
 
-  if (rescope) {
+  // Every move is announced (its monitor's webhooks are listed with it); a move with incidents also waits for them.
+  if (moving) {
     actions.push([
       'changed',
       outboxPut(

@@ -158,7 +158,8 @@ async function readScopePages(
   const scopes = await readScopes(userId, () => readSource(own, window), (teamId) => readSource(team(teamId), window), onlyTeam);
   return [
     ...(scopes.own ? [scopes.own] : []),
-    ...scopes.teams.map(({ teamId, items: read }) => ({ ...read, items: read.items.filter((item) => item.team_id === teamId) })),
+    // (A monitor's webhook, listed in its monitor's team, names that team as `monitor_team_id`.)
+    ...scopes.teams.map(({ teamId, items: read }) => ({ ...read, items: read.items.filter((item) => (item.monitor_team_id ?? item.team_id) === teamId) })),
   ];
 }
 

@@ -267,6 +267,7 @@ export async function removeMember(caller: Caller, teamId: string, memberId: str
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: memberNotFound,
   });
+  return target;
 }
 
 export async function changeMemberRole(caller: Caller, teamId: string, memberId: string, input: ChangeRoleInput) {

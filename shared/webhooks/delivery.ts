@@ -35,7 +35,7 @@ import { classify, failedTooLong, failingSince, nextAttemptAt, type Verdict } fr
 import { messageId, newMessageId, signatureHeaders, signingSecrets } from './signing.js';
 import { deliver, RESPONSE_EXCERPT_BYTES, type DeliveryResult } from './target.js';
 import { getWebhook, webhooksFor } from './repository.js';
-import { targetOptions } from './service.js';
+import { creatorAccess, disableForLostAccess, targetOptions } from './service.js';
 import type { Webhook } from './model.js';
 
 /** Messages (and their queue entries) are kept 30 days. */
@@ -437,6 +437,7 @@ async function schedulePair(input: RetryInput, messageId: string, suffix: string
 export async function drain(webhookId: string, incidentId: string, context: SendContext): Promise<number> {
   let sent = 0;
   let held = false;
+  let recheck = 0;
   while (sent < drainLimit) {
     if (context.remainingMs && context.remainingMs() < 15_000) break;
     const head = await queueHead(webhookId, incidentId);
@@ -445,6 +446,13 @@ export async function drain(webhookId: string, incidentId: string, context: Send
     if (!message) return sent;
     if (!webhook || webhook.status !== 'enabled') {
       await dropMessage(message, webhook ? 'Webhook disabled' : 'Webhook deleted');
+      continue;
+    }
+    // Only while its creator may still read what it sends (settled by the database now, before each message).
+    const access = await creatorAccess(webhook);
+    if (!access.mayRead) {
+      // Disabled on the condition that they still cannot; otherwise something changed meanwhile: read it all again.
+      if (!(await disableForLostAccess(webhook, access.monitor)) && ++recheck > 3) return sent;
       continue;
     }
     const now = clock.now();

@@ -16,6 +16,29 @@ export const WEBHOOK_FORMATS = ['standard', 'slack'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+/**
+ * `disabled_reason` of a webhook whose creator may no longer read what it sends (removed from the
+ * monitor's team, or the monitor moved where they are not): a PUT by someone who may manage it
+ * enables it again and makes them its creator (`owner_id`).
+ */
+export const CREATOR_LOST_ACCESS = 'creator_lost_access';
+
+/**
+ * What read forms show of a URL (it often carries a secret: a Slack or Mattermost incoming-webhook
+ * URL is one): its scheme and host, and the last 4 characters of the rest, as a key's hint.
+ */
+export function urlHint(url: string): string {
+  let origin: string;
+  let rest: string;
+  try {
+    const parsed = new URL(url);
+    origin = parsed.origin === 'null' ? `${parsed.protocol}//` : parsed.origin;
+    rest = url.slice(url.indexOf(parsed.host) + parsed.host.length);
+  } catch {
+    return '…';
+  }
+  return rest.length > 8 ? `${origin}/…${rest.slice(-4)}` : `${origin}/…`;
+}
 
 const WebhookUrl = described(Text({ min: 1, max: MAX_URL_LENGTH }), {
   description: 'https URL of a public address (the local runtime also allows http to a loopback address with a port)',
@@ -72,6 +95,8 @@ export const webhookItem = z.object({
   disabled_reason: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   secret: z.string(),
   previous_secret: z.pipe(z.nullish(previousSecret), z.transform((value) => value ?? null)),
+  /** A monitor's webhook: its monitor's owner (which never changes), who may always read what it sends. */
+  monitor_owner_id: z.optional(z.string()),
   /** When the current streak of failed attempts began (null: the last attempt succeeded, or none was made). */
   failing_since: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   created_at: z.string(),
@@ -81,7 +106,7 @@ export type Webhook = z.output<typeof webhookItem>;
 
 const webhookExample = {
   id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-  url: 'https://hooks.example.com/incidents',
+  url: 'https://hooks.example.com/…ents',
   events: ['incident.created', 'incident.resolved'],
   format: 'standard',
   description: 'Status page',
@@ -96,15 +121,20 @@ const webhookExample = {
 
 const webhookFields = {
   id: Id,
-  url: z.string(),
+  url: described(z.string(), {
+    description: 'The URL as given, in the creating response only; elsewhere a hint of it: scheme and host, and the last 4 characters of the rest (`https://hooks.slack.com/…Xq9z`), since a URL often carries a secret',
+  }),
   events: z.array(EventType),
   format: Format,
   description: z.nullable(z.string()),
   monitor_id: described(z.nullable(Id), { description: "The monitor whose incidents it receives; null for a team's or the owner's webhook" }),
   team_id: described(z.nullable(Id), { description: 'The team whose monitors it covers; null for a monitor or owner webhook' }),
-  owner_id: described(Id, { description: 'Who created it (e-mailed when it is disabled)' }),
+  owner_id: described(Id, { description: 'Who created it, or last enabled it again after its creator lost access (e-mailed when it is disabled)' }),
   status: z.enum(WEBHOOK_STATUSES),
-  disabled_reason: described(z.nullable(z.string()), { description: 'Why it was disabled; a PUT enables it again' }),
+  disabled_reason: described(z.nullable(z.string()), {
+    description:
+      'Why it was disabled: `creator_lost_access` (its creator may no longer read the incidents it sends), or the delivery failure; a PUT by someone who may manage it enables it again (after `creator_lost_access`, making them its creator)',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -116,7 +146,7 @@ export const CreatedWebhookBody = described(
     ...webhookFields,
     secret: described(z.string(), { description: 'The signing secret (`whsec_` + base64 of 32 bytes); shown only here', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
   }),
-  { id: 'CreatedWebhook', example: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
+  { id: 'CreatedWebhook', example: { ...webhookExample, url: 'https://hooks.example.com/incidents', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
 );
 
 export const SecretBody = described(z.strictObject({ secret: z.string() }), {
@@ -124,9 +154,10 @@ export const SecretBody = described(z.strictObject({ secret: z.string() }), {
   description: 'The new signing secret; the previous one still signs for 24 hours',
 });
 
+/** A webhook as read forms show it (its URL as a hint); the creating response shows the URL itself. */
 export const webhookView = (webhook: Webhook): z.output<typeof WebhookBody> => ({
   id: webhook.id,
-  url: webhook.url,
+  url: urlHint(webhook.url),
   events: webhook.events,
   format: webhook.format,
   description: webhook.description,

@@ -10,10 +10,10 @@ import { env } from '../system.js';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
-import { itemPresent, keys } from '../platform/db/keys.js';
+import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
-import { NotFoundError, ValidationError } from '../platform/errors.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { monitorNotFound } from '../monitors/service.js';
 import { getMonitor } from '../monitors/repository.js';
 import type { Monitor } from '../monitors/model.js';
@@ -23,6 +23,7 @@ import { generateSecret } from './signing.js';
 import { checkTarget, loopbackPortsFrom, TargetRefused, type TargetOptions } from './target.js';
 import * as repository from './repository.js';
 import {
+  CREATOR_LOST_ACCESS,
   webhookItem,
   webhookView,
   type CreateWebhookInput,
@@ -50,35 +51,46 @@ async function checkUrl(url: string) {
   }
 }
 
+/** `AND` the monitor has not moved since `seq` (a new webhook is listed where the monitor was read). */
+const unmoved = (seq: number | undefined) =>
+  seq === undefined ? { expression: '', values: {} } : { expression: ` AND ${seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :seq)' : 'team_seq = :seq'}`, values: { ':seq': seq } };
+
 /** ConditionCheck: the monitor is still in `teamId` (moving it out takes the team's rights on its webhooks with it). */
-const monitorInTeam = (monitorId: string, teamId: string): TransactItem => ({
+const monitorInTeam = (monitorId: string, teamId: string, seq?: number): TransactItem => ({
   ConditionCheck: {
     TableName: tableName(),
     Key: keys.monitor(monitorId),
-    ConditionExpression: `${itemPresent} AND team_id = :team`,
-    ExpressionAttributeValues: { ':team': teamId },
+    ConditionExpression: `${itemPresent} AND team_id = :team${unmoved(seq).expression}`,
+    ExpressionAttributeValues: { ':team': teamId, ...unmoved(seq).values },
   },
 });
 
 /** ConditionCheck: the monitor still exists and belongs to `ownerId`. */
-const monitorOwnedBy = (monitorId: string, ownerId: string): TransactItem => ({
+const monitorOwnedBy = (monitorId: string, ownerId: string, seq?: number): TransactItem => ({
   ConditionCheck: {
     TableName: tableName(),
     Key: keys.monitor(monitorId),
-    ConditionExpression: `${itemPresent} AND owner_id = :owner`,
-    ExpressionAttributeValues: { ':owner': ownerId },
+    ConditionExpression: `${itemPresent} AND owner_id = :owner${unmoved(seq).expression}`,
+    ExpressionAttributeValues: { ':owner': ownerId, ...unmoved(seq).values },
   },
 });
 
 type WriteOutcome = GuardOutcome | 'moved';
 type Guards = repository.Guard<WriteOutcome>;
 
-/** The guards of a write about `monitor`'s webhooks by the caller; null when the caller cannot reach the monitor at all. */
-function monitorGuards(caller: Caller, monitor: Monitor): Guards | null {
-  if (monitor.owner_id === caller.userId) return [['moved', monitorOwnedBy(monitor.id, caller.userId)]];
+/**
+ * The guards of a write about `monitor`'s webhooks by the caller (with `unmovedSince`: and the
+ * monitor has not moved since it was read); null when the caller cannot reach the monitor at all.
+ */
+function monitorGuards(caller: Caller, monitor: Monitor, unmovedSince?: number): Guards | null {
+  if (monitor.owner_id === caller.userId) return [['moved', monitorOwnedBy(monitor.id, caller.userId, unmovedSince)]];
   if (!monitor.team_id) return null;
-  return [...teamGuard(monitor.team_id, caller.userId, OPERATORS), ['moved', monitorInTeam(monitor.id, monitor.team_id)]];
+  return [...teamGuard(monitor.team_id, caller.userId, OPERATORS), ['moved', monitorInTeam(monitor.id, monitor.team_id, unmovedSince)]];
 }
+
+/** `400` when the webhook's scope already holds its limit. */
+export const webhookLimitReached = (scope: repository.WebhookScope) =>
+  new BadRequestError(`Webhook limit reached: at most ${repository.WEBHOOK_LIMITS[scope]} per ${scope === 'owner' ? 'account' : scope}`);
 
 /** The guards of a write to an existing webhook by the caller (404 Webhook not found when they cannot reach it). */
 export async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
@@ -120,6 +132,53 @@ async function mayRead(caller: Caller, webhook: Webhook): Promise<boolean> {
   }
 }
 
+/**
+ * Whether the webhook's creator (`owner_id`) may still read what it sends, read consistently now:
+ * an owner's webhook, always (their own monitors); a team's, while they are a member of the team;
+ * a monitor's, while they own the monitor or are a member of its team. Answers the monitor as read
+ * (a monitor's webhook), which the disabling write holds to.
+ */
+export async function creatorAccess(webhook: Webhook): Promise<{ mayRead: boolean; monitor?: Monitor }> {
+  switch (repository.scopeOfWebhook(webhook)) {
+    case 'owner':
+      return { mayRead: true };
+    case 'team':
+      return { mayRead: (await roleIn(webhook.team_id!, webhook.owner_id)) !== undefined };
+    case 'monitor': {
+      // Its monitor's owner always may (a monitor's owner never changes): no read.
+      if (webhook.monitor_owner_id === webhook.owner_id) return { mayRead: true };
+      const monitor = await getMonitor(webhook.monitor_id!);
+      // A deleted monitor has no more incidents to send.
+      if (!monitor) return { mayRead: true };
+      return { mayRead: allows(await accessTo(webhook.owner_id, monitor), READERS), monitor };
+    }
+  }
+}
+
+/**
+ * Disables the webhook (`creator_lost_access`) on the conditions, checked by the same transaction,
+ * that it is still enabled with the same creator and that the creator still has no way to read
+ * what it sends: no membership in the team (of the monitor, still where it was read). Answers
+ * whether it did; a PUT by someone who may manage it enables it again.
+ */
+export async function disableForLostAccess(webhook: Webhook, monitor: Monitor | undefined): Promise<boolean> {
+  const teamId = repository.scopeOfWebhook(webhook) === 'team' ? webhook.team_id! : monitor?.team_id;
+  const checks: TransactItem[] = [];
+  if (monitor) {
+    checks.push({
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: keys.monitor(monitor.id),
+        ConditionExpression: `${itemPresent} AND owner_id <> :creator AND ${monitor.team_seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :seq)' : 'team_seq = :seq'}`,
+        ExpressionAttributeValues: { ':creator': webhook.owner_id, ':seq': monitor.team_seq },
+      },
+    });
+  }
+  if (teamId) checks.push({ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(teamId, webhook.owner_id), ConditionExpression: itemAbsent } });
+  const { outcome } = await repository.disableWebhook(webhook, CREATOR_LOST_ACCESS, clock.nowIso(), checks);
+  return outcome === 'ok';
+}
+
 /** A failed write's error: the guard that failed, or the webhook changed meanwhile (`changed`: try again). */
 export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined): Error {
   if (outcome === 'moved') return webhookNotFound();
@@ -132,39 +191,49 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
   if (input.monitor_id && input.team_id) {
     throw new ValidationError([{ field: 'team_id', message: 'A webhook covers one monitor (monitor_id) or one team (team_id), not both' }]);
   }
-  let guards: Guards = [];
-  if (input.monitor_id) {
-    const monitor = await getMonitor(input.monitor_id);
-    const found = monitor && monitorGuards(caller, monitor);
-    if (!found) throw monitorNotFound();
-    guards = found;
-  } else if (input.team_id) {
-    guards = teamGuard(input.team_id, caller.userId, OPERATORS);
-  }
-  await checkUrl(input.url);
-  const now = clock.nowIso();
-  const webhook: Webhook = {
-    id: randomUUID(),
-    owner_id: caller.userId,
-    monitor_id: input.monitor_id ?? null,
-    team_id: input.team_id ?? null,
-    url: input.url,
-    events: input.events,
-    format: input.format,
-    description: input.description,
-    status: 'enabled',
-    disabled_reason: null,
-    secret: generateSecret(),
-    previous_secret: null,
-    failing_since: null,
-    created_at: now,
-    updated_at: now,
-  };
-  const { outcome, item } = await repository.insertWebhook(webhook, guards);
-  if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
-  if (outcome === 'moved') throw monitorNotFound();
-  if (outcome !== 'ok') throw input.team_id ? shareRefusal(outcome, item) : accessRefusal(outcome, item, monitorNotFound);
-  return { ...webhookView(webhook), secret: webhook.secret };
+  const secret = generateSecret();
+  const id = randomUUID();
+  // Again when the monitor moved between its read and the write (it is listed where it was read).
+  return retryOnConflict(async (attempt) => {
+    let guards: Guards = [];
+    let place: repository.MonitorPlace | undefined;
+    if (input.monitor_id) {
+      const monitor = await getMonitor(input.monitor_id);
+      const found = monitor && monitorGuards(caller, monitor, monitor.team_seq);
+      if (!found) throw monitorNotFound();
+      guards = found;
+      place = { owner_id: monitor.owner_id, team_id: monitor.team_id, team_seq: monitor.team_seq };
+    } else if (input.team_id) {
+      guards = teamGuard(input.team_id, caller.userId, OPERATORS);
+    }
+    if (attempt === 1) await checkUrl(input.url);
+    const now = clock.nowIso();
+    const webhook: Webhook = {
+      id,
+      owner_id: caller.userId,
+      monitor_id: input.monitor_id ?? null,
+      team_id: input.team_id ?? null,
+      url: input.url,
+      events: input.events,
+      format: input.format,
+      description: input.description,
+      status: 'enabled',
+      disabled_reason: null,
+      secret,
+      previous_secret: null,
+      failing_since: null,
+      ...(place ? { monitor_owner_id: place.owner_id } : {}),
+      created_at: now,
+      updated_at: now,
+    };
+    const { outcome, item } = await repository.insertWebhook(webhook, guards, place);
+    if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
+    if (outcome === 'moved') return undefined;
+    if (outcome === 'limit') throw webhookLimitReached(repository.scopeOfWebhook(webhook));
+    if (outcome !== 'ok') throw input.team_id ? shareRefusal(outcome, item) : accessRefusal(outcome, item, monitorNotFound);
+    // The creating response shows the URL as given, and the secret, once.
+    return { ...webhookView(webhook), url: webhook.url, secret: webhook.secret };
+  }, (attempts) => `Monitor ${input.monitor_id} kept moving; gave up creating a webhook after ${attempts} attempts`);
 }
 
 export async function getWebhook(caller: Caller, webhookId: string): Promise<WebhookView> {
@@ -200,7 +269,9 @@ async function changeWith(
 
 /**
  * Changes URL, events, format or description; every PUT also enables the webhook again (an empty
- * body does only that), clearing `disabled_reason` and the failing streak.
+ * body does only that), clearing `disabled_reason` and the failing streak. Enabling one disabled
+ * because its creator lost access makes the caller (who may manage it, so may read what it sends)
+ * its creator: deliveries are checked against their access from then on.
  */
 export async function updateWebhook(caller: Caller, webhookId: string, changes: UpdateWebhookInput): Promise<WebhookView> {
   let next: Webhook | undefined;
@@ -209,6 +280,7 @@ export async function updateWebhook(caller: Caller, webhookId: string, changes: 
     webhookId,
     (current, guards) => {
       const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Webhook>;
+      if (current.disabled_reason === CREATOR_LOST_ACCESS) set.owner_id = caller.userId;
       next = { ...current, ...set, status: 'enabled', disabled_reason: null, failing_since: null, updated_at: clock.nowIso() };
       return repository.changeWebhook(current, { set: { ...set, status: 'enabled', updated_at: next.updated_at }, remove: ['disabled_reason', 'failing_since'] }, guards);
     },

@@ -263,7 +263,9 @@ const cases: Case[] = [
     expectStatus: 200,
     budget: 2,
   },
-  { route: 'teams-member-remove', method: 'DELETE', path: () => `/api/teams/${ids.team}/members/${ids.member}`, expectStatus: 200, budget: 2 },
+  // Read team + membership + member, the removal's transaction; then what they created for the team: the team's
+  // webhooks they created ∥ the integrations they created (with none, nothing more).
+  { route: 'teams-member-remove', method: 'DELETE', path: () => `/api/teams/${ids.team}/members/${ids.member}`, expectStatus: 200, budget: 4, rounds: 3 },
   // Read team + membership, delete team + slug, Query what is left, one BatchWriteItem per 25 items.
   { route: 'teams-delete', method: 'DELETE', path: () => `/api/teams/${ids.team}`, expectStatus: 200, budget: 4 },
 ];
@@ -449,9 +451,10 @@ describe('DynamoDB calls per route, through a team', () => {
     { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/subscribers`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
     { route: 'subscribers-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/subscribers`, body: () => ({ email: uniqueEmail('tm') }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
     { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${team.monitor}/subscribers/${team.subscriber}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
-    // Through the team: the guard rides in the write's transaction; the list adds one BatchGetItem of team + membership.
+    // Through the team: the guard rides in the write's transaction; the list reads team + memberships (the caller's, the
+    // creators') in the BatchGetItem of the keys' lookups.
     { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${team.monitor}/integrations`, body: () => ({ name: 'Team' }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
-    { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/integrations`, as: asMate, expectStatus: 200, budget: 4 },
+    { route: 'integrations-list', method: 'GET', path: () => `/api/monitors/${team.monitor}/integrations`, as: asMate, expectStatus: 200, budget: 3 },
     {
       route: 'integrations-delete',
       method: 'DELETE',
@@ -497,7 +500,8 @@ describe('DynamoDB calls per worker', () => {
       'QueryCommand',
       // The message and its queue entry.
       'TransactWriteItemsCommand',
-      // The queue's head, the message ∥ the webhook; held until the message is 2 s old, the same three again.
+      // The queue's head, the message ∥ the webhook (its creator owns its monitor: no access read); held until the
+      // message is 2 s old, the same three again.
       'QueryCommand',
       'GetItemCommand',
       'GetItemCommand',

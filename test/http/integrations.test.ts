@@ -41,6 +41,7 @@ describe('integration keys', () => {
       created_at: expect.any(String),
       created_by: owner.id,
       last_event_at: null,
+      created_by_left: false,
     });
     // The table keeps the SHA-256 (the lookup's key) and never the key itself.
     const stored = await getByKeys({ item: keys.integration(monitor.id, integration.id), lookup: keys.integrationKey(integrationKeyHash(integration.key)) });

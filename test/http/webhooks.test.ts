@@ -112,7 +112,8 @@ describe('managing webhooks', () => {
       expect((await api.request('DELETE', `/api/webhooks/${id}`, { token: NON_MEMBER.token })).status).toBe(404);
     }
     const teamList = await api.request('GET', `/api/webhooks?team_id=${roles.team.id}`, { token: VIEWER.token });
-    expect(teamList.body.webhooks.map((hook: { id: string }) => hook.id)).toEqual([teamHook.id]);
+    // A team monitor's webhook is the team's: listed to every member, with the team's own (issue 41 §2).
+    expect(teamList.body.webhooks.map((hook: { id: string }) => hook.id)).toEqual([monitorHook.id, teamHook.id]);
 
     expect((await api.request('POST', '/api/webhooks', { token: VIEWER.token, body: hookBody({ team_id: roles.team.id }) })).body).toEqual({ error: 'Not authorized' });
     expect((await api.request('POST', '/api/webhooks', { token: NON_MEMBER.token, body: hookBody({ team_id: roles.team.id }) })).body).toEqual({ error: 'Not a team member' });

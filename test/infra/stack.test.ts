@@ -284,6 +284,8 @@ describe('CDK stack', () => {
       'policies-list',
       'schedules-list',
       'teams-list',
+      // What a removed member created for the team (issue 41 §2): the team's webhooks, the integrations they created.
+      'teams-member-remove',
       'webhook-delivery',
       'webhooks-deliveries',
       'webhooks-list',

@@ -136,6 +136,7 @@ export const integrationListExample = {
   created_at: at('09:20'),
   created_by: ids.alice,
   last_event_at: at('10:05'),
+  created_by_left: false,
 };
 
 export const integrationExample = { ...integrationListExample, key: '3xw8e1vz0c6ty5bu4nj7mr9sa2hdk2m9', last_event_at: null };

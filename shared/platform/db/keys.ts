@@ -171,6 +171,8 @@ export const keys = {
   webhook: (webhookId: string) => key(`WEBHOOK#${webhookId}`, 'WEBHOOK'),
   /** One message (one event, or a ping) to one webhook: its body, attempts and retry state. */
   webhookMessage: (webhookId: string, messageId: string) => key(`WEBHOOK#${webhookId}`, `MSG#${messageId}`),
+  /** How many webhooks one scope holds (`monitor`, `team`, `owner`): the counter the webhook limits are checked against. */
+  webhookCount: (scope: 'monitor' | 'team' | 'owner', id: string) => key(`WEBHOOK#COUNT#${scope}#${id}`, 'COUNT'),
   /**
    * A message still to be delivered, queued behind the earlier messages of the same incident: the
    * head of `QUEUE#<incident>#` (the oldest event) is the only one sent until it succeeds or fails.
@@ -206,7 +208,10 @@ export const ownerIndex = {
   webhookPrefix: 'WEBHOOK#',
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
-  /** The caller's own webhooks and the monitor webhooks they created (team webhooks are in the team index only). */
+  /** The integrations a user created, on any monitor (what their removal from a team reviews). */
+  integrationPrefix: 'INTEGRATION#',
+  integration: (creatorId: string, createdAt: string, integrationId: string) => ownerKey(creatorId, `INTEGRATION#${createdAt}#${integrationId}`),
+  /** The owner's own webhooks and the webhooks of the monitors they own (team webhooks are in the team index only). */
   webhook: (ownerId: string, createdAt: string, webhookId: string) => ownerKey(ownerId, `WEBHOOK#${createdAt}#${webhookId}`),
   incident: (ownerId: string, startedAt: string, incidentId: string) =>
     ownerKey(ownerId, `INCIDENT#${startedAt}#${incidentId}`),

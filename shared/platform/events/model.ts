@@ -71,7 +71,7 @@ export const eventDetails = {
     incident: incidentSnapshot,
     step: z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }),
   }),
-  /** A monitor that has incidents moved between scopes (a team, or its owner alone): its incidents follow. */
+  /** A monitor moved between scopes (a team, or its owner alone): its webhooks' listing and its incidents follow. */
   'monitor.team_changed': z.object({
     ...base,
     monitor_id: z.string(),
