@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import { transactWrite } from '../../shared/platform/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
+import { newStopPagingLink } from '../../shared/paging/outside.js';
 
 let api: Api;
 let user: User;
@@ -38,7 +39,7 @@ interface Case {
   after?: () => void;
 }
 
-const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '', stopToken: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -150,6 +151,9 @@ const cases: Case[] = [
     expectStatus: 200,
     budget: 2,
   },
+  // A page's stop link (issue 41): opening it reads the link; its button reads it, then writes the address's suppression.
+  { route: 'stop-paging-open', method: 'GET', path: () => `/stop-paging/${ids.stopToken}`, expectStatus: 200, budget: 1 },
+  { route: 'stop-paging-confirm', method: 'POST', path: () => `/stop-paging/${ids.stopToken}`, expectStatus: 200, budget: 2, rounds: 2 },
   // Opening a confirmation link reads it; its button reads it, then confirms in one transaction (the link used, the subscription).
   { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
   { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
@@ -295,8 +299,19 @@ beforeAll(async () => {
     },
     invitee.email,
   );
-  await transactWrite([link.record]);
+  const stop = newStopPagingLink(
+    {
+      version: 1,
+      event_id: randomUUID(),
+      occurred_at: linked.created_at,
+      incident: { ...linked, monitor_name: 'M', owner_id: user.id, message: null, automatic: true, escalation_policy_id: null },
+      step: { step_order: 1, delay_minutes: 0, emails: ['outside@example.com'] },
+    },
+    'outside@example.com',
+  );
+  await transactWrite([link.record, stop.record]);
   ids.linkToken = link.token;
+  ids.stopToken = stop.token;
   ids.policy = (
     await api.request('POST', '/api/escalation-policies', {
       token: user.token,
