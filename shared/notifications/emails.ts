@@ -179,7 +179,7 @@ export function escalationEmail(detail: EventDetail<'incident.escalation_step'>,
     link: { href: acknowledgeUrl, label: 'Acknowledge the incident' },
     ...(stopUrl
       ? {
-          footer: `You receive this because an escalation policy of ${incident.monitor_name}'s account names this address. Stop paging this address: ${stopUrl}`,
+          footer: `You receive this because an escalation policy of the account that owns ${incident.monitor_name} names this address. Stop paging this address: ${stopUrl}`,
         }
       : {}),
   });
