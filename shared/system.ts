@@ -366,9 +366,9 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    // Pages to outside addresses: account e-mail claims, stop links and suppressions, the sending
-    // account's quotas, the `page_withheld` timeline entry (issue 41).
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#', 'EMAIL#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
+    // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
+    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {

@@ -11,7 +11,7 @@ import { getAccount } from '../accounts/repository.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../platform/db/ops.js';
-import { accountAddresses, admitOutsidePage, newStopPagingLink, type Admission } from '../paging/outside.js';
+import { accountHolders, admitOutsidePage, newStopPagingLink, type Admission } from '../paging/outside.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',
@@ -62,13 +62,13 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     }
     case 'incident.escalation_step': {
       const detail = eventDetails[type].parse(rawDetail);
-      // An account's own address is paged as it is; any other carries a stop link and is admitted first (`paging/outside.ts`).
-      const accounts = await accountAddresses(detail.step.emails);
+      // A person (an account holder) is paged as they are; any other address carries a stop link and is admitted first (`paging/outside.ts`).
+      const people = accountHolders(detail);
       return {
         eventId: detail.event_id,
         emails: detail.step.emails.map((to) => {
           const link = newAcknowledgeLink(detail, to);
-          if (accounts.has(to.toLowerCase())) return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+          if (people.has(to.toLowerCase())) return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
           const stop = newStopPagingLink(detail, to);
           return {
             email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`, `${apiUrl}/stop-paging/${stop.token}`),

@@ -44,6 +44,6 @@ export { openAutomaticIncident, type AutomaticIncidentSpec } from './open.js';
 export { scheduleEscalation, scheduleName } from './escalate.js';
 export { escalationStepInput, sendEscalationStep, type EscalationStepInput, type NobodyOnCallReport, type StepOutcome } from './page.js';
 export { resolveTargets } from './targets.js';
-export { accountAddresses, admitOutsidePage, inspectStopLink, newStopPagingLink, stopPaging, type Admission, type StopLinkState } from './outside.js';
+export { accountHolders, admitOutsidePage, inspectStopLink, newStopPagingLink, stopPaging, type Admission, type StopLinkState } from './outside.js';
 export { acknowledgeAsSource, type SourceAcknowledger } from './acknowledge.js';
 export { resolveAutomaticIncident } from './resolve.js';

@@ -1,8 +1,11 @@
 /**
- * Paging, stage 4b — outside addresses (issue 41): a page goes without asking only to an account's own
- * address (its holder signed up, and acts in the service). Any other address an escalation step names
- * (an `email` target, or a step's `emails`) is an outside address, paged on behalf of the sending
- * account — the incident's owner account, whose monitor raised it — and so:
+ * Paging, stage 4b — outside addresses (issue 41): a page goes without asking only to a person, a
+ * recipient reached through a `user` target or on call in a `schedule` target (the event's `people`):
+ * an account holder, named by id under the rules for naming people (issue 41, finding 5). Every other
+ * address a step names (an `email` target, or a step's `emails`) is an outside address, whoever's it is:
+ * an account's own address named as an `email` target too, or knowing someone's address would be enough
+ * to page them without limit. An outside address is paged on behalf of the sending account (the
+ * incident's owner account, whose monitor raised it), and so:
  * - its e-mail carries a "stop paging this address" link (`newStopPagingLink`): opening it only shows
  *   what it does; its page's button suppresses the address for that account, for good;
  * - each page to it is admitted by `admitOutsidePage` before it is sent, once per (event, address), in
@@ -16,7 +19,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
-import { batchGet, conditionFailure, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { conditionFailure, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import type { EventDetail } from '../platform/events/model.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { quotaCharge, utcDay } from '../platform/quotas/daily.js';
@@ -34,14 +37,8 @@ const PERMIT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** The account a page is sent on behalf of: the incident's owner (the monitor's owner account). */
 export const sendingAccount = (detail: PageEvent) => detail.incident.owner_id;
 
-/** Of `addresses`, the lower-cased ones that are some account's own address: one BatchGetItem of their e-mail claims. */
-export async function accountAddresses(addresses: readonly string[]): Promise<Set<string>> {
-  const wanted = [...new Set(addresses.map((address) => address.toLowerCase()))];
-  if (wanted.length === 0) return new Set();
-  const claims = await batchGet(wanted.map((address) => keys.accountEmail(address)));
-  const held = new Set(claims.map((claim) => String(claim[attributes.pk])));
-  return new Set(wanted.filter((address) => held.has(keys.accountEmail(address)[attributes.pk]!)));
-}
+/** Of the event's `step.emails`, those paged as account holders (lower-cased): the people it reached. No read. */
+export const accountHolders = (detail: PageEvent): Set<string> => new Set((detail.people ?? []).map((address) => address.toLowerCase()));
 
 /** A new stop link for one outside recipient of one page: the token for the e-mail, the record to write with its delivery. */
 export function newStopPagingLink(detail: PageEvent, recipient: string): { token: string; record: TransactItem } {

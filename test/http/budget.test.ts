@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { routes, workers } from '../../shared/system.js';
-import { Api, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
-import { createTeam, invite, join } from '../support/teams.js';
+import { createTeam, invite, join, reportDown } from '../support/teams.js';
 import { seedIncidents } from '../support/seed.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
@@ -521,6 +521,42 @@ describe('DynamoDB calls per worker', () => {
       // The queue is empty.
       'QueryCommand',
     ]);
+  });
+
+  it('notifier: a page to a person and to an outside address (a registered one, named as an e-mail target) reads no account', async () => {
+    const owner = await api.signUp(uniqueEmail('budget-pager'));
+    const named = await api.signUp(uniqueEmail('budget-named'));
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: owner.token,
+      body: { name: 'Both', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: owner.id }, { type: 'email', address: named.email }] }] },
+    });
+    expect(policy.status).toBe(201);
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Paged', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id } })).body.monitor.id;
+    await settle(api);
+    calls.reset();
+    await reportDown(monitor);
+    await settle(api);
+    await awaitMail(api, owner.email);
+    await awaitMail(api, named.email);
+    const notifier = calls.calls.filter((call) => call.functionName === workers.notifier.name);
+    const commands = notifier.map((call) => call.command);
+    // The event says who was reached as a person: no account's e-mail claim is read (issue 41).
+    expect(notifier.flatMap((call) => partitionKeysOf(call.input)).filter((key) => key.startsWith('EMAIL#') || key.startsWith('USER#'))).toEqual([]);
+    // (Both recipients are served side by side, and beside the incident.created invocation: compared sorted.)
+    expect([...commands].sort(), commands.join(', ')).toEqual(
+      [
+        // incident.created: the monitor's subscribers (none).
+        'QueryCommand',
+        // The person: the delivery record with its acknowledge link; marked sent.
+        'TransactWriteItemsCommand',
+        'UpdateItemCommand',
+        // The outside address: its admission (permit, no stop, the day's address and page charges); the
+        // delivery record with its acknowledge and stop links; marked sent.
+        'TransactWriteItemsCommand',
+        'TransactWriteItemsCommand',
+        'UpdateItemCommand',
+      ].sort(),
+    );
   });
 
   it('heartbeat-sweep: 16 Queries a run whatever the number of monitors, then 3 calls per due heartbeat; no Scan', async () => {

@@ -1,9 +1,9 @@
 /**
- * Pages to outside addresses (issue 41, finding 1): an escalation `email` target that is no account's
- * own address gets a "stop paging this address" link, which suppresses it for the sending account (the
+ * Pages to outside addresses (issue 41, finding 1): an escalation `email` target, whoever's address it
+ * is (people are reached as `user` or `schedule` targets), gets a "stop paging this address" link, which suppresses it for the sending account (the
  * incident's owner); its pages count against that account's daily quotas of distinct outside addresses
  * and of pages to them. A page withheld (stopped, over the quota) is on the timeline with the reason;
- * the account holders of the same step are paged all the same.
+ * the people of the same step are paged all the same.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,11 +26,15 @@ afterEach(() => resetClock());
 
 const STOP_LINK = /\/stop-paging\/([A-Za-z0-9_-]{43})/;
 
-/** An account whose monitor pages `emails` at once through an alert integration; answers what fires it. */
-async function pagingAccount(prefix: string, emails: (owner: User) => string[]) {
+type Target = { type: 'email'; address: string } | { type: 'user'; id: string };
+const email = (address: string): Target => ({ type: 'email', address });
+const person = (user: User): Target => ({ type: 'user', id: user.id });
+
+/** An account whose monitor pages `targets` at once through an alert integration; answers what fires it. */
+async function pagingAccount(prefix: string, targets: (owner: User) => Target[]) {
   const owner = await api.signUp(uniqueEmail(prefix), 'Pat Pager');
-  const policy = await api.request('POST', '/api/escalation-policies', { token: owner.token, body: { name: 'Now', steps: [{ delay_minutes: 0, emails: emails(owner) }] } });
-  expect(policy.status).toBe(201);
+  const policy = await api.request('POST', '/api/escalation-policies', { token: owner.token, body: { name: 'Now', steps: [{ delay_minutes: 0, targets: targets(owner) }] } });
+  expect(policy.status, JSON.stringify(policy.body)).toBe(201);
   const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Checkout', escalation_policy_id: policy.body.escalation_policy.id } })).body.monitor;
   const integration = (await api.request('POST', `/api/monitors/${monitor.id}/integrations`, { token: owner.token, body: { name: 'Prometheus' } })).body.integration;
   let seq = 0;
@@ -55,12 +59,18 @@ async function alreadyDone(owner: User, kind: QuotaKind, count: number) {
   await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.dailyQuota(owner.id, kind, day), type: 'daily_quota', count } }));
 }
 
+/** What `owner` has done of `kind` today. */
+async function doneToday(owner: User, kind: QuotaKind) {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.dailyQuota(owner.id, kind, utcDay(clock.now()).day), ConsistentRead: true }));
+  return (Item?.count as number | undefined) ?? 0;
+}
+
 const withheld = (entries: any[]) => entries.filter((entry) => entry.kind === 'page_withheld').map((entry) => ({ ...entry.details }));
 
 describe('pages to outside addresses', () => {
   it('carry a stop link; an account holder paged in the same step gets none', async () => {
     const outside = uniqueEmail('outside');
-    const { owner, alert } = await pagingAccount('stop-link', (self) => [outside, self.email]);
+    const { owner, alert } = await pagingAccount('stop-link', (self) => [email(outside), person(self)]);
     await alert();
     const [page] = await awaitMail(api, outside);
     const token = STOP_LINK.exec(page!.body.text ?? '')?.[1];
@@ -70,10 +80,30 @@ describe('pages to outside addresses', () => {
     expect(own!.body.text).not.toContain('/stop-paging/');
   });
 
+  it('an `email` target naming a registered account\'s address is outside: stop link and quota', async () => {
+    const named = await api.signUp(uniqueEmail('registered'), 'Reg Istered');
+    // The owner is named both as a person and by address: paged once, as the person.
+    const { owner, alert, timeline } = await pagingAccount('registered-target', (self) => [email(self.email), email(named.email), person(self)]);
+    await alert();
+    const [page] = await awaitMail(api, named.email);
+    expect(page!.body.text).toMatch(STOP_LINK);
+    const [own] = await awaitMail(api, owner.email);
+    expect(own!.body.text).not.toContain('/stop-paging/');
+    expect(await doneToday(owner, 'outside_pages')).toBe(1);
+    expect(await doneToday(owner, 'paged_addresses')).toBe(1);
+
+    await alreadyDone(owner, 'outside_pages', DAILY_QUOTAS.outside_pages);
+    const next = await alert();
+    await awaitMail(api, owner.email, 2);
+    expect(withheld(await timeline(next))).toEqual([{ step_order: 1, recipients: [named.email], reason: 'daily_limit' }]);
+    expect(await allMailTo(api, named.email)).toHaveLength(1);
+    expect(await allMailTo(api, owner.email)).toHaveLength(2);
+  });
+
   it('stop for the sending account once the link\'s button is pressed (opening it changes nothing); other accounts and account holders are still paged', async () => {
     const outside = uniqueEmail('stopper');
-    const sender = await pagingAccount('stop-sender', (self) => [outside, self.email]);
-    const other = await pagingAccount('stop-other', () => [outside]);
+    const sender = await pagingAccount('stop-sender', (self) => [email(outside), person(self)]);
+    const other = await pagingAccount('stop-other', () => [email(outside)]);
     await sender.alert();
     const [page] = await awaitMail(api, outside);
     const path = `/stop-paging/${STOP_LINK.exec(page!.body.text ?? '')![1]}`;
@@ -110,7 +140,7 @@ describe('pages to outside addresses', () => {
       }
     }
     const outside = uniqueEmail('late');
-    const { alert } = await pagingAccount('stop-expired', () => [outside]);
+    const { alert } = await pagingAccount('stop-expired', () => [email(outside)]);
     freezeClock(new Date());
     await alert();
     const [page] = await awaitMail(api, outside);
@@ -125,7 +155,7 @@ describe('pages to outside addresses', () => {
 
   it('count against the sending account\'s daily quota of pages: past it the page is withheld and on the timeline, the account holder still paged', async () => {
     const [first, second] = [uniqueEmail('quota-a'), uniqueEmail('quota-b')];
-    const { owner, alert, timeline } = await pagingAccount('page-quota', (self) => [first, second, self.email]);
+    const { owner, alert, timeline } = await pagingAccount('page-quota', (self) => [email(first), email(second), person(self)]);
     await alreadyDone(owner, 'outside_pages', DAILY_QUOTAS.outside_pages - 1);
     const incidentId = await alert();
     await awaitMail(api, owner.email);
@@ -143,7 +173,7 @@ describe('pages to outside addresses', () => {
 
   it('count each outside address once a day among the distinct ones: an address paged today still is, a new one is not past the quota', async () => {
     const [known, fresh] = [uniqueEmail('known'), uniqueEmail('fresh')];
-    const { owner, alert, timeline } = await pagingAccount('address-quota', () => [known, fresh]);
+    const { owner, alert, timeline } = await pagingAccount('address-quota', () => [email(known), email(fresh)]);
     await alreadyDone(owner, 'paged_addresses', DAILY_QUOTAS.paged_addresses);
     const { day } = utcDay(clock.now());
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.pagedAddress(owner.id, day, known), type: 'paged_address' } }));
@@ -155,7 +185,7 @@ describe('pages to outside addresses', () => {
 
   it('are decided once per event and address: a redelivered event neither counts again nor records twice; a refused send is retried', async () => {
     const [outside, over] = [uniqueEmail('redelivered'), uniqueEmail('over')];
-    const { owner, monitor, alert, timeline } = await pagingAccount('redelivery', () => [outside]);
+    const { owner, monitor, alert, timeline } = await pagingAccount('redelivery', () => [email(outside)]);
     const incidentId = await alert();
     await awaitMail(api, outside);
     const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: owner.token })).body.incident;
@@ -166,10 +196,7 @@ describe('pages to outside addresses', () => {
       incident: { ...incident, monitor_id: monitor.id, monitor_name: 'Checkout', owner_id: owner.id, message: null, automatic: true, acknowledged: false, resolved_at: null },
       step: { step_order: 2, delay_minutes: 5, emails },
     });
-    const pagesToday = async () => {
-      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.dailyQuota(owner.id, 'outside_pages', utcDay(clock.now()).day), ConsistentRead: true }));
-      return Item?.count as number;
-    };
+    const pagesToday = () => doneToday(owner, 'outside_pages');
     expect(await pagesToday()).toBe(1);
 
     // Refused by SES, then sent on the retry, then a duplicate: one page counted.
