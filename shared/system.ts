@@ -331,6 +331,10 @@ export const routes: readonly RouteDescription[] = [
   // its page's button may touch only confirmation links and the subscriptions in monitors' collections.
   route('subscription-confirm-open', 'GET', '/confirm/{token}', 'functions/subscribers/confirm-open.ts', 'read', { auth: 'none', leadingKeys: ['SUBCONFIRM#'] }),
   route('subscription-confirm', 'POST', '/confirm/{token}', 'functions/subscribers/confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['SUBCONFIRM#', 'MONITOR#'] }),
+  // Public: the "stop paging this address" link of a page to an outside address (issue 41). Opening it
+  // reads the link only; its page's button may write only the address's suppression for the account.
+  route('stop-paging-open', 'GET', '/stop-paging/{token}', 'functions/escalation/stop-paging-open.ts', 'read', { auth: 'none', throttle: 'links', leadingKeys: ['PAGESTOPLINK#'] }),
+  route('stop-paging-confirm', 'POST', '/stop-paging/{token}', 'functions/escalation/stop-paging-confirm.ts', 'readwrite', { auth: 'none', throttle: 'links', leadingKeys: ['PAGESTOPLINK#', 'PAGESTOP#'] }),
 ];
 
 /** Functions that are not behind the HTTP API. */
@@ -363,7 +367,9 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#'],
+    // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
+    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {

@@ -8,5 +8,5 @@ export const handler = workerHandler(
   'notifier',
   // The invocation's remaining time bounds how long a retry waits for a page another invocation holds.
   async (event: BusEvent, context: Context) => notify(eventTypeOf(event), event.detail, { remainingMs: () => context.getRemainingTimeInMillis() }),
-  (result) => `sent ${result.sent}, duplicates ${result.duplicates}${result.possible_duplicates ? `, possible duplicates ${result.possible_duplicates}` : ''}`,
+  (result) => `sent ${result.sent}, duplicates ${result.duplicates}${result.possible_duplicates ? `, possible duplicates ${result.possible_duplicates}` : ''}${result.withheld ? `, withheld ${result.withheld}` : ''}`,
 );

@@ -2,7 +2,7 @@ import * as z from '../../shared/platform/zod.js';
 import { subscribeInput, SubscriberBody } from '../../shared/subscribers/model.js';
 import { subscribe } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/platform/validation.js';
-import { quotaMessage } from '../../shared/platform/quotas/daily.js';
+import { quotaMessage, recipientQuotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
@@ -13,7 +13,7 @@ export const handler = httpRoute(
     body: subscribeInput,
     status: 201,
     response: z.strictObject({ subscriber: SubscriberBody }),
-    errors: { 400: ['Already subscribed'], 403: ['Not authorized'], 404: ['Monitor not found'], 429: [quotaMessage('subscriptions')] },
+    errors: { 400: ['Already subscribed'], 403: ['Not authorized'], 404: ['Monitor not found'], 429: [quotaMessage('subscriptions'), recipientQuotaMessage('confirmations')] },
     failure: 'Failed to create subscriber',
   },
   async ({ params, body, caller }) => ({ subscriber: await subscribe(caller, params.id, body) }),

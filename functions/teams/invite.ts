@@ -1,7 +1,7 @@
 import * as z from '../../shared/platform/zod.js';
 import { InviteBody, inviteInput, teamParams } from '../../shared/teams/model.js';
 import { inviteMember } from '../../shared/teams/service.js';
-import { quotaMessage } from '../../shared/platform/quotas/daily.js';
+import { quotaMessage, recipientQuotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
@@ -15,7 +15,7 @@ export const handler = httpRoute(
       400: ['User is already a team member', 'Invite already sent to this email', 'Team member limit reached'],
       403: ['Not authorized to invite'],
       404: ['Team not found'],
-      429: [quotaMessage('invites')],
+      429: [quotaMessage('invites'), recipientQuotaMessage('invites')],
     },
     idempotent: true,
     failure: 'Failed to create invite',

@@ -162,6 +162,7 @@ const TAGS: Record<string, string> = {
   unsubscribe: 'Subscribers',
   subscription: 'Subscribers',
   acknowledge: 'Incidents',
+  stop: 'Escalation policies',
   integrations: 'Integrations',
   alerts: 'Integrations',
   webhooks: 'Webhooks',

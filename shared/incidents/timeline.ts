@@ -16,7 +16,7 @@ import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
-export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'resolved'] as const;
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'resolved'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
@@ -45,8 +45,8 @@ export const TimelineDetails = described(
     ),
     method: documented(z.optional(AcknowledgementMethod), '`acknowledged`: how (web, api, slack, email, sms)'),
     user_email: documented(z.optional(z.string()), '`acknowledged`: the e-mail address of who acknowledged'),
-    step_order: documented(z.optional(z.int()), '`escalation_paged`: the escalation step; `acknowledged` by link: the step whose e-mail it was'),
-    recipients: documented(z.optional(z.array(z.string())), '`escalation_paged`: who was paged'),
+    step_order: documented(z.optional(z.int()), '`escalation_paged`, `page_withheld`: the escalation step; `acknowledged` by link: the step whose e-mail it was'),
+    recipients: documented(z.optional(z.array(z.string())), '`escalation_paged`: who was paged; `page_withheld`: the address not paged'),
     paged: documented(
       z.optional(
         z.array(
@@ -54,6 +54,10 @@ export const TimelineDetails = described(
         ),
       ),
       '`escalation_paged` of a step with targets: each person paged, and the schedule they were on call in (for a schedule target)',
+    ),
+    reason: documented(
+      z.optional(z.enum(['stopped', 'daily_limit'])),
+      '`page_withheld`: why the address in `recipients` was not paged: it asked the sending account to stop paging it (`stopped`), or that account reached its daily limit of outside addresses or pages to them (`daily_limit`)',
     ),
     nobody_on_call: documented(
       z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),

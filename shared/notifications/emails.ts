@@ -164,8 +164,9 @@ export function webhookDisabledEmail(detail: EventDetail<'webhook.disabled'>, to
 /**
  * To an escalation target: what is down, which step this is, and the link that acknowledges it
  * (single use, for this recipient, valid 24 hours or until the incident is acknowledged or resolved).
+ * To an outside address (no account's own), also the link that stops pages to it (`stopUrl`).
  */
-export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, acknowledgeUrl: string): Email {
+export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, acknowledgeUrl: string, stopUrl?: string): Email {
   const { incident, step } = detail;
   const tags: EmailTags = { kind: 'escalation', incident: incident.id, step: String(step.step_order) };
   return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, tags, {
@@ -176,5 +177,10 @@ export function escalationEmail(detail: EventDetail<'incident.escalation_step'>,
       'The link is yours alone and works once, for 24 hours or until the incident is acknowledged or resolved.',
     ],
     link: { href: acknowledgeUrl, label: 'Acknowledge the incident' },
+    ...(stopUrl
+      ? {
+          footer: `You receive this because an escalation policy of the account that owns ${incident.monitor_name} names this address. Stop paging this address: ${stopUrl}`,
+        }
+      : {}),
   });
 }

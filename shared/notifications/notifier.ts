@@ -11,6 +11,7 @@ import { getAccount } from '../accounts/repository.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../platform/db/ops.js';
+import { accountHolders, admitOutsidePage, newStopPagingLink, type Admission } from '../paging/outside.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',
@@ -30,6 +31,8 @@ const KIND: Record<EventType, string> = {
 interface Outgoing {
   email: Email;
   records?: TransactItem[];
+  /** A page to an outside address: whether it may go (decided once per event and address), before it is sent. */
+  admit?: () => Promise<Admission>;
 }
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Outgoing[] }> {
@@ -59,11 +62,19 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     }
     case 'incident.escalation_step': {
       const detail = eventDetails[type].parse(rawDetail);
+      // A person (an account holder) is paged as they are; any other address carries a stop link and is admitted first (`paging/outside.ts`).
+      const people = accountHolders(detail);
       return {
         eventId: detail.event_id,
         emails: detail.step.emails.map((to) => {
           const link = newAcknowledgeLink(detail, to);
-          return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+          if (people.has(to.toLowerCase())) return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+          const stop = newStopPagingLink(detail, to);
+          return {
+            email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`, `${apiUrl}/stop-paging/${stop.token}`),
+            records: [link.record, stop.record],
+            admit: () => admitOutsidePage(detail, to),
+          };
         }),
       };
     }
@@ -85,6 +96,8 @@ export interface NotifyResult {
   duplicates: number;
   /** Escalation pages sent again after a send whose fate was unknown: each may have arrived twice. */
   possible_duplicates: number;
+  /** Pages to outside addresses not sent (stopped, or over the sending account's daily quota; on the timeline); only when there were. */
+  withheld?: number;
 }
 
 /** How many e-mails are sent at once (SES allows 14 a second by default; throttled sends wait and retry). */
@@ -99,9 +112,10 @@ export async function notify(type: EventType, detail: unknown, options: AtLeastO
   const { eventId, emails } = await emailsFor(type, detail);
   // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
   const atLeastOnce = KIND[type] === 'escalation';
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, ({ email, records }) =>
-    atLeastOnce ? deliverAtLeastOnce(eventId, email, records, options) : deliverOnce(eventId, email, records),
-  );
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit }) => {
+    if (admit && (await admit()) !== 'admitted') return 'withheld' as const;
+    return atLeastOnce ? deliverAtLeastOnce(eventId, email, records, options) : deliverOnce(eventId, email, records);
+  });
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: KIND[type] });
@@ -109,5 +123,6 @@ export async function notify(type: EventType, detail: unknown, options: AtLeastO
   }
   if (failures.length > 0) throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} of ${emails.length} e-mails failed`);
   const count = (...values: string[]) => outcomes.filter((outcome) => outcome.status === 'fulfilled' && values.includes(outcome.value)).length;
-  return { sent: count('sent', 'resent'), duplicates: count('duplicate'), possible_duplicates: count('resent') };
+  const withheld = count('withheld');
+  return { sent: count('sent', 'resent'), duplicates: count('duplicate'), possible_duplicates: count('resent'), ...(withheld > 0 ? { withheld } : {}) };
 }

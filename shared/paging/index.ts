@@ -22,6 +22,9 @@
  *    targets resolved at that instant (whoever is on call in a schedule, a person, an address), the step
  *    marked sent with the `incident.escalation_step` event, which the notifier turns into e-mails
  *    carrying an acknowledge link.
+ *    Outside addresses (`outside.ts`): a page to an address that is no account's own carries a stop
+ *    link and is admitted first, once per event, against the sending account's daily quotas; withheld
+ *    (stopped, over the quota), it is on the timeline (`page_withheld`).
  * 5. Acknowledge (`acknowledge.ts`): someone has it; the steps not yet sent will be cancelled. People
  *    acknowledge through the API or the page's link (`../incidents/service.ts`,
  *    `../incidents/acknowledge-link.ts`); a signal's source through `acknowledgeAsSource`.
@@ -41,5 +44,6 @@ export { openAutomaticIncident, type AutomaticIncidentSpec } from './open.js';
 export { scheduleEscalation, scheduleName } from './escalate.js';
 export { escalationStepInput, sendEscalationStep, type EscalationStepInput, type NobodyOnCallReport, type StepOutcome } from './page.js';
 export { resolveTargets } from './targets.js';
+export { accountHolders, admitOutsidePage, inspectStopLink, newStopPagingLink, stopPaging, type Admission, type StopLinkState } from './outside.js';
 export { acknowledgeAsSource, type SourceAcknowledger } from './acknowledge.js';
 export { resolveAutomaticIncident } from './resolve.js';

@@ -92,7 +92,8 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
   const pages = pagedNow.map((step) =>
     outboxPut(
       'incident.escalation_step',
-      { incident: incidentSnapshot(incident), step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails } },
+      // Paged here only with nobody to resolve: e-mail targets alone, all outside addresses (`paging/outside.ts`).
+      { incident: incidentSnapshot(incident), step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails }, people: [] },
       now,
     ),
   );

@@ -56,6 +56,8 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput, rep
   // Targets are resolved at the page: whoever is on call now; the addresses de-duplicated.
   const resolved = step.targets ? await resolveTargets(step.targets as EscalationTarget[], at, step.team_id ?? null) : undefined;
   const emails = resolved ? resolved.recipients.map((recipient) => recipient.email) : step.emails;
+  // Those reached as people are account holders; every other address is outside (`paging/outside.ts`).
+  const people = (resolved?.recipients ?? []).flatMap((recipient) => (recipient.user_id ? [recipient.email] : []));
   try {
     await transactWrite([
       {
@@ -85,6 +87,7 @@ async function trySendStep({ incident_id, step_order }: EscalationStepInput, rep
         {
           incident: incidentSnapshot(incident),
           step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails },
+          people,
         },
         at,
       ),

@@ -2,7 +2,7 @@
  * An escalation step's targets resolved at the moment of its page (issue 31): a schedule to whoever is on
  * call in it at that instant (rendered as `/on-call` renders it, so a member removed from the team is never
  * paged), a person to their account's address (on a team policy, while they are a member), an address to
- * itself; recipients de-duplicated by address, the first target naming one keeping it.
+ * itself; recipients de-duplicated by address (`deduplicated`: a person over an address naming them).
  */
 import { getSchedule } from '../schedules/repository.js';
 import { renderShifts } from '../schedules/render.js';
@@ -27,8 +27,22 @@ export async function resolveTargets(targets: readonly EscalationTarget[], at: s
       else nobodyOnCall.push(found.unstaffed);
     }
   }
-  const seen = new Set<string>();
-  return { recipients: recipients.filter((recipient) => !seen.has(recipient.email.toLowerCase()) && seen.add(recipient.email.toLowerCase())), nobodyOnCall };
+  return { recipients: deduplicated(recipients), nobodyOnCall };
+}
+
+/**
+ * One recipient per address (case-insensitively), in the order first named: the first target naming it
+ * keeps it, except that a person (a recipient with a `user_id`) takes the place of a bare `email` target
+ * naming the same address — so that address is paged as the account holder it is (issue 41).
+ */
+function deduplicated(recipients: readonly PagedRecipient[]): PagedRecipient[] {
+  const byAddress = new Map<string, PagedRecipient>();
+  for (const recipient of recipients) {
+    const address = recipient.email.toLowerCase();
+    const kept = byAddress.get(address);
+    if (!kept || (!kept.user_id && recipient.user_id)) byAddress.set(address, recipient);
+  }
+  return [...byAddress.values()];
 }
 
 /** Whoever is on call in the schedule at `at`, or the fact that nobody is. */

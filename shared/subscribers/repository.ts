@@ -47,21 +47,23 @@ export function subscriptionItems(monitor: Pick<Monitor, 'name'>, subscriber: Su
 /**
  * Subscribes on the conditions that the monitor is still as read (with the caller's `guard`
  * when acting through its team), the e-mail not yet subscribed and the caller's daily quota not
- * reached (`extra.quota`), with the event that e-mails the confirmation link (`extra.outbox`).
+ * reached (`extra.quota`), nor the address's (`extra.recipientQuota`: confirmation e-mails it got today
+ * from any account), with the event that e-mails the confirmation link (`extra.outbox`).
  */
 export async function insertSubscriber<G extends string>(
   monitor: Monitor,
   subscriber: Subscriber,
   guard: readonly (readonly [G, TransactItem])[],
-  extra: { quota: TransactItem; outbox: TransactItem },
+  extra: { quota: TransactItem; recipientQuota: TransactItem; outbox: TransactItem },
 ) {
   const items = subscriptionItems(monitor, subscriber);
   const put = (Item: Record<string, unknown>): TransactItem => ({ Put: { TableName: tableName(), Item, ConditionExpression: itemAbsent } });
-  return transactOutcome<G | 'moved' | 'already_subscribed' | 'quota' | 'conflict'>([
+  return transactOutcome<G | 'moved' | 'already_subscribed' | 'quota' | 'recipient_quota' | 'conflict'>([
     ...guard,
     ['moved', monitorAsRead(monitor)],
     ['already_subscribed', put(items.claim)],
     ['quota', extra.quota],
+    ['recipient_quota', extra.recipientQuota],
     ['conflict', put(items.subscriber)],
     ['conflict', put(items.token)],
     ['conflict', extra.outbox],

@@ -13,7 +13,7 @@ import { accessRefusal, accessTo, allows, OPERATORS, READERS } from '../teams/ac
 import * as repository from './repository.js';
 import { subscriberView, type SubscribeInput, type Subscriber, type SubscriptionStatus } from './model.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
+import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceeded } from '../platform/quotas/daily.js';
 
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
 const monitorKeptChanging = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
@@ -38,6 +38,7 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
     const now = clock.now();
     const { outcome, item } = await repository.insertSubscriber(monitor!, subscriber, guard, {
       quota: quotaCharge(caller.userId, 'subscriptions', now),
+      recipientQuota: recipientQuotaCharge(subscriber.email, 'confirmations', now),
       outbox: outboxPut(
         'subscriber.confirmation_requested',
         { subscription: { id: subscriber.id, monitor_id: monitorId, monitor_name: monitor!.name, email: subscriber.email } },
@@ -48,6 +49,7 @@ export async function subscribe(caller: Caller, monitorId: string, input: Subscr
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'already_subscribed') throw new BadRequestError('Already subscribed');
     if (outcome === 'quota') throw quotaExceeded('subscriptions', now);
+    if (outcome === 'recipient_quota') throw recipientQuotaExceeded('confirmations', now);
     if (outcome !== 'moved') throw new Error(`Unexpected conflict: ${outcome}`);
     return undefined;
   }, monitorKeptChanging(monitorId));

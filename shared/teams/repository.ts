@@ -229,6 +229,7 @@ export async function insertInvite(
   now: string,
   extra: TransactItem[],
   quota?: TransactItem,
+  recipientQuota?: TransactItem,
 ) {
   const ttl = ttlOf(invite.expires_at);
   const tokenItem: InviteToken = {
@@ -242,7 +243,7 @@ export async function insertInvite(
   const notMember: TransactItem[] = inviteeUserId
     ? [{ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(guard.teamId, inviteeUserId), ConditionExpression: itemAbsent } }]
     : [];
-  const { outcome, item } = await transactOutcome<'seat' | 'forbidden' | 'member' | 'pending' | 'quota' | 'conflict'>([
+  const { outcome, item } = await transactOutcome<'seat' | 'forbidden' | 'member' | 'pending' | 'quota' | 'recipient_quota' | 'conflict'>([
     ['seat', takeSeat(guard.teamId)],
     ['forbidden', guardCheck(guard)],
     ...notMember.map((item) => ['member', item] as const),
@@ -261,6 +262,8 @@ export async function insertInvite(
         { ':now': now },
       ),
     ],
+    // What the address got today from every account (after `pending`: a repeated invite says so first).
+    ...(recipientQuota ? [['recipient_quota', recipientQuota] as const] : []),
     // No TTL on the invite itself: its seat is freed when it is cancelled, accepted or reclaimed.
     ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
     ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],

@@ -4,7 +4,7 @@ import { findAccountIdByEmail } from '../accounts/repository.js';
 import { getAccount, identityOf } from '../accounts/service.js';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
-import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
+import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceeded } from '../platform/quotas/daily.js';
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
@@ -191,12 +191,13 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
   const inviteeUserId = typeof read.invitee?.user_id === 'string' ? read.invitee.user_id : undefined;
   const invitedBy = { id: caller.userId, ...identityOf(caller, undefined) };
   const hookItems = inviteCreated({ invite, team, invitedBy });
-  // The invite e-mail is counted against the inviter's daily quota, in the invite's own transaction.
+  // The invite e-mail is counted against the inviter's daily quota and the invitee address's, in the invite's own transaction.
   const quota = quotaCharge(caller.userId, 'invites', now);
-  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota);
+  const recipientQuota = recipientQuotaCharge(invite.email, 'invites', now);
+  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
   // Full: free the seats of expired invites, if any, and try once more.
   if (outcome === 'full' && (await repository.reclaimExpiredInvites(teamId, now.toISOString())) > 0) {
-    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota);
+    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
   }
   fail(outcome, {
     full: teamFull,
@@ -205,6 +206,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     member: () => new BadRequestError('User is already a team member'),
     pending: () => new BadRequestError('Invite already sent to this email'),
     quota: () => quotaExceeded('invites', now),
+    recipient_quota: () => recipientQuotaExceeded('invites', now),
   });
   countMetric('InviteCreated', { role: invite.role });
   return inviteView(invite);

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { routes, workers } from '../../shared/system.js';
-import { Api, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
-import { createTeam, invite, join } from '../support/teams.js';
+import { createTeam, invite, join, reportDown } from '../support/teams.js';
 import { seedIncidents } from '../support/seed.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import { transactWrite } from '../../shared/platform/db/ops.js';
 import { newAcknowledgeLink } from '../../shared/incidents/acknowledge-link.js';
+import { newStopPagingLink } from '../../shared/paging/outside.js';
 
 let api: Api;
 let receiver: Receiver;
@@ -39,7 +40,7 @@ interface Case {
   after?: () => void;
 }
 
-const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '', stopToken: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -151,6 +152,9 @@ const cases: Case[] = [
     expectStatus: 200,
     budget: 2,
   },
+  // A page's stop link (issue 41): opening it reads the link; its button reads it, then writes the address's suppression.
+  { route: 'stop-paging-open', method: 'GET', path: () => `/stop-paging/${ids.stopToken}`, expectStatus: 200, budget: 1 },
+  { route: 'stop-paging-confirm', method: 'POST', path: () => `/stop-paging/${ids.stopToken}`, expectStatus: 200, budget: 2, rounds: 2 },
   // Opening a confirmation link reads it; its button reads it, then confirms in one transaction (the link used, the subscription).
   { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
   { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
@@ -300,8 +304,19 @@ beforeAll(async () => {
     },
     invitee.email,
   );
-  await transactWrite([link.record]);
+  const stop = newStopPagingLink(
+    {
+      version: 1,
+      event_id: randomUUID(),
+      occurred_at: linked.created_at,
+      incident: { ...linked, monitor_name: 'M', owner_id: user.id, message: null, automatic: true, escalation_policy_id: null },
+      step: { step_order: 1, delay_minutes: 0, emails: ['outside@example.com'] },
+    },
+    'outside@example.com',
+  );
+  await transactWrite([link.record, stop.record]);
   ids.linkToken = link.token;
+  ids.stopToken = stop.token;
   ids.policy = (
     await api.request('POST', '/api/escalation-policies', {
       token: user.token,
@@ -514,6 +529,42 @@ describe('DynamoDB calls per worker', () => {
       // The queue is empty.
       'QueryCommand',
     ]);
+  });
+
+  it('notifier: a page to a person and to an outside address (a registered one, named as an e-mail target) reads no account', async () => {
+    const owner = await api.signUp(uniqueEmail('budget-pager'));
+    const named = await api.signUp(uniqueEmail('budget-named'));
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: owner.token,
+      body: { name: 'Both', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: owner.id }, { type: 'email', address: named.email }] }] },
+    });
+    expect(policy.status).toBe(201);
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Paged', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id } })).body.monitor.id;
+    await settle(api);
+    calls.reset();
+    await reportDown(monitor);
+    await settle(api);
+    await awaitMail(api, owner.email);
+    await awaitMail(api, named.email);
+    const notifier = calls.calls.filter((call) => call.functionName === workers.notifier.name);
+    const commands = notifier.map((call) => call.command);
+    // The event says who was reached as a person: no account's e-mail claim is read (issue 41).
+    expect(notifier.flatMap((call) => partitionKeysOf(call.input)).filter((key) => key.startsWith('EMAIL#') || key.startsWith('USER#'))).toEqual([]);
+    // (Both recipients are served side by side, and beside the incident.created invocation: compared sorted.)
+    expect([...commands].sort(), commands.join(', ')).toEqual(
+      [
+        // incident.created: the monitor's subscribers (none).
+        'QueryCommand',
+        // The person: the delivery record with its acknowledge link; marked sent.
+        'TransactWriteItemsCommand',
+        'UpdateItemCommand',
+        // The outside address: its admission (permit, no stop, the day's address and page charges); the
+        // delivery record with its acknowledge and stop links; marked sent.
+        'TransactWriteItemsCommand',
+        'TransactWriteItemsCommand',
+        'UpdateItemCommand',
+      ].sort(),
+    );
   });
 
   it('heartbeat-sweep: 16 Queries a run whatever the number of monitors, then 3 calls per due heartbeat; no Scan', async () => {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { DAILY_QUOTAS, quotaMessage, utcDay, type QuotaKind } from '../../shared/platform/quotas/daily.js';
+import { DAILY_QUOTAS, quotaMessage, RECIPIENT_DAILY_QUOTAS, recipientQuotaMessage, utcDay, type QuotaKind, type RecipientQuotaKind } from '../../shared/platform/quotas/daily.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createMonitor, createTeam } from '../support/teams.js';
 
@@ -102,5 +102,57 @@ describe('daily quotas', () => {
     expectQuotaReached(refused, 'invites');
     const detail = await api.request('GET', `/api/teams/${team.id}`, { token: owner.token });
     expect(detail.body.pendingInvites).toHaveLength(1);
+  });
+});
+
+/** Sets what `email` has received of `kind` today, as if several accounts had sent it. */
+async function alreadyReceived(email: string, kind: RecipientQuotaKind, count: number) {
+  const { day } = utcDay(clock.now());
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.recipientQuota(email, kind, day), type: 'daily_quota', count } }));
+}
+
+function expectRecipientQuotaReached(response: { status: number; body: unknown; headers: Headers }, kind: RecipientQuotaKind) {
+  expect(response.status).toBe(429);
+  expect(response.body).toEqual({ message: recipientQuotaMessage(kind) });
+  expect(response.headers.get('retry-after')).toBe('60');
+}
+
+describe('daily quotas per recipient address (issue 41, finding 6)', () => {
+  it('names the quota in the 429 text', () => {
+    expect(recipientQuotaMessage('confirmations')).toBe(
+      `Daily limit reached: ${RECIPIENT_DAILY_QUOTAS.confirmations} subscription confirmation e-mails a day to one address. Try again after 00:00 UTC.`,
+    );
+    expect(recipientQuotaMessage('invites')).toBe(`Daily limit reached: ${RECIPIENT_DAILY_QUOTAS.invites} invitations a day to one address. Try again after 00:00 UTC.`);
+  });
+
+  it('caps the confirmation e-mails one address gets a day from all accounts together, whatever case it is written in', async () => {
+    aMinuteBeforeMidnight();
+    const target = uniqueEmail('inbox');
+    const accounts = [await api.signUp(uniqueEmail('sender-a')), await api.signUp(uniqueEmail('sender-b'))];
+    const monitors = await Promise.all(accounts.flatMap((account) => [0, 1, 2].map((index) => createMonitor(api, account, { name: `Page ${index}` }).then((monitor) => ({ account, monitor })))));
+    const subscribe = ({ account, monitor }: (typeof monitors)[number], email = target) =>
+      api.request('POST', `/api/monitors/${monitor.id}/subscribers`, { token: account.token, body: { email } });
+    const answers = await Promise.all(monitors.map((pair, index) => subscribe(pair, index % 2 ? target.toUpperCase() : target)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 201, 201, 429]);
+    expectRecipientQuotaReached(answers.find((answer) => answer.status === 429)!, 'confirmations');
+    // Another address is not held by it; nor is the same address the next day.
+    expect((await subscribe(monitors[5]!, uniqueEmail('other-inbox'))).status).toBe(201);
+    advanceClock(60_000);
+    const refused = monitors[answers.findIndex((answer) => answer.status === 429)]!;
+    expect((await subscribe(refused)).status).toBe(201);
+  });
+
+  it('caps the invitations one address gets a day from all accounts together', async () => {
+    aMinuteBeforeMidnight();
+    const target = uniqueEmail('invitee');
+    const [first, second] = [await api.signUp(uniqueEmail('inviter-a')), await api.signUp(uniqueEmail('inviter-b'))];
+    const [firstTeam, secondTeam] = [await createTeam(api, first!), await createTeam(api, second!)];
+    await alreadyReceived(target, 'invites', RECIPIENT_DAILY_QUOTAS.invites - 1);
+    expect((await api.request('POST', `/api/teams/${firstTeam.id}/invite`, { token: first!.token, body: { email: target, role: 'MEMBER' } })).status).toBe(201);
+    const refused = await api.request('POST', `/api/teams/${secondTeam.id}/invite`, { token: second!.token, body: { email: target, role: 'MEMBER' } });
+    expectRecipientQuotaReached(refused, 'invites');
+    expect((await api.request('GET', `/api/teams/${secondTeam.id}`, { token: second!.token })).body.pendingInvites).toHaveLength(0);
+    // The refused invite counted nothing against its sender.
+    expect(await countToday(second!, 'invites')).toBeUndefined();
   });
 });

@@ -26,7 +26,7 @@ describe('local IAM grants', () => {
     expect(denial(notifier, 'QueryCommand', { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'TEAM#1' } } })).toMatch(/leading key TEAM#1/);
     expect(denial(notifier, 'QueryCommand', { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'OWNER#1' } })).toMatch(/index\/gsi1/);
     expect(denial(notifier, 'PutItemCommand', { Item: { pk: { S: 'DELIVERY#e' }, sk: { S: 'a@example.com' } } })).toBeUndefined();
-    expect(denial(notifier, 'DeleteItemCommand', { Key: { pk: 'QUOTA#1', sk: 'invites#2026-11-25' } })).toMatch(/leading key QUOTA#1/);
+    expect(denial(notifier, 'DeleteItemCommand', { Key: { pk: 'WEBHOOK#1', sk: 'WEBHOOK' } })).toMatch(/leading key WEBHOOK#1/);
     const unsubscribe = route('unsubscribe-confirm');
     expect(
       denial(unsubscribe, 'TransactWriteItemsCommand', {

@@ -19,7 +19,7 @@ describe('system description', () => {
     expect(typeof module.handler).toBe('function');
   });
 
-  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm) the alert endpoints (a key authenticates) and calendar feeds are public', () => {
+  it('protects every /api route with the JWT authorizer; only the links in e-mails (acknowledge, unsubscribe, confirm, stop paging) the alert endpoints (a key authenticates) and calendar feeds are public', () => {
     for (const route of routes) expect(route.auth === 'jwt').toBe(route.path.startsWith('/api/'));
     expect(routes.filter((route) => route.auth === 'none').map((route) => route.name)).toEqual([
       'acknowledge-link-open',
@@ -32,6 +32,8 @@ describe('system description', () => {
       'unsubscribe-confirm',
       'subscription-confirm-open',
       'subscription-confirm',
+      'stop-paging-open',
+      'stop-paging-confirm',
     ]);
     // Opening a link in an e-mail (GET, which mail scanners do) only reads; only its page's button (POST) writes.
     for (const route of routes.filter((candidate) => candidate.auth === 'none')) expect(route.table === 'read', route.name).toBe(route.method === 'GET');

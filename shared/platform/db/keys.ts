@@ -166,6 +166,16 @@ export const keys = {
   subscriptionConfirmation: (tokenHash: string) => key(`SUBCONFIRM#${tokenHash}`, 'SUBCONFIRM'),
   /** How many of one kind of mail-sending action an account did on one UTC day (`yyyy-mm-dd`). */
   dailyQuota: (userId: string, kind: string, day: string) => key(`QUOTA#${userId}`, `${kind}#${day}`),
+  /** How many e-mails of one kind one address (lower-cased) was sent on one UTC day, by any account. */
+  recipientQuota: (email: string, kind: string, day: string) => key(`QUOTA#TO#${email.toLowerCase()}`, `${kind}#${day}`),
+  /** One outside address (lower-cased) an account paged on one UTC day: what counts it once among the day's distinct addresses. */
+  pagedAddress: (userId: string, day: string, email: string) => key(`QUOTA#${userId}`, `paged_address#${day}#${email.toLowerCase()}`),
+  /** An address (lower-cased) that asked an account to stop paging it (its page's link). */
+  pagingStopped: (userId: string, email: string) => key(`PAGESTOP#${userId}#${email.toLowerCase()}`, 'PAGESTOP'),
+  /** A "stop paging this address" link, by the SHA-256 of its token (the token itself is only in the e-mail). */
+  stopPagingLink: (tokenHash: string) => key(`PAGESTOPLINK#${tokenHash}`, 'PAGESTOPLINK'),
+  /** Whether one page of one event to one outside address was let through or withheld (and why): decided once. */
+  pagePermit: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, `PERMIT#${recipient.toLowerCase()}`),
   /** An outgoing webhook; its item collection also holds its messages and their per-incident queues. */
   webhookPartition: (webhookId: string) => `WEBHOOK#${webhookId}`,
   webhook: (webhookId: string) => key(`WEBHOOK#${webhookId}`, 'WEBHOOK'),

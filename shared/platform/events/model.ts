@@ -70,6 +70,12 @@ export const eventDetails = {
     ...base,
     incident: incidentSnapshot,
     step: z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }),
+    /**
+     * Of `step.emails`, those reached as people (a `user` target, or on call in a `schedule` target):
+     * account holders, paged as they are. Every other address (an `email` target, whoever's it is) is
+     * an outside address (issue 41). Absent (an event written before the field): none.
+     */
+    people: z.optional(z.array(z.string())),
   }),
   /** A monitor moved between scopes (a team, or its owner alone): its webhooks' listing and its incidents follow. */
   'monitor.team_changed': z.object({

@@ -17,7 +17,9 @@ export type MetricName =
   /** A page found nobody on call in a schedule it targets (its other targets were still paged). */
   | 'ScheduleNobodyOnCall'
   /** An escalation page sent again after a send whose fate was unknown (a crash, an ambiguous SES error): maybe twice. */
-  | 'EscalationPagePossibleDuplicate';
+  | 'EscalationPagePossibleDuplicate'
+  /** A page to an outside address not sent: the address stopped the account, or the account's daily quota was reached (issue 41). */
+  | 'EscalationPageWithheld';
 
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
 
