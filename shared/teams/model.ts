@@ -1,5 +1,5 @@
 import * as z from '../platform/zod.js';
-import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
+import { inviteExample, pendingInviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 
@@ -79,21 +79,31 @@ export const membershipItem = z.object({
 });
 export type Membership = z.output<typeof membershipItem>;
 
+/**
+ * An invite as stored: its token only as `token_hash` (SHA-256, hex), which keys its lookup item. An
+ * invite written before tokens were hashed holds `token` in clear instead (its lookup is keyed by it and
+ * is never found again: such an invite can still be cancelled, and expires within 7 days).
+ */
 export const inviteItem = z.object({
   id: z.string(),
   team_id: z.string(),
   email: z.string(),
   role: AssignableRole,
-  token: z.string(),
+  token_hash: z.optional(z.string()),
+  token: z.optional(z.string()),
   invited_by: z.string(),
   expires_at: z.string(),
   created_at: z.string(),
 });
-export type Invite = z.output<typeof inviteItem>;
+export type StoredInvite = z.output<typeof inviteItem>;
+/** A new invite: its token in clear for the creation's answer and the e-mail, never stored. */
+export type Invite = Omit<StoredInvite, 'token'> & { token: string; token_hash: string };
 
-/** The token-lookup item: finds an invite by its token with one GetItem. */
+/** What keys an invite's token lookup: the token's hash, or (written before hashing) the token itself. */
+export const inviteLookupKey = (invite: Pick<StoredInvite, 'token_hash' | 'token'>): string => invite.token_hash ?? invite.token ?? '';
+
+/** The token-lookup item (`INVITETOKEN#<sha256 of the token>`): finds an invite by its token with one GetItem. */
 export const inviteTokenItem = z.object({
-  token: z.string(),
   invite_id: z.string(),
   team_id: z.string(),
   email: z.string(),
@@ -143,8 +153,14 @@ export const InviteBody = described(
   { id: 'TeamInvite', example: inviteExample },
 );
 
+/**
+ * A pending invite as the team shows it: the invite without its token, which only the invitee's e-mail
+ * and the inviter's creation answer carry (the table keeps its SHA-256 alone).
+ */
+export const PendingInviteBody = described(z.omit(InviteBody, { token: true }), { id: 'PendingTeamInvite', example: pendingInviteExample });
+
 export const TeamDetail = described(
-  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role }),
+  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(PendingInviteBody), userRole: Role }),
   { id: 'TeamDetail', example: teamDetailExample },
 );
 
@@ -187,6 +203,16 @@ export const inviteView = (invite: Invite): z.output<typeof InviteBody> => ({
   email: invite.email,
   role: invite.role,
   token: invite.token,
+  invited_by: invite.invited_by,
+  expires_at: invite.expires_at,
+  created_at: invite.created_at,
+});
+
+export const pendingInviteView = (invite: StoredInvite): z.output<typeof PendingInviteBody> => ({
+  id: invite.id,
+  team_id: invite.team_id,
+  email: invite.email,
+  role: invite.role,
   invited_by: invite.invited_by,
   expires_at: invite.expires_at,
   created_at: invite.created_at,

@@ -12,8 +12,10 @@ import {
   memberItem,
   membershipItem,
   teamItem,
+  inviteLookupKey,
   type Invite,
   type InviteToken,
+  type StoredInvite,
   type Member,
   type Membership,
   type Role,
@@ -34,7 +36,7 @@ export interface TeamCollection {
   members: Member[];
   memberships: Membership[];
   /** Unexpired invites only. */
-  invites: Invite[];
+  invites: StoredInvite[];
 }
 
 /** The team with all its members and pending invites: one Query of its item collection. */
@@ -43,7 +45,7 @@ export async function getTeamCollection(teamId: string, now: string): Promise<Te
   let team: Team | undefined;
   const members: Member[] = [];
   const memberships: Membership[] = [];
-  const invites: Invite[] = [];
+  const invites: StoredInvite[] = [];
   for (const item of items) {
     const sk = String(item[attributes.sk]);
     if (sk === teamItemSk.team) team = teamItem.parse(item);
@@ -232,7 +234,6 @@ export async function insertInvite(
 ) {
   const ttl = ttlOf(invite.expires_at);
   const tokenItem: InviteToken = {
-    token: invite.token,
     invite_id: invite.id,
     team_id: invite.team_id,
     email: invite.email,
@@ -262,21 +263,26 @@ export async function insertInvite(
       ),
     ],
     // No TTL on the invite itself: its seat is freed when it is cancelled, accepted or reclaimed.
-    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
-    ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
+    // The token itself is never stored: the invite and its lookup know it by its SHA-256.
+    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...storedInvite(invite) })],
+    ['conflict', put({ ...keys.inviteToken(invite.token_hash), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
   ]);
   if (outcome !== 'seat') return outcome;
   return item ? 'full' : 'not_found';
 }
 
-const deleteInviteItems = (invite: { id: string; team_id: string; email: string; token: string }, now: string) => {
+/** The invite as the table keeps it: everything but the token. */
+const storedInvite = ({ token: _token, ...stored }: Invite): StoredInvite => stored;
+
+/** `lookupKey`: what keys the invite's token lookup (`inviteLookupKey`). */
+const deleteInviteItems = (invite: { id: string; team_id: string; email: string; lookupKey: string }, now: string) => {
   const byThisInvite = {
     ConditionExpression: `${itemPresent} AND invite_id = :invite AND expires_at > :now`,
     ExpressionAttributeValues: { ':invite': invite.id, ':now': now },
   };
   return {
-    token: { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token), ...byThisInvite } },
+    token: { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.lookupKey), ...byThisInvite } },
     invite: {
       Delete: { TableName: tableName(), Key: keys.teamInvite(invite.team_id, invite.id), ConditionExpression: itemPresent },
     },
@@ -285,8 +291,8 @@ const deleteInviteItems = (invite: { id: string; team_id: string; email: string;
 };
 
 /** Cancels a pending (unexpired) invite: invite, token and pending claim go together, and its seat is freed. */
-export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string) {
-  const items = deleteInviteItems(invite, now);
+export async function deleteInvite(guard: RoleGuard, invite: StoredInvite, now: string) {
+  const items = deleteInviteItems({ ...invite, lookupKey: inviteLookupKey(invite) }, now);
   return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['gone', items.token],
@@ -312,7 +318,7 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
     const outcome = await transactNamed([
       ...chunk.flatMap((invite) => [
         ['changed', { Delete: { TableName: tableName(), Key: keys.teamInvite(teamId, invite.id), ...stillExpired } }] as const,
-        ['changed', { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token) } }] as const,
+        ['changed', { Delete: { TableName: tableName(), Key: keys.inviteToken(inviteLookupKey(invite)) } }] as const,
         // Its pending claim stays: an expired claim never blocks a new invite, and its TTL removes it.
       ]),
       ['changed', freeSeats(teamId, chunk.length)],
@@ -326,11 +332,8 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
  * Accepting, all or nothing: the single-use token is consumed (only while unexpired), the
  * membership created (only if the user is not a member), the invite removed, the count bumped.
  */
-export async function acceptInvite(token: InviteToken, member: Member, membership: Membership, now: string) {
-  const items = deleteInviteItems(
-    { id: token.invite_id, team_id: token.team_id, email: token.email, token: token.token },
-    now,
-  );
+export async function acceptInvite(token: InviteToken, tokenHash: string, member: Member, membership: Membership, now: string) {
+  const items = deleteInviteItems({ id: token.invite_id, team_id: token.team_id, email: token.email, lookupKey: tokenHash }, now);
   const { outcome, item } = await transactOutcome([
     ['invalid', items.token],
     ['member', membershipPut(membership)],

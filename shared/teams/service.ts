@@ -8,6 +8,7 @@ import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
+import { linkTokenHash } from '../notifications/emailed-link.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { returnPolicyToOwner } from '../escalation/repository.js';
@@ -18,6 +19,7 @@ import * as repository from './repository.js';
 import {
   INVITE_LIFETIME_MS,
   inviteView,
+  pendingInviteView,
   memberDetailView,
   memberView,
   membershipItem,
@@ -130,7 +132,7 @@ export async function getTeam(caller: Caller, teamId: string) {
   return {
     team: teamView(collection.team),
     members: members.map(memberDetailView),
-    pendingInvites: invites.map(inviteView),
+    pendingInvites: invites.map(pendingInviteView),
     userRole: membership.role,
   };
 }
@@ -169,6 +171,12 @@ async function inBatches(ids: string[], work: (id: string) => Promise<void>, siz
   for (let start = 0; start < ids.length; start += size) await Promise.all(ids.slice(start, start + size).map(work));
 }
 
+/** A new invite token (256 random bits, base64url) and its SHA-256, which is all the table keeps of it. */
+function newInviteToken() {
+  const token = randomBytes(32).toString('base64url');
+  return { token, token_hash: linkTokenHash(token) };
+}
+
 /**
  * A new invite with a 256-bit URL-safe token, valid 7 days; its e-mail is requested in the same
  * write. The inviter's name for that e-mail comes from the token's claims (no extra read).
@@ -183,7 +191,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     team_id: teamId,
     email: input.email,
     role: input.role,
-    token: randomBytes(32).toString('base64url'),
+    ...newInviteToken(),
     invited_by: caller.userId,
     expires_at: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
     created_at: now.toISOString(),
@@ -229,7 +237,9 @@ export async function cancelInvite(caller: Caller, teamId: string, inviteId: str
  */
 export async function acceptInvite(caller: Caller, token: string) {
   const now = clock.nowIso();
-  const read = await repository.getByKeys({ token: keys.inviteToken(token), account: keys.account(caller.userId) });
+  // Looked up by its hash alone: a token stored in clear before hashing is found no more.
+  const tokenHash = linkTokenHash(token);
+  const read = await repository.getByKeys({ token: keys.inviteToken(tokenHash), account: keys.account(caller.userId) });
   const invite = repository.parseInviteToken(read.token, now);
   if (!invite) throw invalidInvite();
   const account: Account | undefined = read.account ? accountItem.parse(read.account) : undefined;
@@ -248,7 +258,7 @@ export async function acceptInvite(caller: Caller, token: string) {
     role: invite.role,
     joined_at: now,
   };
-  fail(await repository.acceptInvite(invite, member, membershipOf(member), now), {
+  fail(await repository.acceptInvite(invite, tokenHash, member, membershipOf(member), now), {
     full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),

@@ -4,6 +4,25 @@ import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite, join, teamWithRoles, uniqueSlug } from '../support/teams.js';
 import { insertInvite } from '../../shared/teams/repository.js';
+import { linkTokenHash } from '../../shared/notifications/emailed-link.js';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { attributes, keys } from '../../shared/platform/db/keys.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+
+/** Every item of a team's collection, as the table holds it. */
+const teamItems = async (teamId: string) =>
+  (
+    await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': attributes.pk },
+        ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 
 let api: Api;
 let alice: User;
@@ -117,7 +136,7 @@ describe('GET /api/teams', () => {
 });
 
 describe('GET /api/teams/:id', () => {
-  it('returns team, members with name and email, pending invites with tokens (newest first), and userRole', async () => {
+  it('returns team, members with name and email, pending invites without their tokens (newest first), and userRole', async () => {
     const { team, users } = await teamWithRoles(api);
     const first = await invite(api, users.OWNER, team.id, uniqueEmail('p1'), 'VIEWER');
     advanceClock(1000);
@@ -138,7 +157,14 @@ describe('GET /api/teams/:id', () => {
       joined_at: expect.stringMatching(ISO_UTC),
     });
     expect(response.body.pendingInvites.map((pending: { id: string }) => pending.id)).toEqual([second.id, first.id]);
-    expect(response.body.pendingInvites[0]).toEqual({ ...second, team_id: team.id, invited_by: users.ADMIN.id });
+    // Issue 41 (8): the token is the invitee's alone (its e-mail, the inviter's creation answer); nobody reads it here.
+    const { token: _token, ...shown } = second;
+    expect(response.body.pendingInvites[0]).toEqual({ ...shown, team_id: team.id, invited_by: users.ADMIN.id });
+    for (const role of ['OWNER', 'ADMIN', 'VIEWER'] as const) {
+      const read = await api.request('GET', `/api/teams/${team.id}`, { token: users[role].token });
+      expect(JSON.stringify(read.body)).not.toContain(second.token);
+      expect(read.body.pendingInvites.every((pending: object) => !('token' in pending))).toBe(true);
+    }
   });
 
   it('answers 404 Team not found for an unknown team and 400 for a non-UUID id', async () => {
@@ -281,6 +307,63 @@ describe('invites', () => {
     await invite(api, alice, team.id, invitee.email, 'VIEWER');
   });
 
+  it('keeps only the SHA-256 of an invite token (issue 41, 8): the table holds no token outside the e-mail event', async () => {
+    const team = await createTeam(api, alice);
+    const invitee = await api.signUp(uniqueEmail('hashed'));
+    const pending = await invite(api, alice, team.id, invitee.email, 'MEMBER');
+    const stored = await teamItems(team.id);
+    const lookup = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(linkTokenHash(pending.token)), ConsistentRead: true }));
+    expect(lookup.Item).toMatchObject({ invite_id: pending.id, team_id: team.id });
+    expect(JSON.stringify([...stored, lookup.Item])).not.toContain(pending.token);
+    expect(stored.find((item) => item.type === 'team_invite')).toMatchObject({ id: pending.id, token_hash: linkTokenHash(pending.token) });
+    // Looked up by its hash: the hash itself is no token.
+    expect(await api.request('POST', `/api/teams/invites/${linkTokenHash(pending.token)}/accept`, { token: invitee.token })).toMatchObject({
+      status: 404,
+      body: { error: 'Invalid or expired invite' },
+    });
+    expect((await api.request('POST', `/api/teams/invites/${pending.token}/accept`, { token: invitee.token })).status).toBe(200);
+  });
+
+  it('refuses an invite whose token was stored in clear before hashing, and still cancels it and its lookup', async () => {
+    const team = await createTeam(api, alice);
+    const invitee = await api.signUp(uniqueEmail('legacy'));
+    const now = new Date();
+    const legacy = {
+      id: randomUUID(),
+      team_id: team.id,
+      email: invitee.email,
+      role: 'MEMBER',
+      token: `legacy-${randomUUID()}`,
+      invited_by: alice.id,
+      expires_at: new Date(now.getTime() + 3600_000).toISOString(),
+      created_at: now.toISOString(),
+    };
+    // Written as before hashing: through the repository (its seat taken), then its invite and lookup as they were stored.
+    expect(await insertInvite({ teamId: team.id, userId: alice.id, roles: ['OWNER'] }, { ...legacy, role: 'MEMBER', token_hash: linkTokenHash(legacy.token) }, undefined, legacy.created_at, [])).toBe('ok');
+    await batchWrite([
+      { DeleteRequest: { Key: keys.inviteToken(linkTokenHash(legacy.token)) } },
+      { PutRequest: { Item: { ...keys.teamInvite(team.id, legacy.id), type: 'team_invite', ...legacy } } },
+      {
+        PutRequest: {
+          Item: { ...keys.inviteToken(legacy.token), type: 'invite_token', token: legacy.token, invite_id: legacy.id, team_id: team.id, email: legacy.email, role: legacy.role, expires_at: legacy.expires_at },
+        },
+      },
+    ]);
+    expect(await api.request('POST', `/api/teams/invites/${legacy.token}/accept`, { token: invitee.token })).toMatchObject({
+      status: 404,
+      body: { error: 'Invalid or expired invite' },
+    });
+    const listed = await api.request('GET', `/api/teams/${team.id}`, { token: alice.token });
+    expect(listed.body.pendingInvites).toEqual([expect.objectContaining({ id: legacy.id })]);
+    expect(listed.body.pendingInvites[0]).not.toHaveProperty('token');
+    expect((await api.request('DELETE', `/api/teams/${team.id}/invite/${legacy.id}`, { token: alice.token })).status).toBe(200);
+    const left = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(legacy.token), ConsistentRead: true }));
+    expect(left.Item).toBeUndefined();
+    // Invited again, with a hashed token that works.
+    const again = await invite(api, alice, team.id, invitee.email, 'MEMBER');
+    expect((await api.request('POST', `/api/teams/invites/${again.token}/accept`, { token: invitee.token })).status).toBe(200);
+  });
+
   it('answers 404 Invalid or expired invite for an invite of another team', async () => {
     const mine = await createTeam(api, alice);
     const other = await createTeam(api, alice);
@@ -352,6 +435,7 @@ describe('POST /api/teams/invites/:token/accept', () => {
         email: bob.email,
         role: 'ADMIN',
         token,
+        token_hash: linkTokenHash(token),
         invited_by: alice.id,
         expires_at: new Date(now.getTime() + 3600_000).toISOString(),
         created_at: now.toISOString(),

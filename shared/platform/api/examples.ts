@@ -126,7 +126,9 @@ export const inviteExample = {
   created_at: at('11:00'),
 };
 
-export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [inviteExample], userRole: 'OWNER' };
+export const pendingInviteExample = Object.fromEntries(Object.entries(inviteExample).filter(([field]) => field !== 'token'));
+
+export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [pendingInviteExample], userRole: 'OWNER' };
 
 export const integrationListExample = {
   id: ids.integration,
