@@ -267,7 +267,7 @@ export const routes: readonly RouteDescription[] = [
   }),
 
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
-  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),
+  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'OUTBOX#', 'QUOTA#'] }),
   route(
     'subscribers-delete',
     'DELETE',
@@ -362,7 +362,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email'],
     timeoutSeconds: 300,
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
