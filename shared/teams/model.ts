@@ -13,7 +13,7 @@ export type Role = z.output<typeof Role>;
 /** Invites live 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const TeamName = Text({ min: 1, max: 100 });
+export const TeamName = Text({ min: 1, max: 100, name: true });
 export const TeamSlug = z
   .string()
   .check(z.minLength(1), z.maxLength(100), z.regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only'));
