@@ -210,6 +210,43 @@ export function personChecks(teamId: string | null, people: readonly string[], e
 }
 
 /**
+ * Who may be named in a thing of its owner alone (a personal schedule's layers and overrides, a personal
+ * policy's user targets; issue 41, 5): the owner, or someone who shares a team with them — never any
+ * account whose id is known. For each other person, a team both belong to, found from the owner's
+ * memberships (owner index) and one consistent BatchGetItem of both sides' memberships in those teams;
+ * the write carries a ConditionCheck of each membership it relies on, so a removal before the write
+ * refuses it. `stranger`: the first person who shares no team with the owner (or has no account: the
+ * two are told apart by nothing), to refuse before writing.
+ */
+export async function colleagueChecks(
+  ownerId: string,
+  people: readonly string[],
+): Promise<{ checks: (readonly [PersonOutcome, TransactItem])[]; stranger?: PersonOutcome }> {
+  const others = [...new Set(people.filter((userId) => userId !== ownerId))];
+  if (others.length === 0) return { checks: [] };
+  const teamIds = (await listMemberships(ownerId)).map((membership) => membership.team_id);
+  const found = teamIds.length ? await batchGet(teamIds.flatMap((teamId) => [ownerId, ...others].map((userId) => keys.teamMembership(teamId, userId)))) : [];
+  const member = new Set(found.map((item) => `${String(item.team_id)}#${String(item.user_id)}`));
+  const ownerTeams = teamIds.filter((teamId) => member.has(`${teamId}#${ownerId}`));
+  const chosen = new Map<string, string>(); // team id → the first person checked through it
+  const checks: (readonly [PersonOutcome, TransactItem])[] = [];
+  const check = (outcome: PersonOutcome, key: Record<string, string>) =>
+    checks.push([outcome, { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: itemPresent } }] as const);
+  for (const userId of others) {
+    const outcome = `person:${userId}` as PersonOutcome;
+    const shared = ownerTeams.filter((teamId) => member.has(`${teamId}#${userId}`));
+    if (shared.length === 0) return { checks: [], stranger: outcome };
+    const teamId = shared.find((candidate) => chosen.has(candidate)) ?? shared[0]!;
+    if (!chosen.has(teamId)) {
+      chosen.set(teamId, userId);
+      check(outcome, keys.teamMembership(teamId, ownerId));
+    }
+    check(outcome, keys.teamMembership(teamId, userId));
+  }
+  return { checks };
+}
+
+/**
  * Gives a shared item (a policy, a schedule) of a deleted team back to its owner: `team_id` and its team
  * index entry removed; one moved meanwhile is left alone.
  */
