@@ -126,7 +126,15 @@ export const inviteExample = {
   created_at: at('11:00'),
 };
 
-export const pendingInviteExample = Object.fromEntries(Object.entries(inviteExample).filter(([field]) => field !== 'token'));
+export const pendingInviteExample = {
+  id: ids.invite,
+  team_id: ids.team,
+  email: 'bob@example.com',
+  role: 'MEMBER',
+  invited_by: ids.alice,
+  expires_at: '2026-11-28T11:00:00.000Z',
+  created_at: at('11:00'),
+};
 
 export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [pendingInviteExample], userRole: 'OWNER' };
 
