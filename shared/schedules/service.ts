@@ -68,8 +68,16 @@ async function peopleChecks(schedule: Schedule, people: readonly string[], excep
   if (schedule.team_id) return repository.schedulePeople(schedule.id, schedule.team_id, people, except);
   const colleagues = await colleagueChecks(schedule.owner_id, people);
   if (colleagues.stranger) throw personRefusal(colleagues.stranger, refusal.layers, null, refusal.field);
-  return repository.schedulePeople(schedule.id, null, people, except, colleagues.checks);
+  // The owner's own schedules reach their feed through the owner index: no account write for them.
+  const checks = repository.schedulePeople(schedule.id, null, people, schedule.owner_id, colleagues.checks);
+  if (checks.length > MAX_PERSON_CHECKS) throw new ValidationError([{ field: refusal.field ?? 'layers', message: TOO_MANY_PERSON_CHECKS }]);
+  return checks;
 }
+
+/** What one write (at most 100 items) leaves for a personal schedule's people beside its own few items. */
+const MAX_PERSON_CHECKS = 96;
+export const TOO_MANY_PERSON_CHECKS =
+  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 96 checks; share the schedule with a team instead";
 
 /** A schedule of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createSchedule(caller: Caller, input: CreateScheduleInput) {

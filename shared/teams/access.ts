@@ -228,20 +228,21 @@ export async function colleagueChecks(
   const found = teamIds.length ? await batchGet(teamIds.flatMap((teamId) => [ownerId, ...others].map((userId) => keys.teamMembership(teamId, userId)))) : [];
   const member = new Set(found.map((item) => `${String(item.team_id)}#${String(item.user_id)}`));
   const ownerTeams = teamIds.filter((teamId) => member.has(`${teamId}#${ownerId}`));
-  const chosen = new Map<string, string>(); // team id → the first person checked through it
+  const stranger = others.find((userId) => !ownerTeams.some((teamId) => member.has(`${teamId}#${userId}`)));
+  if (stranger) return { checks: [], stranger: `person:${stranger}` };
+  // Few teams, few checks of the owner: each time the team shared with most of those left (greedy cover).
   const checks: (readonly [PersonOutcome, TransactItem])[] = [];
   const check = (outcome: PersonOutcome, key: Record<string, string>) =>
     checks.push([outcome, { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: itemPresent } }] as const);
-  for (const userId of others) {
-    const outcome = `person:${userId}` as PersonOutcome;
-    const shared = ownerTeams.filter((teamId) => member.has(`${teamId}#${userId}`));
-    if (shared.length === 0) return { checks: [], stranger: outcome };
-    const teamId = shared.find((candidate) => chosen.has(candidate)) ?? shared[0]!;
-    if (!chosen.has(teamId)) {
-      chosen.set(teamId, userId);
-      check(outcome, keys.teamMembership(teamId, ownerId));
-    }
-    check(outcome, keys.teamMembership(teamId, userId));
+  let left = others;
+  while (left.length > 0) {
+    const teamId = ownerTeams
+      .map((candidate) => ({ candidate, covered: left.filter((userId) => member.has(`${candidate}#${userId}`)).length }))
+      .reduce((best, next) => (next.covered > best.covered ? next : best)).candidate;
+    const covered = left.filter((userId) => member.has(`${teamId}#${userId}`));
+    check(`person:${covered[0]!}`, keys.teamMembership(teamId, ownerId));
+    for (const userId of covered) check(`person:${userId}`, keys.teamMembership(teamId, userId));
+    left = left.filter((userId) => !covered.includes(userId));
   }
   return { checks };
 }

@@ -12,7 +12,8 @@ import { holdCalls } from '../support/ddb-calls.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { createTeam, join, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { createTeam, join, seedTeam, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { TOO_MANY_PERSON_CHECKS } from '../../shared/schedules/service.js';
 
 let api: Api;
 let fx: TeamWithRoles;
@@ -323,6 +324,20 @@ describe('who a schedule or policy of its owner alone may name (issue 41, 5)', (
     const account = await db().send(new GetCommand({ TableName: tableName(), Key: keys.account(victim.id), ConsistentRead: true }));
     expect([...((account.Item?.schedule_ids as Set<string> | undefined) ?? [])]).not.toContain(own.body.schedule.id);
     expect(refusals.every((refusal) => refusal.status === 400)).toBe(true);
+  });
+
+  it('checks up to 96 accounts and shared memberships in one write, and answers 400 past that', async () => {
+    const lead = await api.signUp(uniqueEmail('big-lead'), 'Lead');
+    const crew = await Promise.all(Array.from({ length: 48 }, (_, index) => api.signUp(uniqueEmail(`crew${index}`), `Crew ${index}`)));
+    await seedTeam(lead, crew.map((user) => [user, 'MEMBER'] as const), 'Big crew');
+    const body = (people: { id: string }[]) => ({ name: 'Big', time_zone: 'UTC', layers: [weekly([lead.id, ...people.map((user) => user.id)])] });
+    // 47 accounts, 47 memberships and the owner's: 95 checks.
+    expect((await api.request('POST', '/api/schedules', { token: lead.token, body: body(crew.slice(0, 47)) })).status).toBe(201);
+    const refused = await api.request('POST', '/api/schedules', { token: lead.token, body: body(crew) });
+    expect(refused.body).toEqual({ error: 'Validation errors', details: [{ field: 'layers', message: TOO_MANY_PERSON_CHECKS }] });
+    expect(TOO_MANY_PERSON_CHECKS).toBe(
+      "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 96 checks; share the schedule with a team instead",
+    );
   });
 
   it('names the owner and people who share a team with them; a removal settles it at the write', async () => {
