@@ -1,5 +1,5 @@
 import * as z from '../platform/zod.js';
-import { inviteExample, pendingInviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
+import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 
@@ -80,30 +80,42 @@ export const membershipItem = z.object({
 export type Membership = z.output<typeof membershipItem>;
 
 /**
- * An invite as stored: its token only as `token_hash` (SHA-256, hex), which keys its lookup item. An
- * invite written before tokens were hashed holds `token` in clear instead (its lookup is keyed by it and
- * is never found again: such an invite can still be cancelled, and expires within 7 days).
+ * An invite as stored. `token` is the invite token itself, kept because the contract's team form lists
+ * it to the team's managers (`GET /api/teams/:id`, "pendingInvites … including token"): it cannot be
+ * read back from a hash. `token_hash` (SHA-256, hex) keys its lookup item; an invite written before
+ * hashing has none, and its lookup is keyed by the token itself (found by the token until it expires).
  */
 export const inviteItem = z.object({
   id: z.string(),
   team_id: z.string(),
   email: z.string(),
   role: AssignableRole,
+  token: z.string(),
   token_hash: z.optional(z.string()),
-  token: z.optional(z.string()),
   invited_by: z.string(),
   expires_at: z.string(),
   created_at: z.string(),
 });
 export type StoredInvite = z.output<typeof inviteItem>;
-/** A new invite: its token in clear for the creation's answer and the e-mail, never stored. */
-export type Invite = Omit<StoredInvite, 'token'> & { token: string; token_hash: string };
+/** A new invite: its lookup always keyed by the token's hash. */
+export type Invite = StoredInvite & { token_hash: string };
 
 /** What keys an invite's token lookup: the token's hash, or (written before hashing) the token itself. */
-export const inviteLookupKey = (invite: Pick<StoredInvite, 'token_hash' | 'token'>): string => invite.token_hash ?? invite.token ?? '';
+export const inviteLookupKey = (invite: Pick<StoredInvite, 'token_hash' | 'token'>): string => invite.token_hash ?? invite.token;
 
-/** The token-lookup item (`INVITETOKEN#<sha256 of the token>`): finds an invite by its token with one GetItem. */
+/**
+ * What a member who may not invite reads of a pending invite's token in the team form: `…` and its
+ * last 4 characters, to tell invites apart (as integration keys and chat webhook URLs are shown), never
+ * a token that accepts.
+ */
+export const inviteTokenHint = (token: string) => `…${token.slice(-4)}`;
+
+/**
+ * The token-lookup item (`INVITETOKEN#<sha256 of the token>`): finds an invite by its token with one
+ * GetItem. One written before hashing is keyed `INVITETOKEN#<token>` and holds `token`.
+ */
 export const inviteTokenItem = z.object({
+  token: z.optional(z.string()),
   invite_id: z.string(),
   team_id: z.string(),
   email: z.string(),
@@ -145,7 +157,10 @@ export const InviteBody = described(
     team_id: Id,
     email: described(z.string(), { example: 'bob@example.com' }),
     role: AssignableRole,
-    token: described(z.string(), { description: 'The unique invite token (256 random bits, base64url)' }),
+    token: described(z.string(), {
+      description:
+        'The unique invite token (256 random bits, base64url). In a team\'s pendingInvites, read by its OWNER and ADMINs; a MEMBER or VIEWER reads a hint there (… and its last 4 characters)',
+    }),
     invited_by: Id,
     expires_at: Timestamp,
     created_at: Timestamp,
@@ -153,14 +168,8 @@ export const InviteBody = described(
   { id: 'TeamInvite', example: inviteExample },
 );
 
-/**
- * A pending invite as the team shows it: the invite without its token, which only the invitee's e-mail
- * and the inviter's creation answer carry (the table keeps its SHA-256 alone).
- */
-export const PendingInviteBody = described(z.omit(InviteBody, { token: true }), { id: 'PendingTeamInvite', example: pendingInviteExample });
-
 export const TeamDetail = described(
-  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(PendingInviteBody), userRole: Role }),
+  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role }),
   { id: 'TeamDetail', example: teamDetailExample },
 );
 
@@ -197,22 +206,12 @@ export const memberDetailView = (member: Member): z.output<typeof MemberDetail> 
   joined_at: member.joined_at,
 });
 
-export const inviteView = (invite: Invite): z.output<typeof InviteBody> => ({
+export const inviteView = (invite: StoredInvite): z.output<typeof InviteBody> => ({
   id: invite.id,
   team_id: invite.team_id,
   email: invite.email,
   role: invite.role,
   token: invite.token,
-  invited_by: invite.invited_by,
-  expires_at: invite.expires_at,
-  created_at: invite.created_at,
-});
-
-export const pendingInviteView = (invite: StoredInvite): z.output<typeof PendingInviteBody> => ({
-  id: invite.id,
-  team_id: invite.team_id,
-  email: invite.email,
-  role: invite.role,
   invited_by: invite.invited_by,
   expires_at: invite.expires_at,
   created_at: invite.created_at,

@@ -22,6 +22,7 @@ import {
   type Team,
 } from './model.js';
 import type { Source } from '../platform/db/paging.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
 
 export type { TransactItem };
 export { getByKeys };
@@ -70,6 +71,35 @@ export const parseInviteToken = (item: Item | undefined, now: string) => {
   const token = item ? inviteTokenItem.parse(item) : undefined;
   return token && unexpired(token, now) ? token : undefined;
 };
+
+/**
+ * The keys where an invite token's lookup may be: by the token's SHA-256, and — only for what a token
+ * written before hashing looks like (256 bits, base64url) — by the token itself.
+ */
+export const inviteLookupKeys = (token: string) => {
+  const hash = linkTokenHash(token);
+  return {
+    hashed: { key: hash, item: keys.inviteToken(hash) },
+    clear: LINK_TOKEN_PATTERN.test(token) ? { key: token, item: keys.inviteToken(token) } : undefined,
+  };
+};
+
+/**
+ * The unexpired invite a token accepts, from its lookups as read (`inviteLookupKeys`), and what keys the
+ * lookup found: the one keyed by the token's hash, or one written before hashing (keyed by the token and
+ * holding it; such invites accept until they expire, within 7 days) — never a hash passed as a token.
+ */
+export function parseInviteLookup(
+  token: string,
+  read: { hashed: Item | undefined; clear: Item | undefined },
+  now: string,
+): { invite: InviteToken; lookupKey: string } | undefined {
+  const { hashed, clear } = inviteLookupKeys(token);
+  const byHash = parseInviteToken(read.hashed, now);
+  if (byHash && byHash.token === undefined) return { invite: byHash, lookupKey: hashed.key };
+  const byToken = clear && parseInviteToken(read.clear, now);
+  return byToken && byToken.token === token ? { invite: byToken, lookupKey: clear.key } : undefined;
+}
 
 /** Where a page of the user's memberships is read (newest first): their partition of the owner index. */
 export const membershipSource = (userId: string): Source => ({
@@ -263,17 +293,15 @@ export async function insertInvite(
       ),
     ],
     // No TTL on the invite itself: its seat is freed when it is cancelled, accepted or reclaimed.
-    // The token itself is never stored: the invite and its lookup know it by its SHA-256.
-    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...storedInvite(invite) })],
+    // The invite keeps its token (the team form lists it to the managers); its lookup is keyed by the
+    // token's SHA-256 and holds no token.
+    ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
     ['conflict', put({ ...keys.inviteToken(invite.token_hash), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
   ]);
   if (outcome !== 'seat') return outcome;
   return item ? 'full' : 'not_found';
 }
-
-/** The invite as the table keeps it: everything but the token. */
-const storedInvite = ({ token: _token, ...stored }: Invite): StoredInvite => stored;
 
 /** `lookupKey`: what keys the invite's token lookup (`inviteLookupKey`). */
 const deleteInviteItems = (invite: { id: string; team_id: string; email: string; lookupKey: string }, now: string) => {
@@ -332,8 +360,8 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
  * Accepting, all or nothing: the single-use token is consumed (only while unexpired), the
  * membership created (only if the user is not a member), the invite removed, the count bumped.
  */
-export async function acceptInvite(token: InviteToken, tokenHash: string, member: Member, membership: Membership, now: string) {
-  const items = deleteInviteItems({ id: token.invite_id, team_id: token.team_id, email: token.email, lookupKey: tokenHash }, now);
+export async function acceptInvite(token: InviteToken, lookupKey: string, member: Member, membership: Membership, now: string) {
+  const items = deleteInviteItems({ id: token.invite_id, team_id: token.team_id, email: token.email, lookupKey }, now);
   const { outcome, item } = await transactOutcome([
     ['invalid', items.token],
     ['member', membershipPut(membership)],
@@ -425,12 +453,18 @@ export interface Shared {
   scheduleIds: string[];
 }
 
+/** An invite's lookup: keyed by its token's hash, or (written before hashing, without one) by the token. */
+const inviteLookups = {
+  token_hash: keys.inviteToken,
+  token: (token: string, item: Item) => (item.token_hash === undefined ? keys.inviteToken(token) : undefined),
+};
+
 /**
  * Deletes every remaining item of a deleted team, and the token lookups of its invites; first,
  * `release` gives back what the team's links name (read in the same consistent Query).
  */
 export const purgeTeamItems = (teamId: string, release: (shared: Shared) => Promise<void>) =>
-  purgeCollection(keys.teamPartition(teamId), { token: keys.inviteToken }, {
+  purgeCollection(keys.teamPartition(teamId), inviteLookups, {
     attributes: ['monitor_id', 'policy_id', 'schedule_id'],
     before: (items) => {
       const links = items.filter((item) => String(item[attributes.sk]).startsWith(teamItemSk.sharedPrefix));

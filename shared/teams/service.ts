@@ -19,7 +19,7 @@ import * as repository from './repository.js';
 import {
   INVITE_LIFETIME_MS,
   inviteView,
-  pendingInviteView,
+  inviteTokenHint,
   memberDetailView,
   memberView,
   membershipItem,
@@ -132,7 +132,10 @@ export async function getTeam(caller: Caller, teamId: string) {
   return {
     team: teamView(collection.team),
     members: members.map(memberDetailView),
-    pendingInvites: invites.map(pendingInviteView),
+    // The contract's form, token included: the managers (who invite and cancel) read it; the others a hint.
+    pendingInvites: invites.map((invite) =>
+      inviteView(MANAGERS.includes(membership.role) ? invite : { ...invite, token: inviteTokenHint(invite.token) }),
+    ),
     userRole: membership.role,
   };
 }
@@ -237,11 +240,16 @@ export async function cancelInvite(caller: Caller, teamId: string, inviteId: str
  */
 export async function acceptInvite(caller: Caller, token: string) {
   const now = clock.nowIso();
-  // Looked up by its hash alone: a token stored in clear before hashing is found no more.
-  const tokenHash = linkTokenHash(token);
-  const read = await repository.getByKeys({ token: keys.inviteToken(tokenHash), account: keys.account(caller.userId) });
-  const invite = repository.parseInviteToken(read.token, now);
-  if (!invite) throw invalidInvite();
+  // Looked up by its hash, and (an invite stored before hashing) by the token itself, in one BatchGetItem.
+  const lookups = repository.inviteLookupKeys(token);
+  const read = await repository.getByKeys({
+    hashed: lookups.hashed.item,
+    ...(lookups.clear && { clear: lookups.clear.item }),
+    account: keys.account(caller.userId),
+  });
+  const found = repository.parseInviteLookup(token, { hashed: read.hashed, clear: read.clear }, now);
+  if (!found) throw invalidInvite();
+  const { invite, lookupKey } = found;
   const account: Account | undefined = read.account ? accountItem.parse(read.account) : undefined;
   if (!account || account.email.toLowerCase() !== invite.email.toLowerCase()) {
     if (!(await findAccountIdByEmail(invite.email))) {
@@ -258,7 +266,7 @@ export async function acceptInvite(caller: Caller, token: string) {
     role: invite.role,
     joined_at: now,
   };
-  fail(await repository.acceptInvite(invite, tokenHash, member, membershipOf(member), now), {
+  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now), {
     full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),

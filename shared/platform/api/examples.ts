@@ -126,17 +126,7 @@ export const inviteExample = {
   created_at: at('11:00'),
 };
 
-export const pendingInviteExample = {
-  id: ids.invite,
-  team_id: ids.team,
-  email: 'bob@example.com',
-  role: 'MEMBER',
-  invited_by: ids.alice,
-  expires_at: '2026-11-28T11:00:00.000Z',
-  created_at: at('11:00'),
-};
-
-export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [pendingInviteExample], userRole: 'OWNER' };
+export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [inviteExample], userRole: 'OWNER' };
 
 export const integrationListExample = {
   id: ids.integration,
