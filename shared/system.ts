@@ -234,18 +234,18 @@ export const routes: readonly RouteDescription[] = [
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
   route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#'] }),
 
   // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
   route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
   route('schedules-get', 'GET', '/api/schedules/{id}', 'functions/schedules/get.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
-  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
   route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
-  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
+  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
   route('schedules-overrides-list', 'GET', '/api/schedules/{id}/overrides', 'functions/schedules/override-list.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
   route(
     'schedules-overrides-delete',
@@ -268,7 +268,7 @@ export const routes: readonly RouteDescription[] = [
   }),
 
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
-  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#', 'OUTBOX#', 'QUOTA#'] }),
+  route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'OUTBOX#', 'QUOTA#'] }),
   route(
     'subscribers-delete',
     'DELETE',
@@ -369,7 +369,7 @@ export const workers = {
     timeoutSeconds: 300,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
     // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {

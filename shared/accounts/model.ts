@@ -10,7 +10,7 @@ import { described, Text } from '../platform/api/common.js';
 export const Email = described(z.email().check(z.maxLength(254)), {
   description: "An e-mail address: letters, digits and _ ' + - . before the @ (no leading, trailing or double dot); a domain with a dot and a top-level domain of two or more letters",
 });
-export const PersonName = Text({ min: 1, max: 100 });
+export const PersonName = Text({ min: 1, max: 100, name: true });
 
 export const signUpInput = z.strictObject({
   email: Email,

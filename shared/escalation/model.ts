@@ -83,7 +83,7 @@ const PolicySteps = z.array(policyStepInput).check(
     });
   }),
 );
-const PolicyName = Text({ min: 1, max: 100 });
+const PolicyName = Text({ min: 1, max: 100, name: true });
 /** Shares the policy with a team (its monitors may use it); null: the caller's alone. */
 const PolicyTeam = z.nullable(z.uuid());
 

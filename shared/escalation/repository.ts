@@ -20,7 +20,7 @@ type Named = readonly [string, TransactItem];
  * one when the policy moves, and its reference rewritten (the policy's name). Each user target is checked
  * like a schedule's people (`except`: the caller, checked by a guard).
  */
-export function targetItems(next: Policy | undefined, before: Policy | undefined, except?: string): Named[] {
+export function targetItems(next: Policy | undefined, before: Policy | undefined, except?: string, colleagues: readonly Named[] = []): Named[] {
   const now = new Set(next ? targetIds(next.steps).schedules : []);
   const was = new Set(before ? targetIds(before.steps).schedules : []);
   const scope = next && { ownerId: next.owner_id, teamId: next.team_id };
@@ -37,11 +37,16 @@ export function targetItems(next: Policy | undefined, before: Policy | undefined
     items.push(['conflict', scheduleUse(scheduleId, scope ?? { ownerId: before!.owner_id, teamId: before!.team_id }, -1)]);
     items.push(['conflict', { Delete: { TableName: tableName(), Key: keys.scheduleTargetedBy(scheduleId, before!.id) } }]);
   }
-  if (next && (!before || moving || targetIds(next.steps).users.join() !== targetIds(before.steps).users.join())) {
-    items.push(...personChecks(next.team_id, targetIds(next.steps).users, except));
+  if (next && peopleChange(next, before)) {
+    // Of its owner alone: the memberships through which each other person shares a team with the owner (`colleagueChecks`).
+    items.push(...(next.team_id ? personChecks(next.team_id, targetIds(next.steps).users, except) : colleagues));
   }
   return items;
 }
+
+/** Whether a write of `next` (over `before`, for a change) checks its user targets: new, moved, or other users. */
+export const peopleChange = (next: Policy, before: Policy | undefined) =>
+  !before || next.team_id !== before.team_id || targetIds(next.steps).users.join() !== targetIds(before.steps).users.join();
 
 /** Marks a stored policy that targets schedules, so the one-call delete of an unshared policy leaves it to the transaction that releases them. */
 const targetsSchedules = (policy: Policy) => targetIds(policy.steps).schedules.length > 0;
@@ -60,8 +65,8 @@ const policyAttributes = (policy: Policy) => ({
  * Writes the policy. Shared with a team, in one transaction with the team guard (the caller is
  * a member with one of `roles`) and the team's link to it (what deleting the team gives back).
  */
-export async function insertPolicy(policy: Policy, roles: readonly Role[]) {
-  const targets = targetItems(policy, undefined, policy.team_id ? policy.owner_id : undefined);
+export async function insertPolicy(policy: Policy, roles: readonly Role[], colleagues: readonly Named[] = []) {
+  const targets = targetItems(policy, undefined, policy.team_id ? policy.owner_id : undefined, colleagues);
   if (!policy.team_id && targets.length === 0) {
     await db().send(new PutCommand({ TableName: tableName(), Item: policyAttributes(policy), ConditionExpression: itemAbsent }));
     return { outcome: 'ok' as const };
@@ -101,6 +106,7 @@ export async function updatePolicy(
   next: Policy,
   guards: { from: readonly (readonly [GuardOutcome, TransactItem])[]; to: readonly (readonly [GuardOutcome, TransactItem])[] },
   callerId: string,
+  colleagues: readonly Named[] = [],
 ) {
   const moving = next.team_id !== current.team_id;
   const sameTeam = current.team_id ? 'team_id = :was_team' : 'attribute_not_exists(team_id)';
@@ -110,7 +116,7 @@ export async function updatePolicy(
   const teamKeys = next.team_id ? teamIndex.policy(next.team_id, next.created_at, next.id) : undefined;
   // The caller's membership of the team the policy ends in is already checked by a guard.
   const guarded = next.team_id && (guards.to.length > 0 || (guards.from.length > 0 && !moving)) ? callerId : undefined;
-  const targets = targetItems(next, current, guarded);
+  const targets = targetItems(next, current, guarded, colleagues);
   const result = await transactOutcome<string>([
     ...guards.from.map(([name, item]) => [name === 'team_gone' ? 'from_gone' : 'from_role', item] as const),
     ...guards.to,

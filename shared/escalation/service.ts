@@ -3,9 +3,9 @@ import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
-import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { accessRefusal, accessTo, allows, colleagueChecks, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
 import * as repository from './repository.js';
-import { policyItem, policyView, storedStep, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
+import { policyItem, policyView, storedStep, targetIds, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
@@ -21,7 +21,7 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
     monitor_count: 0,
     ...(input.repeat ? { repeat: input.repeat } : {}),
   };
-  const { outcome, item } = await repository.insertPolicy(policy, OPERATORS);
+  const { outcome, item } = await repository.insertPolicy(policy, OPERATORS, await colleaguesOf(policy, undefined, input.steps));
   if (outcome === 'ok') return policyView(policy);
   throw targetRefusal(outcome, input.steps, policy.team_id) ?? shareRefusal(outcome as GuardOutcome, item);
 }
@@ -37,12 +37,27 @@ function targetRefusal(outcome: string, steps: readonly { targets?: readonly Esc
   const message =
     kind === 'schedule'
       ? teamId ? "Must be a schedule of the policy's team or of its owner alone" : 'Must be a schedule of the policy\'s owner alone'
-      : teamId ? "Must be a member of the policy's team" : 'Must be the id of an account';
+      : teamId ? "Must be a member of the policy's team" : PERSONAL_POLICY_PERSON;
   const type = kind === 'schedule' ? 'schedule' : 'user';
   const places = (steps ?? []).flatMap((step, index) =>
     (step.targets ?? []).flatMap((target, position) => (target.type === type && target.id === id ? [{ field: `steps.${index}.targets.${position}.id`, message }] : [])),
   );
   return new ValidationError(places.length ? places : [{ field: 'team_id', message }]);
+}
+
+/** Who a policy of its owner alone may page as a `user` target (issue 41, 5): an unknown id is told exactly this too. */
+export const PERSONAL_POLICY_PERSON = "Must be the policy's owner or share a team with them";
+
+/**
+ * For a write of a policy of its owner alone that checks its user targets: the memberships through which
+ * each other person shares a team with the owner, for its transaction; refused at once (400, on every
+ * place the steps name them) when one shares none.
+ */
+async function colleaguesOf(next: Policy, before: Policy | undefined, steps: readonly { targets?: readonly EscalationTarget[] }[] | undefined) {
+  if (next.team_id || !repository.peopleChange(next, before)) return [];
+  const colleagues = await colleagueChecks(next.owner_id, targetIds(next.steps).users);
+  if (colleagues.stranger) throw targetRefusal(colleagues.stranger, steps, null)!;
+  return colleagues.checks;
 }
 
 /** A page of the caller's policies and those shared with their teams (or with one team), newest first. */
@@ -91,7 +106,7 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
     const { outcome, item } = await repository.updatePolicy(current, next, {
       from: through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [],
       to: moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [],
-    }, caller.userId);
+    }, caller.userId, await colleaguesOf(next, current, changes.steps));
     if (outcome === 'ok') return policyView({ ...next, version: (current.version ?? 0) + 1 });
     const refusal = targetRefusal(outcome, changes.steps, next.team_id);
     if (refusal) throw refusal;

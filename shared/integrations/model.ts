@@ -7,7 +7,7 @@ import * as z from '../platform/zod.js';
 import { integrationExample, integrationListExample } from '../platform/api/examples.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 
-export const createIntegrationInput = described(z.strictObject({ name: Text({ min: 1, max: 100 }) }), {
+export const createIntegrationInput = described(z.strictObject({ name: Text({ min: 1, max: 100, name: true }) }), {
   id: 'CreateIntegration',
   example: { name: 'Prometheus Alertmanager' },
 });

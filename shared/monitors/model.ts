@@ -3,7 +3,7 @@ import { monitorExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/paging.js';
 
-export const MonitorName = Text({ min: 1, max: 200 });
+export const MonitorName = Text({ min: 1, max: 200, name: true });
 export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));
 /**
  * A heartbeat (issue 30 §4): a ping is expected at `POST /heartbeats/{key}` at least every

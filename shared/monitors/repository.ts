@@ -287,4 +287,4 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
  * before this runs: an event whose key names a monitor that is gone is refused.)
  */
 export const purgeMonitorItems = (monitorId: string) =>
-  purgeCollection(keys.monitorPartition(monitorId), { unsubscribe_token: keys.unsubscribeToken, key_hash: keys.integrationKey });
+  purgeCollection(keys.monitorPartition(monitorId), { unsubscribe_token: keys.unsubscribeToken, unsubscribe_token_hash: keys.unsubscribeToken, key_hash: keys.integrationKey });

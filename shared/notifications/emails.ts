@@ -33,8 +33,20 @@ const SEVERITY_MEANING = {
  * make a subject display other text than it holds) go. Titles and names are validated on the way
  * in; this also covers what was stored before, and names taken from a token's claims.
  */
-export const headerValue = (value: string) =>
-  value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').replace(/[\u202A-\u202E\u2066-\u2069]+/g, '').trim();
+export const headerValue = (value: string) => bodyText(value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ')).trim();
+
+/**
+ * Bidirectional controls: embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the
+ * marks (LRM, RLM, ALM), which can make a line display other text than it holds.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]+/g;
+
+/**
+ * A value that goes into an e-mail's body (text and HTML) with its bidirectional controls removed
+ * (issue 41, 11): an alert's text reaches a "New incident" e-mail as the incident's message, and what
+ * a monitoring tool sends is not validated like what a person types.
+ */
+export const bodyText = (value: string) => value.replace(BIDI_CONTROLS, '');
 
 /** One e-mail from a heading, labelled facts, paragraphs and an optional footer, in both formats. */
 function compose(
@@ -45,6 +57,12 @@ function compose(
 ): Email {
   subject = headerValue(subject);
   to = headerValue(to);
+  parts = {
+    ...parts,
+    facts: parts.facts.map(([label, value]) => [label, bodyText(value)]),
+    paragraphs: parts.paragraphs.map(bodyText),
+    footer: parts.footer === undefined ? undefined : bodyText(parts.footer),
+  };
   const text = [
     subject,
     '',

@@ -2,7 +2,8 @@
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { eventDetails, type EventType } from '../platform/events/model.js';
-import { subscribersOf } from '../subscribers/service.js';
+import { newUnsubscribeLink, subscribersOf } from '../subscribers/service.js';
+import { rehashUnsubscribeToken } from '../subscribers/repository.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../platform/concurrency.js';
@@ -44,11 +45,17 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     case 'incident.note_added': {
       const detail = eventDetails[type].parse(rawDetail);
       const subscribers = await subscribersOf(detail.incident.monitor_id);
+      // A subscription from before tokens were hashed has its token rehashed first (once; its old links keep working).
+      const rehashed = await settleEach(subscribers.filter((subscriber) => subscriber.unsubscribe_token), SEND_CONCURRENCY, (subscriber) =>
+        rehashUnsubscribeToken(subscriber, detail.incident.monitor_name),
+      );
+      for (const outcome of rehashed) if (outcome.status === 'rejected') throw outcome.reason;
       return {
         eventId: detail.event_id,
-        emails: subscribers.map((subscriber) => ({
-          email: subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${subscriber.unsubscribe_token}`),
-        })),
+        emails: subscribers.map((subscriber) => {
+          const link = newUnsubscribeLink(subscriber, detail.incident.monitor_name);
+          return { email: subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${link.token}`), records: [link.record] };
+        }),
       };
     }
     case 'subscriber.confirmation_requested': {

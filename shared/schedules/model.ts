@@ -75,7 +75,7 @@ export const Restriction = z.strictObject({
 });
 export type Restriction = z.output<typeof Restriction>;
 
-const LayerName = Text({ min: 1, max: 100 });
+const LayerName = Text({ min: 1, max: 100, name: true });
 
 export const Layer = z.strictObject({
   name: LayerName,
@@ -122,7 +122,7 @@ const Layers = z.array(Layer).check(
 /** The distinct people a schedule's layers name, in order of first mention. */
 export const peopleOf = (layers: readonly { members: readonly string[] }[]) => [...new Set(layers.flatMap((layer) => layer.members))];
 
-const ScheduleName = Text({ min: 1, max: 100 });
+const ScheduleName = Text({ min: 1, max: 100, name: true });
 /** Shares the schedule with a team; null: the caller's alone. */
 const ScheduleTeam = z.nullable(z.uuid());
 

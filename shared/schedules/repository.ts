@@ -38,9 +38,16 @@ const sharedLink = (teamId: string, scheduleId: string) => ({
  * update of each one's account that fails where there is no account and otherwise adds the schedule to the
  * account's `schedule_ids`, so the person's calendar finds the schedules of others that name them.
  */
-export function schedulePeople(scheduleId: string, teamId: string | null, people: readonly string[], except?: string): (readonly [PersonOutcome, TransactItem])[] {
+export function schedulePeople(
+  scheduleId: string,
+  teamId: string | null,
+  people: readonly string[],
+  except?: string,
+  colleagues: readonly (readonly [PersonOutcome, TransactItem])[] = [],
+): (readonly [PersonOutcome, TransactItem])[] {
   if (teamId) return personChecks(teamId, people, except);
-  return people
+  // Of its owner alone, also the checks that each other person still shares a team with the owner (`colleagueChecks`).
+  return [...colleagues, ...people
     .filter((userId) => userId !== except)
     .map((userId) => [
       `person:${userId}` as PersonOutcome,
@@ -53,7 +60,7 @@ export function schedulePeople(scheduleId: string, teamId: string | null, people
           ExpressionAttributeValues: { ':schedule': new Set([scheduleId]) },
         },
       },
-    ] as const);
+    ] as const)];
 }
 
 /** Writes the schedule with its people's checks; shared with a team, with the caller's guard and the team's link. */

@@ -15,7 +15,7 @@ import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { decodeCursor, pageView } from '../platform/api/paging.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
-import { accessRefusal, accessTo, allows, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard, type GuardOutcome } from '../teams/access.js';
+import { accessRefusal, accessTo, allows, colleagueChecks, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard, type GuardOutcome } from '../teams/access.js';
 import * as repository from './repository.js';
 import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';
 import {
@@ -46,7 +46,7 @@ type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
 /** The refusal of a person a schedule names: every place the body names them. */
 function personRefusal(outcome: string, layers: readonly Layer[] | undefined, teamId: string | null, field?: string) {
   const userId = outcome.slice('person:'.length);
-  const message = teamId ? 'Must be a member of the schedule\'s team' : 'Must be the id of an account';
+  const message = teamId ? 'Must be a member of the schedule\'s team' : PERSONAL_SCHEDULE_PERSON;
   if (field) return new ValidationError([{ field, message }]);
   const places = (layers ?? []).flatMap((layer, index) =>
     layer.members.flatMap((member, position) => (member === userId ? [{ field: `layers.${index}.members.${position}`, message }] : [])),
@@ -55,6 +55,29 @@ function personRefusal(outcome: string, layers: readonly Layer[] | undefined, te
 }
 
 const isPerson = (outcome: string): outcome is repository.PersonOutcome => outcome.startsWith('person:');
+
+/** Who a schedule of its owner alone may name (issue 41, 5): an unknown id is told exactly this too. */
+export const PERSONAL_SCHEDULE_PERSON = "Must be the schedule's owner or share a team with them";
+
+/**
+ * The people checks of a schedule write: on a team schedule, memberships of the team; on one of its owner
+ * alone, their accounts and the memberships they share with the owner (refused at once when they share
+ * none: `field` names where, else the layers).
+ */
+async function peopleChecks(schedule: Schedule, people: readonly string[], except: string | undefined, refusal: { layers?: readonly Layer[]; field?: string }) {
+  if (schedule.team_id) return repository.schedulePeople(schedule.id, schedule.team_id, people, except);
+  const colleagues = await colleagueChecks(schedule.owner_id, people);
+  if (colleagues.stranger) throw personRefusal(colleagues.stranger, refusal.layers, null, refusal.field);
+  // The owner's own schedules reach their feed through the owner index: no account write for them.
+  const checks = repository.schedulePeople(schedule.id, null, people, schedule.owner_id, colleagues.checks);
+  if (checks.length > MAX_PERSON_CHECKS) throw new ValidationError([{ field: refusal.field ?? 'layers', message: TOO_MANY_PERSON_CHECKS }]);
+  return checks;
+}
+
+/** What one write (at most 100 items) leaves for a personal schedule's people beside its own few items. */
+const MAX_PERSON_CHECKS = 96;
+export const TOO_MANY_PERSON_CHECKS =
+  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 96 checks; share the schedule with a team instead";
 
 /** A schedule of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createSchedule(caller: Caller, input: CreateScheduleInput) {
@@ -71,7 +94,7 @@ export async function createSchedule(caller: Caller, input: CreateScheduleInput)
     policy_count: 0,
   };
   const guard = schedule.team_id ? teamGuard(schedule.team_id, caller.userId, OPERATORS) : [];
-  const people = repository.schedulePeople(schedule.id, schedule.team_id, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined);
+  const people = await peopleChecks(schedule, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined, { layers: schedule.layers });
   const { outcome, item } = await repository.insertSchedule(schedule, guard, people);
   if (isPerson(outcome)) throw personRefusal(outcome, schedule.layers, schedule.team_id);
   if (outcome !== 'ok') throw shareRefusal(outcome, item);
@@ -121,7 +144,8 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     const to: Guard = moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [];
     // The caller's membership of the team the schedule ends in is already checked by a guard.
     const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
-    const people = changes.layers || moving ? repository.schedulePeople(next.id, next.team_id, peopleOf(next.layers), guarded) : [];
+    const people =
+      changes.layers || moving ? await peopleChecks(next, peopleOf(next.layers), guarded, changes.layers ? { layers: changes.layers } : { field: 'team_id' }) : [];
     const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
     if (outcome === 'ok') return scheduleView(next);
     if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
@@ -181,7 +205,7 @@ export async function createOverride(caller: Caller, scheduleId: string, input: 
       created_by: caller.userId,
       created_at: clock.nowIso(),
     };
-    const person = repository.schedulePeople(scheduleId, schedule!.team_id, [input.user_id], guard.length ? caller.userId : undefined);
+    const person = await peopleChecks(schedule!, [input.user_id], guard.length ? caller.userId : undefined, { field: 'user_id' });
     const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person);
     if (outcome === 'ok') return overrideView(override);
     if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');

@@ -15,7 +15,14 @@ export const subscriberItem = z.object({
   monitor_id: z.string(),
   email: z.string(),
   created_at: z.string(),
-  unsubscribe_token: z.string(),
+  /**
+   * Issue 41 (8): no token is stored with a subscription any more; each e-mail carries its own unsubscribe
+   * link, kept as its SHA-256 (`unsubscribeLink`). `unsubscribe_token`: the token of a subscription made
+   * before, in clear, until the notifier hashes it (`unsubscribe_token_hash`, whose lookup goes with the
+   * subscription).
+   */
+  unsubscribe_token: z.optional(z.string()),
+  unsubscribe_token_hash: z.optional(z.string()),
   /** Set when SES reported a hard bounce or a complaint: no more e-mail goes to this subscription. */
   suppressed_at: z.optional(z.string()),
   suppression_reason: z.optional(z.enum(['bounce', 'complaint'])),
@@ -37,12 +44,20 @@ export const confirmationLinkItem = z.object({
 });
 export type ConfirmationLink = z.output<typeof confirmationLinkItem>;
 
+/**
+ * An unsubscribe link (`UNSUB#<sha256 of the token>`): one per e-mail, until `expires_at`; or, without
+ * it, a subscription's token from before hashing, rehashed. `hashed` tells both from a token stored in
+ * clear before (`UNSUB#<token>`), which is found by the token itself.
+ */
 export const unsubscribeTokenItem = z.object({
   monitor_id: z.string(),
   monitor_name: z.string(),
   subscriber_id: z.string(),
   email: z.string(),
+  hashed: z.optional(z.boolean()),
+  expires_at: z.optional(z.string()),
 });
+export type UnsubscribeLink = z.output<typeof unsubscribeTokenItem>;
 
 export const Suppression = described(z.strictObject({ reason: z.enum(['bounce', 'complaint']), at: Timestamp }), {
   id: 'Suppression',

@@ -1,4 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { keys } from '../platform/db/keys.js';
+import type { TransactItem } from '../platform/db/ops.js';
+import { linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { decodeCursor, pageView, type PageRequest } from '../platform/api/paging.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
@@ -18,15 +20,32 @@ import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceede
 const subscriberNotFound = () => new NotFoundError('Subscriber not found');
 const monitorKeptChanging = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
 
-/** A new subscription of `email` to the monitor: a time-ordered id and a 256-bit unsubscribe token. */
+/** A new subscription of `email` to the monitor: a time-ordered id (its unsubscribe links come with its e-mails). */
 export const newSubscriber = (monitorId: string, email: string, status: SubscriptionStatus): Subscriber => ({
   id: timeOrderedUuid(),
   monitor_id: monitorId,
   email,
   created_at: clock.nowIso(),
-  unsubscribe_token: randomBytes(32).toString('base64url'),
   status,
 });
+
+/** An unsubscribe link works this long after its e-mail (CAN-SPAM asks for 30 days; every later e-mail brings a new one). */
+export const UNSUBSCRIBE_LINK_VALIDITY_MS = 90 * 24 * 60 * 60 * 1000;
+
+/**
+ * The unsubscribe link of one e-mail to a subscriber (issue 41, 8): the token for the e-mail, and the
+ * record to write with its delivery, keyed by the token's SHA-256 (the token is never stored).
+ */
+export function newUnsubscribeLink(subscriber: Subscriber, monitorName: string): { token: string; record: TransactItem } {
+  return newEmailedLink(keys.unsubscribeToken, UNSUBSCRIBE_LINK_VALIDITY_MS, {
+    type: 'unsubscribe_link',
+    monitor_id: subscriber.monitor_id,
+    monitor_name: monitorName,
+    subscriber_id: subscriber.id,
+    email: subscriber.email,
+    hashed: true,
+  });
+}
 
 /** Subscribes an e-mail to a monitor's incidents: its owner, or an OWNER, ADMIN or MEMBER of its team. */
 export async function subscribe(caller: Caller, monitorId: string, input: SubscribeInput) {
@@ -84,20 +103,21 @@ export async function removeSubscriber(caller: Caller, monitorId: string, subscr
 
 /** Opens an unsubscribe link (no account needed): whose subscription of what it would end. Never unsubscribes. */
 export async function inspectUnsubscribe(token: string): Promise<{ monitorName: string; email: string } | undefined> {
-  const found = await repository.getUnsubscribeToken(token);
+  const found = await repository.getUnsubscribeLink(token, clock.nowIso());
   return found && { monitorName: found.monitor_name, email: found.email };
 }
 
 /** The unsubscribe page's button (no account needed): the subscription is gone, whoever clicks twice. */
 export async function unsubscribe(token: string): Promise<{ monitorName: string; email: string } | undefined> {
-  const found = await repository.getUnsubscribeToken(token);
+  const found = await repository.getUnsubscribeLink(token, clock.nowIso());
   if (!found) return undefined;
   await repository.deleteSubscriber({
     id: found.subscriber_id,
     monitor_id: found.monitor_id,
     email: found.email,
     created_at: '',
-    unsubscribe_token: token,
+    // The link used goes with the subscription (an e-mail's, or the subscription's own token from before hashing).
+    ...(found.hashed ? { unsubscribe_token_hash: linkTokenHash(token) } : { unsubscribe_token: token }),
   });
   return { monitorName: found.monitor_name, email: found.email };
 }

@@ -211,6 +211,44 @@ export function personChecks(teamId: string | null, people: readonly string[], e
 }
 
 /**
+ * Who may be named in a thing of its owner alone (a personal schedule's layers and overrides, a personal
+ * policy's user targets; issue 41, 5): the owner, or someone who shares a team with them — never any
+ * account whose id is known. For each other person, a team both belong to, found from the owner's
+ * memberships (owner index) and one consistent BatchGetItem of both sides' memberships in those teams;
+ * the write carries a ConditionCheck of each membership it relies on, so a removal before the write
+ * refuses it. `stranger`: the first person who shares no team with the owner (or has no account: the
+ * two are told apart by nothing), to refuse before writing.
+ */
+export async function colleagueChecks(
+  ownerId: string,
+  people: readonly string[],
+): Promise<{ checks: (readonly [PersonOutcome, TransactItem])[]; stranger?: PersonOutcome }> {
+  const others = [...new Set(people.filter((userId) => userId !== ownerId))];
+  if (others.length === 0) return { checks: [] };
+  const teamIds = (await listMemberships(ownerId)).map((membership) => membership.team_id);
+  const found = teamIds.length ? await batchGet(teamIds.flatMap((teamId) => [ownerId, ...others].map((userId) => keys.teamMembership(teamId, userId)))) : [];
+  const member = new Set(found.map((item) => `${String(item.team_id)}#${String(item.user_id)}`));
+  const ownerTeams = teamIds.filter((teamId) => member.has(`${teamId}#${ownerId}`));
+  const stranger = others.find((userId) => !ownerTeams.some((teamId) => member.has(`${teamId}#${userId}`)));
+  if (stranger) return { checks: [], stranger: `person:${stranger}` };
+  // Few teams, few checks of the owner: each time the team shared with most of those left (greedy cover).
+  const checks: (readonly [PersonOutcome, TransactItem])[] = [];
+  const check = (outcome: PersonOutcome, key: Record<string, string>) =>
+    checks.push([outcome, { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: itemPresent } }] as const);
+  let left = others;
+  while (left.length > 0) {
+    const teamId = ownerTeams
+      .map((candidate) => ({ candidate, covered: left.filter((userId) => member.has(`${candidate}#${userId}`)).length }))
+      .reduce((best, next) => (next.covered > best.covered ? next : best)).candidate;
+    const covered = left.filter((userId) => member.has(`${teamId}#${userId}`));
+    check(`person:${covered[0]!}`, keys.teamMembership(teamId, ownerId));
+    for (const userId of covered) check(`person:${userId}`, keys.teamMembership(teamId, userId));
+    left = left.filter((userId) => !covered.includes(userId));
+  }
+  return { checks };
+}
+
+/**
  * Gives a shared item (a policy, a schedule) of a deleted team back to its owner: `team_id` and its team
  * index entry removed; one moved meanwhile is left alone.
  */

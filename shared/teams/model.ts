@@ -13,7 +13,7 @@ export type Role = z.output<typeof Role>;
 /** Invites live 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const TeamName = Text({ min: 1, max: 100 });
+export const TeamName = Text({ min: 1, max: 100, name: true });
 export const TeamSlug = z
   .string()
   .check(z.minLength(1), z.maxLength(100), z.regex(/^[a-z0-9-]+$/, 'Lowercase letters, digits and hyphens only'));
@@ -79,21 +79,43 @@ export const membershipItem = z.object({
 });
 export type Membership = z.output<typeof membershipItem>;
 
+/**
+ * An invite as stored. `token` is the invite token itself, kept because the contract's team form lists
+ * it to the team's managers (`GET /api/teams/:id`, "pendingInvites … including token"): it cannot be
+ * read back from a hash. `token_hash` (SHA-256, hex) keys its lookup item; an invite written before
+ * hashing has none, and its lookup is keyed by the token itself (found by the token until it expires).
+ */
 export const inviteItem = z.object({
   id: z.string(),
   team_id: z.string(),
   email: z.string(),
   role: AssignableRole,
   token: z.string(),
+  token_hash: z.optional(z.string()),
   invited_by: z.string(),
   expires_at: z.string(),
   created_at: z.string(),
 });
-export type Invite = z.output<typeof inviteItem>;
+export type StoredInvite = z.output<typeof inviteItem>;
+/** A new invite: its lookup always keyed by the token's hash. */
+export type Invite = StoredInvite & { token_hash: string };
 
-/** The token-lookup item: finds an invite by its token with one GetItem. */
+/** What keys an invite's token lookup: the token's hash, or (written before hashing) the token itself. */
+export const inviteLookupKey = (invite: Pick<StoredInvite, 'token_hash' | 'token'>): string => invite.token_hash ?? invite.token;
+
+/**
+ * What a member who may not invite reads of a pending invite's token in the team form: `…` and its
+ * last 4 characters, to tell invites apart (as integration keys and chat webhook URLs are shown), never
+ * a token that accepts.
+ */
+export const inviteTokenHint = (token: string) => `…${token.slice(-4)}`;
+
+/**
+ * The token-lookup item (`INVITETOKEN#<sha256 of the token>`): finds an invite by its token with one
+ * GetItem. One written before hashing is keyed `INVITETOKEN#<token>` and holds `token`.
+ */
 export const inviteTokenItem = z.object({
-  token: z.string(),
+  token: z.optional(z.string()),
   invite_id: z.string(),
   team_id: z.string(),
   email: z.string(),
@@ -135,7 +157,10 @@ export const InviteBody = described(
     team_id: Id,
     email: described(z.string(), { example: 'bob@example.com' }),
     role: AssignableRole,
-    token: described(z.string(), { description: 'The unique invite token (256 random bits, base64url)' }),
+    token: described(z.string(), {
+      description:
+        'The unique invite token (256 random bits, base64url). In a team\'s pendingInvites, read by its OWNER and ADMINs; a MEMBER or VIEWER reads a hint there (… and its last 4 characters)',
+    }),
     invited_by: Id,
     expires_at: Timestamp,
     created_at: Timestamp,
@@ -181,7 +206,7 @@ export const memberDetailView = (member: Member): z.output<typeof MemberDetail> 
   joined_at: member.joined_at,
 });
 
-export const inviteView = (invite: Invite): z.output<typeof InviteBody> => ({
+export const inviteView = (invite: StoredInvite): z.output<typeof InviteBody> => ({
   id: invite.id,
   team_id: invite.team_id,
   email: invite.email,

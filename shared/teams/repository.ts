@@ -12,14 +12,17 @@ import {
   memberItem,
   membershipItem,
   teamItem,
+  inviteLookupKey,
   type Invite,
   type InviteToken,
+  type StoredInvite,
   type Member,
   type Membership,
   type Role,
   type Team,
 } from './model.js';
 import type { Source } from '../platform/db/paging.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
 
 export type { TransactItem };
 export { getByKeys };
@@ -34,7 +37,7 @@ export interface TeamCollection {
   members: Member[];
   memberships: Membership[];
   /** Unexpired invites only. */
-  invites: Invite[];
+  invites: StoredInvite[];
 }
 
 /** The team with all its members and pending invites: one Query of its item collection. */
@@ -43,7 +46,7 @@ export async function getTeamCollection(teamId: string, now: string): Promise<Te
   let team: Team | undefined;
   const members: Member[] = [];
   const memberships: Membership[] = [];
-  const invites: Invite[] = [];
+  const invites: StoredInvite[] = [];
   for (const item of items) {
     const sk = String(item[attributes.sk]);
     if (sk === teamItemSk.team) team = teamItem.parse(item);
@@ -68,6 +71,35 @@ export const parseInviteToken = (item: Item | undefined, now: string) => {
   const token = item ? inviteTokenItem.parse(item) : undefined;
   return token && unexpired(token, now) ? token : undefined;
 };
+
+/**
+ * The keys where an invite token's lookup may be: by the token's SHA-256, and — only for what a token
+ * written before hashing looks like (256 bits, base64url) — by the token itself.
+ */
+export const inviteLookupKeys = (token: string) => {
+  const hash = linkTokenHash(token);
+  return {
+    hashed: { key: hash, item: keys.inviteToken(hash) },
+    clear: LINK_TOKEN_PATTERN.test(token) ? { key: token, item: keys.inviteToken(token) } : undefined,
+  };
+};
+
+/**
+ * The unexpired invite a token accepts, from its lookups as read (`inviteLookupKeys`), and what keys the
+ * lookup found: the one keyed by the token's hash, or one written before hashing (keyed by the token and
+ * holding it; such invites accept until they expire, within 7 days) — never a hash passed as a token.
+ */
+export function parseInviteLookup(
+  token: string,
+  read: { hashed: Item | undefined; clear: Item | undefined },
+  now: string,
+): { invite: InviteToken; lookupKey: string } | undefined {
+  const { hashed, clear } = inviteLookupKeys(token);
+  const byHash = parseInviteToken(read.hashed, now);
+  if (byHash && byHash.token === undefined) return { invite: byHash, lookupKey: hashed.key };
+  const byToken = clear && parseInviteToken(read.clear, now);
+  return byToken && byToken.token === token ? { invite: byToken, lookupKey: clear.key } : undefined;
+}
 
 /** Where a page of the user's memberships is read (newest first): their partition of the owner index. */
 export const membershipSource = (userId: string): Source => ({
@@ -233,7 +265,6 @@ export async function insertInvite(
 ) {
   const ttl = ttlOf(invite.expires_at);
   const tokenItem: InviteToken = {
-    token: invite.token,
     invite_id: invite.id,
     team_id: invite.team_id,
     email: invite.email,
@@ -265,21 +296,24 @@ export async function insertInvite(
     // What the address got today from every account (after `pending`: a repeated invite says so first).
     ...(recipientQuota ? [['recipient_quota', recipientQuota] as const] : []),
     // No TTL on the invite itself: its seat is freed when it is cancelled, accepted or reclaimed.
+    // The invite keeps its token (the team form lists it to the managers); its lookup is keyed by the
+    // token's SHA-256 and holds no token.
     ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
-    ['conflict', put({ ...keys.inviteToken(invite.token), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
+    ['conflict', put({ ...keys.inviteToken(invite.token_hash), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
   ]);
   if (outcome !== 'seat') return outcome;
   return item ? 'full' : 'not_found';
 }
 
-const deleteInviteItems = (invite: { id: string; team_id: string; email: string; token: string }, now: string) => {
+/** `lookupKey`: what keys the invite's token lookup (`inviteLookupKey`). */
+const deleteInviteItems = (invite: { id: string; team_id: string; email: string; lookupKey: string }, now: string) => {
   const byThisInvite = {
     ConditionExpression: `${itemPresent} AND invite_id = :invite AND expires_at > :now`,
     ExpressionAttributeValues: { ':invite': invite.id, ':now': now },
   };
   return {
-    token: { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token), ...byThisInvite } },
+    token: { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.lookupKey), ...byThisInvite } },
     invite: {
       Delete: { TableName: tableName(), Key: keys.teamInvite(invite.team_id, invite.id), ConditionExpression: itemPresent },
     },
@@ -288,8 +322,8 @@ const deleteInviteItems = (invite: { id: string; team_id: string; email: string;
 };
 
 /** Cancels a pending (unexpired) invite: invite, token and pending claim go together, and its seat is freed. */
-export async function deleteInvite(guard: RoleGuard, invite: Invite, now: string) {
-  const items = deleteInviteItems(invite, now);
+export async function deleteInvite(guard: RoleGuard, invite: StoredInvite, now: string) {
+  const items = deleteInviteItems({ ...invite, lookupKey: inviteLookupKey(invite) }, now);
   return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['gone', items.token],
@@ -315,7 +349,7 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
     const outcome = await transactNamed([
       ...chunk.flatMap((invite) => [
         ['changed', { Delete: { TableName: tableName(), Key: keys.teamInvite(teamId, invite.id), ...stillExpired } }] as const,
-        ['changed', { Delete: { TableName: tableName(), Key: keys.inviteToken(invite.token) } }] as const,
+        ['changed', { Delete: { TableName: tableName(), Key: keys.inviteToken(inviteLookupKey(invite)) } }] as const,
         // Its pending claim stays: an expired claim never blocks a new invite, and its TTL removes it.
       ]),
       ['changed', freeSeats(teamId, chunk.length)],
@@ -329,11 +363,8 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
  * Accepting, all or nothing: the single-use token is consumed (only while unexpired), the
  * membership created (only if the user is not a member), the invite removed, the count bumped.
  */
-export async function acceptInvite(token: InviteToken, member: Member, membership: Membership, now: string) {
-  const items = deleteInviteItems(
-    { id: token.invite_id, team_id: token.team_id, email: token.email, token: token.token },
-    now,
-  );
+export async function acceptInvite(token: InviteToken, lookupKey: string, member: Member, membership: Membership, now: string) {
+  const items = deleteInviteItems({ id: token.invite_id, team_id: token.team_id, email: token.email, lookupKey }, now);
   const { outcome, item } = await transactOutcome([
     ['invalid', items.token],
     ['member', membershipPut(membership)],
@@ -425,12 +456,18 @@ export interface Shared {
   scheduleIds: string[];
 }
 
+/** An invite's lookup: keyed by its token's hash, or (written before hashing, without one) by the token. */
+const inviteLookups = {
+  token_hash: keys.inviteToken,
+  token: (token: string, item: Item) => (item.token_hash === undefined ? keys.inviteToken(token) : undefined),
+};
+
 /**
  * Deletes every remaining item of a deleted team, and the token lookups of its invites; first,
  * `release` gives back what the team's links name (read in the same consistent Query).
  */
 export const purgeTeamItems = (teamId: string, release: (shared: Shared) => Promise<void>) =>
-  purgeCollection(keys.teamPartition(teamId), { token: keys.inviteToken }, {
+  purgeCollection(keys.teamPartition(teamId), inviteLookups, {
     attributes: ['monitor_id', 'policy_id', 'schedule_id'],
     before: (items) => {
       const links = items.filter((item) => String(item[attributes.sk]).startsWith(teamItemSk.sharedPrefix));

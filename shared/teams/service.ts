@@ -8,6 +8,7 @@ import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceede
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from '../notifications/hooks.js';
+import { linkTokenHash } from '../notifications/emailed-link.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
 import { returnPolicyToOwner } from '../escalation/repository.js';
@@ -18,6 +19,7 @@ import * as repository from './repository.js';
 import {
   INVITE_LIFETIME_MS,
   inviteView,
+  inviteTokenHint,
   memberDetailView,
   memberView,
   membershipItem,
@@ -130,7 +132,10 @@ export async function getTeam(caller: Caller, teamId: string) {
   return {
     team: teamView(collection.team),
     members: members.map(memberDetailView),
-    pendingInvites: invites.map(inviteView),
+    // The contract's form, token included: the managers (who invite and cancel) read it; the others a hint.
+    pendingInvites: invites.map((invite) =>
+      inviteView(MANAGERS.includes(membership.role) ? invite : { ...invite, token: inviteTokenHint(invite.token) }),
+    ),
     userRole: membership.role,
   };
 }
@@ -169,6 +174,12 @@ async function inBatches(ids: string[], work: (id: string) => Promise<void>, siz
   for (let start = 0; start < ids.length; start += size) await Promise.all(ids.slice(start, start + size).map(work));
 }
 
+/** A new invite token (256 random bits, base64url) and its SHA-256, which is all the table keeps of it. */
+function newInviteToken() {
+  const token = randomBytes(32).toString('base64url');
+  return { token, token_hash: linkTokenHash(token) };
+}
+
 /**
  * A new invite with a 256-bit URL-safe token, valid 7 days; its e-mail is requested in the same
  * write. The inviter's name for that e-mail comes from the token's claims (no extra read).
@@ -183,7 +194,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
     team_id: teamId,
     email: input.email,
     role: input.role,
-    token: randomBytes(32).toString('base64url'),
+    ...newInviteToken(),
     invited_by: caller.userId,
     expires_at: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
     created_at: now.toISOString(),
@@ -231,9 +242,16 @@ export async function cancelInvite(caller: Caller, teamId: string, inviteId: str
  */
 export async function acceptInvite(caller: Caller, token: string) {
   const now = clock.nowIso();
-  const read = await repository.getByKeys({ token: keys.inviteToken(token), account: keys.account(caller.userId) });
-  const invite = repository.parseInviteToken(read.token, now);
-  if (!invite) throw invalidInvite();
+  // Looked up by its hash, and (an invite stored before hashing) by the token itself, in one BatchGetItem.
+  const lookups = repository.inviteLookupKeys(token);
+  const read = await repository.getByKeys({
+    hashed: lookups.hashed.item,
+    ...(lookups.clear && { clear: lookups.clear.item }),
+    account: keys.account(caller.userId),
+  });
+  const found = repository.parseInviteLookup(token, { hashed: read.hashed, clear: read.clear }, now);
+  if (!found) throw invalidInvite();
+  const { invite, lookupKey } = found;
   const account: Account | undefined = read.account ? accountItem.parse(read.account) : undefined;
   if (!account || account.email.toLowerCase() !== invite.email.toLowerCase()) {
     if (!(await findAccountIdByEmail(invite.email))) {
@@ -250,7 +268,7 @@ export async function acceptInvite(caller: Caller, token: string) {
     role: invite.role,
     joined_at: now,
   };
-  fail(await repository.acceptInvite(invite, member, membershipOf(member), now), {
+  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now), {
     full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),

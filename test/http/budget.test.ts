@@ -12,6 +12,14 @@ import { dynamoCalls } from '../support/ddb-calls.js';
 import { createTeam, invite, join, reportDown } from '../support/teams.js';
 import { seedIncidents } from '../support/seed.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
+import { newUnsubscribeLink } from '../../shared/subscribers/service.js';
+
+/** The unsubscribe link of an e-mail to the monitor's last subscriber, written as its delivery writes it. */
+async function unsubscribeToken() {
+  const link = newUnsubscribeLink((await getMonitorWithSubscribers(ids.monitor)).subscribers.at(-1)!, 'Budget');
+  await transactWrite([link.record]);
+  return link.token;
+}
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
@@ -23,6 +31,7 @@ let api: Api;
 let receiver: Receiver;
 let user: User;
 let invitee: User;
+let colleague: User;
 const calls = dynamoCalls();
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand']);
 
@@ -112,13 +121,15 @@ const cases: Case[] = [
   // Read, then one transaction on the policy as read (with guards and links when shared or moved).
   { route: 'policies-update', method: 'PUT', path: () => `/api/escalation-policies/${ids.policy}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
-  // One transaction: the schedule with a ConditionCheck per person it names.
-  { route: 'schedules-create', method: 'POST', path: () => '/api/schedules', body: () => ({ name: 'S', time_zone: 'UTC', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, invitee.id] }] }), expectStatus: 201, budget: 1 },
+  // The owner's memberships (owner index), both sides' memberships in those teams (one BatchGetItem), then one
+  // transaction: the schedule with a ConditionCheck per person it names and per membership a colleague shares.
+  { route: 'schedules-create', method: 'POST', path: () => '/api/schedules', body: () => ({ name: 'S', time_zone: 'UTC', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, colleague.id] }] }), expectStatus: 201, budget: 3 },
   { route: 'schedules-list', method: 'GET', path: () => '/api/schedules', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'schedules-get', method: 'GET', path: () => `/api/schedules/${ids.schedule}`, expectStatus: 200, budget: 1 },
   { route: 'schedules-update', method: 'PUT', path: () => `/api/schedules/${ids.schedule}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
-  // Read the schedule, then one transaction: the override, its id lookup, its person's check, the schedule as read.
-  { route: 'schedules-overrides-create', method: 'POST', path: () => `/api/schedules/${ids.schedule}/overrides`, body: () => ({ user_id: invitee.id, start: '2026-11-10T00:00:00Z', end: '2026-11-11T00:00:00Z' }), expectStatus: 201, budget: 2, rounds: 2 },
+  // Read the schedule; the owner's memberships, then both sides' in those teams (a colleague of the owner's);
+  // one transaction: the override, its id lookup, its person's checks, the schedule as read.
+  { route: 'schedules-overrides-create', method: 'POST', path: () => `/api/schedules/${ids.schedule}/overrides`, body: () => ({ user_id: colleague.id, start: '2026-11-10T00:00:00Z', end: '2026-11-11T00:00:00Z' }), expectStatus: 201, budget: 4, rounds: 4 },
   { route: 'schedules-overrides-list', method: 'GET', path: () => `/api/schedules/${ids.schedule}/overrides?from=2026-11-01T00:00:00Z`, expectStatus: 200, budget: 2, rounds: 2 },
   // Read the schedule, then the overrides in range and its people (accounts) in parallel: never O(history).
   { route: 'schedules-on-call', method: 'GET', path: () => `/api/schedules/${ids.schedule}/on-call?at=2036-11-10T12:00:00Z`, expectStatus: 200, budget: 3, rounds: 2 },
@@ -144,11 +155,11 @@ const cases: Case[] = [
   // The monitor and the page, in parallel.
   { route: 'subscribers-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/subscribers`, expectStatus: 200, budget: 2, rounds: 1 },
   // Opening the link reads its token; the page's button reads it and deletes the subscription in one transaction.
-  { route: 'unsubscribe', method: 'GET', path: async () => `/unsubscribe/${(await getMonitorWithSubscribers(ids.monitor)).subscribers.at(-1)!.unsubscribe_token}`, expectStatus: 200, budget: 1 },
+  { route: 'unsubscribe', method: 'GET', path: async () => `/unsubscribe/${await unsubscribeToken()}`, expectStatus: 200, budget: 1 },
   {
     route: 'unsubscribe-confirm',
     method: 'POST',
-    path: async () => `/unsubscribe/${(await getMonitorWithSubscribers(ids.monitor)).subscribers.at(-1)!.unsubscribe_token}`,
+    path: async () => `/unsubscribe/${await unsubscribeToken()}`,
     expectStatus: 200,
     budget: 2,
   },
@@ -292,6 +303,9 @@ beforeAll(async () => {
     await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'I' } })
   ).body.incident.id;
   ids.team = (await createTeam(api, user)).id;
+  // A colleague shares the user's team, so the user's own schedules may name them (issue 41, 5).
+  colleague = await api.signUp(uniqueEmail('budget-colleague'));
+  await join(api, user, ids.team, colleague, 'MEMBER');
   // An acknowledge link as the notifier writes it, for another incident, to a recipient with an account.
   const linked = (await api.request('POST', '/api/incidents', { token: user.token, body: { monitorId: ids.monitor, title: 'Linked' } })).body.incident;
   const link = newAcknowledgeLink(
@@ -324,7 +338,7 @@ beforeAll(async () => {
     })
   ).body.escalation_policy.id;
   ids.schedule = (
-    await api.request('POST', '/api/schedules', { token: user.token, body: { name: 'Spare', time_zone: 'Europe/Berlin', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, invitee.id] }] } })
+    await api.request('POST', '/api/schedules', { token: user.token, body: { name: 'Spare', time_zone: 'Europe/Berlin', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, colleague.id] }] } })
   ).body.schedule.id;
   ids.override = (
     await api.request('POST', `/api/schedules/${ids.schedule}/overrides`, { token: user.token, body: { user_id: user.id, start: '2026-11-12T00:00:00Z', end: '2026-11-13T00:00:00Z' } })

@@ -6,6 +6,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite } from '../support/teams.js';
+import { randomBytes } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { attributes, keys } from '../../shared/platform/db/keys.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+import { linkTokenHash } from '../../shared/notifications/emailed-link.js';
+import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
+
+const itemAt = async (key: Record<string, string>) => (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+const monitorItems = async (monitorId: string) =>
+  (
+    await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': attributes.pk },
+        ExpressionAttributeValues: { ':pk': keys.monitorPartition(monitorId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 
 let api: Api;
 let owner: User;
@@ -87,6 +108,56 @@ describe('subscriber notifications', () => {
     expect(await mailTo(api, email)).toHaveLength(1);
     const listed = await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token });
     expect(listed.body).toEqual({ subscribers: [], next_cursor: null });
+  });
+
+  it('keeps only the SHA-256 of unsubscribe tokens (issue 41, 8): each e-mail brings its own link, the table never the token', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Hashed links');
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'First' } });
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'Second' } });
+    const mails = await awaitMail(api, email, 2);
+    const tokens = mails.map((mail) => /\/unsubscribe\/([A-Za-z0-9_-]{43})/.exec(mail.body.text!)![1]!);
+    expect(new Set(tokens).size).toBe(2);
+    const stored = JSON.stringify([...(await monitorItems(monitor.id)), ...(await Promise.all(tokens.map(async (token) => (await itemAt(keys.unsubscribeToken(linkTokenHash(token)))) ?? null)))]);
+    for (const token of tokens) {
+      expect(stored).not.toContain(token);
+      expect(stored).toContain(linkTokenHash(token));
+      expect(await itemAt(keys.unsubscribeToken(token))).toBeUndefined();
+    }
+    // The hash is no token.
+    expect((await fetch(`${api.url}/unsubscribe/${linkTokenHash(tokens[0]!)}`)).status).toBe(404);
+    // Either e-mail's link unsubscribes.
+    const done = await fetch(`${api.url}/unsubscribe/${tokens[0]}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(done.status).toBe(200);
+    expect((await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token })).body.subscribers).toEqual([]);
+  });
+
+  it('rehashes a token a subscription stored in clear before: its old link works before and after, and nothing clear is left', async () => {
+    const { monitor, email } = await monitorWithSubscriber('Old links');
+    const [subscriber] = (await getMonitorWithSubscribers(monitor.id)).subscribers;
+    // As subscriptions were stored before issue 41: the token on the subscription and its lookup keyed by it.
+    const legacy = randomBytes(32).toString('base64url');
+    await batchWrite([
+      { PutRequest: { Item: { ...keys.subscriber(monitor.id, subscriber!.id), type: 'subscriber', ...subscriber, unsubscribe_token: legacy } } },
+      {
+        PutRequest: {
+          Item: { ...keys.unsubscribeToken(legacy), type: 'unsubscribe_token', monitor_id: monitor.id, monitor_name: 'Old links', subscriber_id: subscriber!.id, email },
+        },
+      },
+    ]);
+    const opened = await fetch(`${api.url}/unsubscribe/${legacy}`);
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('Unsubscribe from Old links?');
+    await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.id, title: 'After the change' } });
+    const [mail] = await awaitMail(api, email, 1);
+    expect(mail!.body.text).not.toContain(legacy);
+    const stored = JSON.stringify(await monitorItems(monitor.id));
+    expect(stored).not.toContain(legacy);
+    expect(stored).toContain(linkTokenHash(legacy));
+    expect(await itemAt(keys.unsubscribeToken(legacy))).toBeUndefined();
+    const done = await fetch(`${api.url}/unsubscribe/${legacy}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(done.status).toBe(200);
+    expect((await api.request('GET', `/api/monitors/${monitor.id}/subscribers`, { token: owner.token })).body.subscribers).toEqual([]);
+    expect(await itemAt(keys.unsubscribeToken(linkTokenHash(legacy)))).toBeUndefined();
   });
 
   it('sends the same event to a recipient once, however often it is delivered', async () => {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { clock, resetClock } from '../../shared/platform/clock.js';
 import { advance, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
-import { createTeam, join, reportDown } from '../support/teams.js';
+import { createTeam, join, reportDown, seedTeam } from '../support/teams.js';
 
 // Errors and metrics printed (the suite is silent otherwise), so the nobody-on-call error is seen.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'ERROR');
@@ -26,6 +26,8 @@ beforeAll(async () => {
   jsonLines = captureLogs().jsonLines;
   api = await Api.start();
   [owner, ana, ben] = (await Promise.all(['owner', 'ana', 'ben'].map((name) => api.signUp(uniqueEmail(name), name)))) as [User, User, User];
+  // The owner's own schedules and policies may name only people who share a team with them (issue 41, 5).
+  await seedTeam(owner, [[ana, 'MEMBER'], [ben, 'MEMBER']], 'Crew');
 });
 afterAll(() => api.close());
 afterEach(() => resetClock());

@@ -7,8 +7,13 @@ import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { Api } from '../support/api.js';
-import { teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { Api, uniqueEmail } from '../support/api.js';
+import { holdCalls } from '../support/ddb-calls.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { createTeam, join, seedTeam, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
+import { TOO_MANY_PERSON_CHECKS } from '../../shared/schedules/service.js';
 
 let api: Api;
 let fx: TeamWithRoles;
@@ -57,8 +62,8 @@ describe('schedules', () => {
     expect(refused.body).toEqual({
       error: 'Validation errors',
       details: [
-        { field: 'layers.0.members.1', message: 'Must be the id of an account' },
-        { field: 'layers.0.members.2', message: 'Must be the id of an account' },
+        { field: 'layers.0.members.1', message: "Must be the schedule's owner or share a team with them" },
+        { field: 'layers.0.members.2', message: "Must be the schedule's owner or share a team with them" },
       ],
     });
     const badZone = await create('OWNER', { time_zone: '+05:30', layers: [weekly([owner.id])] });
@@ -282,5 +287,84 @@ describe('schedules', () => {
     // Never on call now or later.
     expect(await onCall('2026-11-05T12:00:00Z')).toEqual([[admin.id, '2026-11-05T12:00:00.000Z', '2026-11-09T08:00:00.000Z']]);
     expect(await onCall('2026-11-20T12:00:00Z')).toEqual([[admin.id, '2026-11-16T08:00:00.000Z', '2026-11-23T08:00:00.000Z']]);
+  });
+});
+
+describe('who a schedule or policy of its owner alone may name (issue 41, 5)', () => {
+  const personal = "Must be the schedule's owner or share a team with them";
+  const personalPolicy = "Must be the policy's owner or share a team with them";
+
+  it('refuses a stranger exactly as an unknown id, in layers, overrides and user targets, and writes nothing into their feed', async () => {
+    // NON_MEMBER shares no team with OWNER: knowing OWNER's id must not give OWNER's e-mail, pages or calendar.
+    const { NON_MEMBER: outsider, OWNER: victim } = fx.users;
+    const refusals = [];
+    for (const target of [victim.id, randomUUID()]) {
+      refusals.push(await create('NON_MEMBER', { layers: [weekly([outsider.id, target])] }));
+      refusals.push(
+        await api.request('POST', '/api/escalation-policies', { token: outsider.token, body: { name: 'P', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: target }] }] } }),
+      );
+    }
+    const [strangerSchedule, strangerPolicy, unknownSchedule, unknownPolicy] = refusals;
+    expect(strangerSchedule!.status).toBe(400);
+    expect(strangerSchedule!.body).toEqual({ error: 'Validation errors', details: [{ field: 'layers.0.members.1', message: personal }] });
+    expect(strangerPolicy!.body).toEqual({ error: 'Validation errors', details: [{ field: 'steps.0.targets.0.id', message: personalPolicy }] });
+    expect(unknownSchedule!.body).toEqual(strangerSchedule!.body);
+    expect(unknownPolicy!.body).toEqual(strangerPolicy!.body);
+
+    const own = await create('NON_MEMBER', { layers: [weekly([outsider.id])] });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    const path = `/api/schedules/${own.body.schedule.id}`;
+    const override = await api.request('POST', `${path}/overrides`, { token: outsider.token, body: { user_id: victim.id, start: '2026-11-10T00:00:00Z', end: '2026-11-11T00:00:00Z' } });
+    expect(override.body).toEqual({ error: 'Validation errors', details: [{ field: 'user_id', message: personal }] });
+    const changed = await api.request('PUT', path, { token: outsider.token, body: { layers: [weekly([victim.id])] } });
+    expect(changed.body).toEqual({ error: 'Validation errors', details: [{ field: 'layers.0.members.0', message: personal }] });
+    // Nobody but the outsider is on call in it: no e-mail of the victim to read.
+    expect((await api.request('GET', `${path}/on-call?at=2026-11-10T12:00:00Z`, { token: outsider.token })).body.on_call.map((entry: { user_id: string }) => entry.user_id)).toEqual([outsider.id]);
+    // The victim's calendar feed (the schedules of others that name them, on their account) gained nothing.
+    const account = await db().send(new GetCommand({ TableName: tableName(), Key: keys.account(victim.id), ConsistentRead: true }));
+    expect([...((account.Item?.schedule_ids as Set<string> | undefined) ?? [])]).not.toContain(own.body.schedule.id);
+    expect(refusals.every((refusal) => refusal.status === 400)).toBe(true);
+  });
+
+  it('checks up to 96 accounts and shared memberships in one write, and answers 400 past that', async () => {
+    const lead = await api.signUp(uniqueEmail('big-lead'), 'Lead');
+    const crew = await Promise.all(Array.from({ length: 48 }, (_, index) => api.signUp(uniqueEmail(`crew${index}`), `Crew ${index}`)));
+    await seedTeam(lead, crew.map((user) => [user, 'MEMBER'] as const), 'Big crew');
+    const body = (people: { id: string }[]) => ({ name: 'Big', time_zone: 'UTC', layers: [weekly([lead.id, ...people.map((user) => user.id)])] });
+    // 47 accounts, 47 memberships and the owner's: 95 checks.
+    expect((await api.request('POST', '/api/schedules', { token: lead.token, body: body(crew.slice(0, 47)) })).status).toBe(201);
+    const refused = await api.request('POST', '/api/schedules', { token: lead.token, body: body(crew) });
+    expect(refused.body).toEqual({ error: 'Validation errors', details: [{ field: 'layers', message: TOO_MANY_PERSON_CHECKS }] });
+    expect(TOO_MANY_PERSON_CHECKS).toBe(
+      "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 96 checks; share the schedule with a team instead",
+    );
+  });
+
+  it('names the owner and people who share a team with them; a removal settles it at the write', async () => {
+    const lead = await api.signUp(uniqueEmail('lead'), 'Lead');
+    const pal = await api.signUp(uniqueEmail('pal'), 'Pal');
+    const team = await createTeam(api, lead);
+    const memberId = await join(api, lead, team.id, pal, 'VIEWER');
+    const body = { name: 'Mine', time_zone: 'UTC', layers: [weekly([lead.id, pal.id])] };
+    const named = await api.request('POST', '/api/schedules', { token: lead.token, body });
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: lead.token,
+      body: { name: 'Mine', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: pal.id }, { type: 'user', id: lead.id }] }] },
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+
+    // The write has found the team they share and holds its transaction; the pal is removed first.
+    const hold = holdCalls('schedules-create', 'TransactWriteItemsCommand');
+    const racing = api.request('POST', '/api/schedules', { token: lead.token, body });
+    await hold.arrived();
+    expect((await api.request('DELETE', `/api/teams/${team.id}/members/${memberId}`, { token: lead.token })).status).toBe(200);
+    hold.release();
+    expect((await racing).body).toEqual({ error: 'Validation errors', details: [{ field: 'layers.0.members.1', message: personal }] });
+    const after = await api.request('PUT', `/api/escalation-policies/${policy.body.escalation_policy.id}`, {
+      token: lead.token,
+      body: { steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: pal.id }] }] },
+    });
+    expect(after.body).toEqual({ error: 'Validation errors', details: [{ field: 'steps.0.targets.0.id', message: personalPolicy }] });
   });
 });

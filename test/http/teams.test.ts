@@ -1,9 +1,28 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite, join, teamWithRoles, uniqueSlug } from '../support/teams.js';
 import { insertInvite } from '../../shared/teams/repository.js';
+import { linkTokenHash } from '../../shared/notifications/emailed-link.js';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { attributes, keys } from '../../shared/platform/db/keys.js';
+import { batchWrite } from '../../shared/platform/db/ops.js';
+
+/** Every item of a team's collection, as the table holds it. */
+const teamItems = async (teamId: string) =>
+  (
+    await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': attributes.pk },
+        ExpressionAttributeValues: { ':pk': keys.teamPartition(teamId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 
 let api: Api;
 let alice: User;
@@ -117,7 +136,7 @@ describe('GET /api/teams', () => {
 });
 
 describe('GET /api/teams/:id', () => {
-  it('returns team, members with name and email, pending invites with tokens (newest first), and userRole', async () => {
+  it('returns team, members with name and email, pending invites (newest first; a VIEWER reads a token hint), and userRole', async () => {
     const { team, users } = await teamWithRoles(api);
     const first = await invite(api, users.OWNER, team.id, uniqueEmail('p1'), 'VIEWER');
     advanceClock(1000);
@@ -138,7 +157,46 @@ describe('GET /api/teams/:id', () => {
       joined_at: expect.stringMatching(ISO_UTC),
     });
     expect(response.body.pendingInvites.map((pending: { id: string }) => pending.id)).toEqual([second.id, first.id]);
-    expect(response.body.pendingInvites[0]).toEqual({ ...second, team_id: team.id, invited_by: users.ADMIN.id });
+    // The contract's Team invite form, token included: a VIEWER reads a hint in it (issue 41, 8).
+    expect(response.body.pendingInvites[0]).toEqual({ ...second, token: `…${second.token.slice(-4)}`, team_id: team.id, invited_by: users.ADMIN.id });
+    expect(JSON.stringify(response.body)).not.toContain(second.token);
+  });
+
+  it('shows OWNER and ADMIN each pending invite\'s token, which accepts; MEMBER and VIEWER a hint, which does not (issue 41, 8)', async () => {
+    const { team, users } = await teamWithRoles(api);
+    const [byOwner, byAdmin] = await Promise.all(['read-by-owner', 'read-by-admin'].map((name) => api.signUp(uniqueEmail(name))));
+    const invites = [await invite(api, users.OWNER, team.id, byOwner!.email, 'MEMBER'), await invite(api, users.ADMIN, team.id, byAdmin!.email, 'VIEWER')];
+    const pendingAs = async (role: 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER') => {
+      const read = await api.request('GET', `/api/teams/${team.id}`, { token: users[role].token });
+      expect(read.status).toBe(200);
+      return new Map((read.body.pendingInvites as { id: string; token: string }[]).map((pending) => [pending.id, pending.token]));
+    };
+    for (const role of ['MEMBER', 'VIEWER'] as const) {
+      const tokens = await pendingAs(role);
+      for (const pending of invites) {
+        const hint = tokens.get(pending.id)!;
+        expect(hint).toBe(`…${pending.token.slice(-4)}`);
+        for (const invitee of [byOwner!, byAdmin!]) {
+          expect(await api.request('POST', `/api/teams/invites/${encodeURIComponent(hint)}/accept`, { token: invitee.token })).toMatchObject({
+            status: 404,
+            body: { error: 'Invalid or expired invite' },
+          });
+        }
+      }
+    }
+    const [asOwner, asAdmin] = [await pendingAs('OWNER'), await pendingAs('ADMIN')];
+    for (const pending of invites) {
+      expect(asOwner.get(pending.id)).toBe(pending.token);
+      expect(asAdmin.get(pending.id)).toBe(pending.token);
+    }
+    // The contract's flow: the token read in the team accepts (one read by the OWNER, the other by an ADMIN).
+    for (const [read, pending, invitee] of [[asOwner, invites[0]!, byOwner!], [asAdmin, invites[1]!, byAdmin!]] as const) {
+      expect(await api.request('POST', `/api/teams/invites/${read.get(pending.id)}/accept`, { token: invitee.token })).toMatchObject({
+        status: 200,
+        body: { message: 'Successfully joined team' },
+      });
+    }
+    expect((await pendingAs('OWNER')).size).toBe(0);
   });
 
   it('answers 404 Team not found for an unknown team and 400 for a non-UUID id', async () => {
@@ -281,6 +339,90 @@ describe('invites', () => {
     await invite(api, alice, team.id, invitee.email, 'VIEWER');
   });
 
+  it('keys an invite\'s lookup by the SHA-256 of its token, which the lookup never holds (issue 41, 8); the invite keeps the token for its managers', async () => {
+    const team = await createTeam(api, alice);
+    const invitee = await api.signUp(uniqueEmail('hashed'));
+    const pending = await invite(api, alice, team.id, invitee.email, 'MEMBER');
+    const hash = linkTokenHash(pending.token);
+    const byHash = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(hash), ConsistentRead: true }));
+    expect(byHash.Item).toMatchObject({ invite_id: pending.id, team_id: team.id });
+    expect(JSON.stringify(byHash.Item)).not.toContain(pending.token);
+    const byToken = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(pending.token), ConsistentRead: true }));
+    expect(byToken.Item).toBeUndefined();
+    expect((await teamItems(team.id)).find((item) => item.type === 'team_invite')).toMatchObject({ id: pending.id, token: pending.token, token_hash: hash });
+    // The hash itself is no token.
+    expect(await api.request('POST', `/api/teams/invites/${hash}/accept`, { token: invitee.token })).toMatchObject({
+      status: 404,
+      body: { error: 'Invalid or expired invite' },
+    });
+    expect((await api.request('POST', `/api/teams/invites/${pending.token}/accept`, { token: invitee.token })).status).toBe(200);
+    const left = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(hash), ConsistentRead: true }));
+    expect(left.Item).toBeUndefined();
+  });
+
+  /** An invite as stored before tokens were hashed: its token in clear on the invite, and as its lookup's key (which holds it). */
+  async function legacyInvite(teamId: string, email: string) {
+    const now = new Date();
+    const token = randomBytes(32).toString('base64url');
+    const legacy = {
+      id: randomUUID(),
+      team_id: teamId,
+      email,
+      role: 'MEMBER' as const,
+      token,
+      invited_by: alice.id,
+      expires_at: new Date(now.getTime() + 3600_000).toISOString(),
+      created_at: now.toISOString(),
+    };
+    // Through the repository (its seat and pending claim taken), then its invite and lookup as they were stored.
+    expect(await insertInvite({ teamId, userId: alice.id, roles: ['OWNER'] }, { ...legacy, token_hash: linkTokenHash(token) }, undefined, legacy.created_at, [])).toBe('ok');
+    await batchWrite([
+      { DeleteRequest: { Key: keys.inviteToken(linkTokenHash(token)) } },
+      { PutRequest: { Item: { ...keys.teamInvite(teamId, legacy.id), type: 'team_invite', ...legacy } } },
+      {
+        PutRequest: {
+          Item: { ...keys.inviteToken(token), type: 'invite_token', token, invite_id: legacy.id, team_id: teamId, email, role: legacy.role, expires_at: legacy.expires_at },
+        },
+      },
+    ]);
+    return legacy;
+  }
+
+  it('accepts an invite stored in clear before hashing by its token until it expires, and lists its token to the owner', async () => {
+    const team = await createTeam(api, alice);
+    const [invitee, late] = await Promise.all([api.signUp(uniqueEmail('legacy')), api.signUp(uniqueEmail('legacy-late'))]);
+    const legacy = await legacyInvite(team.id, invitee.email);
+    const expiring = await legacyInvite(team.id, late.email);
+    const listed = await api.request('GET', `/api/teams/${team.id}`, { token: alice.token });
+    expect(new Map(listed.body.pendingInvites.map((pending: { id: string; token: string }) => [pending.id, pending.token]))).toEqual(
+      new Map([[legacy.id, legacy.token], [expiring.id, expiring.token]]),
+    );
+    expect(await api.request('POST', `/api/teams/invites/${legacy.token}/accept`, { token: invitee.token })).toMatchObject({
+      status: 200,
+      body: { message: 'Successfully joined team' },
+    });
+    const consumed = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(legacy.token), ConsistentRead: true }));
+    expect(consumed.Item).toBeUndefined();
+    expect((await api.request('POST', `/api/teams/invites/${legacy.token}/accept`, { token: invitee.token })).status).toBe(404);
+    advanceClock(3600_000);
+    expect(await api.request('POST', `/api/teams/invites/${expiring.token}/accept`, { token: late.token })).toMatchObject({
+      status: 404,
+      body: { error: 'Invalid or expired invite' },
+    });
+  });
+
+  it('cancels an invite stored in clear before hashing, with its lookup', async () => {
+    const team = await createTeam(api, alice);
+    const invitee = await api.signUp(uniqueEmail('legacy-cancelled'));
+    const legacy = await legacyInvite(team.id, invitee.email);
+    expect((await api.request('DELETE', `/api/teams/${team.id}/invite/${legacy.id}`, { token: alice.token })).status).toBe(200);
+    const left = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(legacy.token), ConsistentRead: true }));
+    expect(left.Item).toBeUndefined();
+    expect((await api.request('POST', `/api/teams/invites/${legacy.token}/accept`, { token: invitee.token })).status).toBe(404);
+    const again = await invite(api, alice, team.id, invitee.email, 'MEMBER');
+    expect((await api.request('POST', `/api/teams/invites/${again.token}/accept`, { token: invitee.token })).status).toBe(200);
+  });
+
   it('answers 404 Invalid or expired invite for an invite of another team', async () => {
     const mine = await createTeam(api, alice);
     const other = await createTeam(api, alice);
@@ -352,6 +494,7 @@ describe('POST /api/teams/invites/:token/accept', () => {
         email: bob.email,
         role: 'ADMIN',
         token,
+        token_hash: linkTokenHash(token),
         invited_by: alice.id,
         expires_at: new Date(now.getTime() + 3600_000).toISOString(),
         created_at: now.toISOString(),
@@ -496,6 +639,9 @@ describe('DELETE /api/teams/:id', () => {
     expect(await api.request('POST', `/api/teams/invites/${pending.token}/accept`, { token: invitee.token })).toMatchObject({
       status: 404,
     });
+    // Its lookup went with it (keyed by the token's hash).
+    const lookup = await db().send(new GetCommand({ TableName: tableName(), Key: keys.inviteToken(linkTokenHash(pending.token)), ConsistentRead: true }));
+    expect(lookup.Item).toBeUndefined();
     const reused = await api.request('POST', '/api/teams', { token: bob.token, body: { name: 'Again', slug: team.slug } });
     expect(reused.status).toBe(201);
   });

@@ -283,8 +283,14 @@ describe('CDK stack', () => {
       'incident-rescoper',
       'incidents-list',
       'monitors-list',
+      // Issue 41 (5): a write of one's own policy or schedule reads the owner's memberships, whose shared teams it may name.
+      'policies-create',
       'policies-list',
+      'policies-update',
+      'schedules-create',
       'schedules-list',
+      'schedules-overrides-create',
+      'schedules-update',
       'teams-list',
       // What a removed member created for the team (issue 41 §2): the team's webhooks, the integrations they created.
       'teams-member-remove',

@@ -125,7 +125,6 @@ export async function seedSharedMonitors(
       entryRecord(timelineEntry(createdEntry(incident, { id: owner.id, name: owner.name }))),
       subscription.claim,
       subscription.subscriber,
-      subscription.token,
     ];
     return { monitor, incident, subscriberId: subscriber.id, items };
   });

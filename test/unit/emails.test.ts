@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escalationEmail, inviteEmail, subscriberEmail } from '../../shared/notifications/emails.js';
-import type { IncidentSnapshot } from '../../shared/platform/events/model.js';
+import type { EventDetail, IncidentSnapshot } from '../../shared/platform/events/model.js';
 
 const incident: IncidentSnapshot = {
   id: 'i-1',
@@ -25,6 +25,15 @@ describe('e-mails', () => {
     const email = subscriberEmail('incident.resolved', { ...envelope, incident: spoofed, previous_status: 'MONITORING' }, { email: 's@example.com', id: 's-1' }, 'http://x/unsubscribe/t');
     expect(email.subject).toBe('Incident resolved: Invoice gnp.exe');
     expect(email.subject).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+  });
+
+  it('drop bidirectional controls and marks from the body: an alert\'s text in a New incident e-mail (issue 41, 11)', () => {
+    const fromAlert = { ...incident, status: 'INVESTIGATING' as const, resolved_at: null, title: 'Disk \u200Ffull', message: 'Pay \u202Egnp.exe\u202C now \u2067x\u2069 \u200E\u061C done', monitor_name: 'DB \u2066eu\u2069' };
+    const email = subscriberEmail('incident.created', { ...envelope, incident: fromAlert, escalation: null } as EventDetail<'incident.created'>, { email: 's@example.com', id: 's' }, 'https://x/unsubscribe/t');
+    for (const text of [email.subject, email.text, email.html]) expect(text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
+    expect(email.text).toContain('Pay gnp.exe now x  done');
+    expect(email.text).toContain('Incident: Disk full');
+    expect(email.text).toContain('Monitor: DB eu');
   });
 
   it('escape HTML and carry both formats', () => {

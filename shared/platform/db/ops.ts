@@ -330,12 +330,13 @@ export async function transactOutcome<N extends string>(
 
 /**
  * Deletes every item of an item collection, and for each item that holds a lookup token (an
- * attribute named in `lookups`), the lookup item `lookups[attribute](token)` too. `before` sees the
- * items (with `attributes` too) before they go.
+ * attribute named in `lookups`), the lookup item `lookups[attribute](token, item)` too (none when it
+ * answers undefined; `item` holds the lookup attributes). `before` sees the items (with `attributes`
+ * too) before they go.
  */
 export async function purgeCollection(
   partition: string,
-  lookups: Record<string, (token: string) => Record<string, string>>,
+  lookups: Record<string, (token: string, item: Item) => Record<string, string> | undefined>,
   options: { attributes?: string[]; before?: (items: Item[]) => Promise<void> } = {},
 ): Promise<number> {
   const tokenAttributes = Object.keys(lookups);
@@ -346,7 +347,8 @@ export async function purgeCollection(
     doomed.push({ [attributes.pk]: String(item[attributes.pk]), [attributes.sk]: String(item[attributes.sk]) });
     for (const tokenAttribute of tokenAttributes) {
       const token = item[tokenAttribute];
-      if (typeof token === 'string') doomed.push(lookups[tokenAttribute]!(token));
+      const lookup = typeof token === 'string' ? lookups[tokenAttribute]!(token, item) : undefined;
+      if (lookup) doomed.push(lookup);
     }
   }
   await batchDelete(doomed);
