@@ -310,24 +310,40 @@ describe('POST /v2/enqueue', () => {
 describe('POST /integrations/alertmanager', () => {
   const post = (body: string, authorization?: string) =>
     api.request('POST', '/integrations/alertmanager', { rawBody: body, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } });
+  /** Posts, then lets the alert processor apply what was recorded (and the events it raised settle). */
+  const postApplied = async (body: string, authorization?: string) => {
+    const response = await post(body, authorization);
+    await settle(api);
+    return response;
+  };
+  const acceptedAlerts = (alerts: number) => ({ status: 202, body: { message: 'Notification accepted', alerts } });
   const basic = (password: string) => `Basic ${Buffer.from(`alertmanager:${password}`).toString('base64')}`;
 
-  it('opens an incident per firing alert, only counts a re-sent one, and resolves it; Bearer or Basic', async () => {
+  it('opens an incident per firing alert, applies a re-sent alert state once, counts a new state, and resolves it; Bearer or Basic', async () => {
     const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Disks' } })).body.monitor.id;
     const { key } = await newKey(monitorId);
     const firing = fixture('alertmanager-webhook-firing.json');
-    expect(await post(firing, `Bearer ${key}`)).toMatchObject({ status: 200, body: { message: 'Notification processed', alerts: 1 } });
+    expect(await postApplied(firing, `Bearer ${key}`)).toMatchObject(acceptedAlerts(1));
     const [opened] = await incidentsOf(monitorId);
     expect(opened).toMatchObject({ title: 'Disk almost full on db1', severity: 'CRITICAL', status: 'INVESTIGATING', alert_count: 1 });
-    // Alertmanager re-sends the group; an HA pair sends twice.
-    expect((await post(firing, basic(key))).status).toBe(200);
-    expect((await post(firing, `bearer ${key}`)).status).toBe(200);
-    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 3 }]);
+    // Alertmanager re-sends the group; an HA pair sends twice: the same alert state, applied once (issue 41 §3).
+    expect((await postApplied(firing, basic(key))).status).toBe(202);
+    expect((await postApplied(firing, `bearer ${key}`)).status).toBe(202);
+    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 1 }]);
+    // The alert fired again (a new `startsAt`) while its incident is open (its resolve never came): counted once.
+    const refired = firing.replace('2026-11-25T08:57:11.573Z', '2026-11-25T09:30:00.000Z');
+    expect((await postApplied(refired, `Bearer ${key}`)).status).toBe(202);
+    expect((await postApplied(refired, `Bearer ${key}`)).status).toBe(202);
+    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 2 }]);
     expect((await timeline(opened.id))[0]).toMatchObject({ message: 'Less than 5% of / is free.', details: { dedup_key: '73820ef5ed2ec5b9' } });
-    expect((await post(fixture('alertmanager-webhook-resolved.json'), `Bearer ${key}`)).status).toBe(200);
+    // A late resolve of the earlier firing changes nothing; the resolve of the current one resolves it.
+    expect((await postApplied(fixture('alertmanager-webhook-resolved.json'), `Bearer ${key}`)).status).toBe(202);
+    expect((await incident(opened.id)).status).toBe('INVESTIGATING');
+    const resolved = fixture('alertmanager-webhook-resolved.json').replace(/"startsAt":"[^"]*"/, '"startsAt":"2026-11-25T09:30:00.000Z"');
+    expect((await postApplied(resolved, `Bearer ${key}`)).status).toBe(202);
     expect((await incident(opened.id)).status).toBe('RESOLVED');
     // Grafana's payload: its alert has no summary, so the title is made of its labels; no severity label: HIGH.
-    expect((await post(fixture('grafana-webhook-firing.json'), `Bearer ${key}`)).status).toBe(200);
+    expect((await postApplied(fixture('grafana-webhook-firing.json'), `Bearer ${key}`)).status).toBe(202);
     expect((await incidentsOf(monitorId)).find((item) => item.status !== 'RESOLVED')).toMatchObject({ title: 'alert1 (lbl1=val1)', severity: 'HIGH' });
   });
 
@@ -350,7 +366,7 @@ describe('POST /integrations/alertmanager', () => {
     expect(await incidentsOf(monitorId)).toEqual([]);
 
     freezeClock(new Date(Math.floor(clock.now().getTime() / 60_000) * 60_000 + 30_000));
-    expect((await post(firing, `Bearer ${key}`)).status).toBe(200);
+    expect((await postApplied(firing, `Bearer ${key}`)).status).toBe(202);
     await db().send(
       new UpdateCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)), UpdateExpression: 'SET rate_count = :full', ExpressionAttributeValues: { ':full': EVENTS_PER_MINUTE } }),
     );
