@@ -14,14 +14,15 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
-import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
+import { batchGet, conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
 import { raise, readSignal, type SignalRead } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
+import { monitorItem as monitorSchema } from '../monitors/model.js';
 import { entryRecord, timelineEntry } from '../incidents/timeline.js';
 import type { Severity, Status } from '../incidents/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
@@ -166,6 +167,24 @@ export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' |
 
 /** The monitor and the incident (if any) a dedup key's claim names: one BatchGetItem (`readSignal`). */
 const readDedup = (monitorId: string, dedupKey: string): Promise<SignalRead> => readSignal(monitorId, keys.alertDedup(monitorId, dedupKey));
+
+/**
+ * The monitor and the claims of several dedup keys, read at once (BatchGetItem, 100 keys a call): the
+ * first read of each alert of a batch.
+ */
+export async function readDedups(monitorId: string, dedupKeys: string[]): Promise<Map<string, SignalRead>> {
+  const unique = [...new Set(dedupKeys)];
+  const found = await batchGet([keys.monitor(monitorId), ...unique.map((dedupKey) => keys.alertDedup(monitorId, dedupKey))]);
+  const bySk = new Map(found.map((item) => [item[attributes.sk] as string, item]));
+  const monitorItem = bySk.get(keys.monitor(monitorId)[attributes.sk]!);
+  const monitor = monitorItem ? monitorSchema.parse(monitorItem) : undefined;
+  return new Map(
+    unique.map((dedupKey) => {
+      const claim = bySk.get(keys.alertDedup(monitorId, dedupKey)[attributes.sk]!);
+      return [dedupKey, { monitor, claimed: typeof claim?.incident_id === 'string' ? claim.incident_id : undefined, claim }];
+    }),
+  );
+}
 
 /** A dedup read started before the key was admitted, with the monitor it was made for. */
 export type PrefetchedRead = Promise<SignalRead> & { monitorId: string };
@@ -420,6 +439,8 @@ export interface AlertBatchContext {
   keyHash: string;
   overflow?: { incidentId: string; opened: boolean };
   folded: { dedupKey: string; title: string }[];
+  /** The minute whose allowance this batch found used up (a window's count only grows: no need to ask again). */
+  refusedWindow?: number;
 }
 
 /** A webhook alert as applied: an event with its state. */
@@ -454,9 +475,10 @@ async function recordState(monitorId: string, dedupKey: string, incidentId: stri
  * - a resolved alert resolves its incident (of the same state: a late resolve of an earlier firing
  *   changes nothing); a folded one only releases its claim.
  */
-export async function applyWebhookAlert(context: AlertBatchContext, event: WebhookIngestEvent, again = false): Promise<WebhookOutcome> {
+export async function applyWebhookAlert(context: AlertBatchContext, event: WebhookIngestEvent, first?: SignalRead, again = false): Promise<WebhookOutcome> {
   const { integration } = context;
-  const read = await readDedup(integration.monitorId, event.dedupKey);
+  // The batch's read (`first`) may be a moment old: every write below is conditional on what it relies on.
+  const read = first ?? (await readDedup(integration.monitorId, event.dedupKey));
   if (!read.monitor) return 'monitor_gone';
   const claim = read.claim;
   const sameState = claim?.alert_state === event.state;
@@ -471,9 +493,11 @@ export async function applyWebhookAlert(context: AlertBatchContext, event: Webho
     await recordState(integration.monitorId, event.dedupKey, read.claimed, event.state);
     return 'counted';
   }
-  const allowance = await takeOpening(context.keyHash);
+  const window = Math.floor(clock.now().getTime() / WINDOW_MS);
+  const allowance = context.refusedWindow === window ? 'refused' : await takeOpening(context.keyHash);
   if (allowance === 'unknown') return 'ignored';
   if (allowance === 'granted') return trigger(integration, event, read);
+  context.refusedWindow = window;
   return fold(context, event, read.claimed, again);
 }
 
@@ -526,7 +550,7 @@ async function fold(context: AlertBatchContext, event: WebhookIngestEvent & Trig
   } catch (error) {
     if (!conditionFailure(error)) throw error;
     // Claimed meanwhile (another batch opened its incident): apply it again, once, to what claims it now.
-    return again ? 'ignored' : applyWebhookAlert(context, event, true);
+    return again ? 'ignored' : applyWebhookAlert(context, event, undefined, true);
   }
   context.folded.push({ dedupKey: event.dedupKey, title: event.title });
   return 'folded';

@@ -19,7 +19,7 @@ import { keys } from '../platform/db/keys.js';
 import { batchWrite } from '../platform/db/ops.js';
 import { Severity } from '../incidents/model.js';
 import type { WebhookAlertEvent } from './alertmanager.js';
-import { applyWebhookAlert, recordFolded, type AlertBatchContext, type IntegrationRef, type WebhookIngestEvent, type WebhookOutcome } from './ingest.js';
+import { applyWebhookAlert, readDedups, recordFolded, type AlertBatchContext, type IntegrationRef, type WebhookIngestEvent, type WebhookOutcome } from './ingest.js';
 
 export const ALERT_BATCH_ITEM_TYPE = 'alert_batch';
 /** Alerts a batch holds at most: what one invocation of the processor applies. */
@@ -122,8 +122,12 @@ export async function processAlertBatch(item: Record<string, unknown>): Promise<
     folded: [],
   };
   const outcomes: Partial<Record<WebhookOutcome, number>> = {};
+  // The monitor and every alert's claim in one read; an alert whose dedup key came earlier in the batch reads again.
+  const reads = await readDedups(batch.monitor_id, batch.alerts.map((alert) => alert.dedup_key));
   for (const alert of batch.alerts) {
-    const outcome = await applyWebhookAlert(context, eventOf(alert));
+    const first = reads.get(alert.dedup_key);
+    reads.delete(alert.dedup_key);
+    const outcome = await applyWebhookAlert(context, eventOf(alert), first);
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     // The monitor deleted: its alerts go with it.
     if (outcome === 'monitor_gone') break;
