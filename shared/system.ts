@@ -297,11 +297,13 @@ export const routes: readonly RouteDescription[] = [
     paging: true,
     leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
   }),
+  // Takes a notification's alerts (issue 41 §3): admits the key, writes them as alert batches (BatchWriteItem).
   route('alerts-alertmanager', 'POST', '/integrations/alertmanager', 'functions/alerts/alertmanager.ts', 'readwrite', {
     auth: 'none',
     throttle: 'alerts',
     paging: true,
-    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    batchWrite: true,
+    leadingKeys: ['INTEGRATIONKEY#', 'ALERTBATCH#'],
   }),
   // Outgoing webhooks: a monitor's, a team's, or the caller's own. Reads reach the monitor and team for rights.
   route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
@@ -339,6 +341,19 @@ export const routes: readonly RouteDescription[] = [
 
 /** Functions that are not behind the HTTP API. */
 export const workers = {
+  /**
+   * Applies the alerts of webhook notifications (issue 41 §3) from the table's stream, one alert batch
+   * (at most ALERT_BATCH_SIZE alerts) an invocation, with the stream mapping's retries and on-failure queue.
+   */
+  alertProcessor: {
+    name: 'alert-processor',
+    paging: true,
+    handler: 'functions/alerts/process.ts',
+    table: 'readwrite',
+    stream: { eventNames: ['INSERT'], itemTypes: ['alert_batch'] },
+    timeoutSeconds: 120,
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+  },
   /** Invoked directly by the monitoring system with a check result. */
   monitorCheck: {
     name: 'monitor-check',

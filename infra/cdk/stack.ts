@@ -172,6 +172,7 @@ export class IncidentServiceStack extends Stack {
 
     // ----- Dead-letter and on-failure queues (here, so their logical ids never move) --------
     const publisherDlq = this.deadLetterQueue('OutboxPublisher');
+    const alertProcessorDlq = this.deadLetterQueue('AlertProcessor');
     const ruleDlqs = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
     const periodicDlqs = new Map(periodicRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Schedule`)]));
     const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
@@ -436,6 +437,28 @@ export class IncidentServiceStack extends Stack {
     );
     bus.grantPutEventsTo(publisher);
 
+    // ----- Stream → alert processor (only new alert batches, issue 41 §3) ----------------------
+    // One batch (at most 100 alerts) an invocation; a failing one is bisected (alone already), retried,
+    // then described in its alarmed on-failure queue. The table's stream has two readers, its limit.
+    const alertProcessor = fn(workers.alertProcessor.name);
+    alertProcessor.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 1,
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        maxRecordAge: Duration.hours(24),
+        parallelizationFactor: 4,
+        onFailure: new SqsDlq(alertProcessorDlq),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.or(...workers.alertProcessor.stream.eventNames),
+            dynamodb: { NewImage: { type: { S: FilterRule.or(...workers.alertProcessor.stream.itemTypes) } } },
+          }),
+        ],
+      }),
+    );
+
     // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
     // EventBridge's own retries end in the rule's dead-letter queue; once it has handed an event
     // to a function (an asynchronous invocation), failures of the function itself are retried by
@@ -567,6 +590,13 @@ export class IncidentServiceStack extends Stack {
       'OutboxIteratorAgeAlarm',
       publisher.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
       'The outbox publisher is more than 5 minutes behind the table stream (events are late)',
+      { threshold: 5 * 60 * 1000 },
+    );
+    alarm(
+      this,
+      'AlertProcessorIteratorAgeAlarm',
+      alertProcessor.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
+      'The alert processor is more than 5 minutes behind the table stream (alerts taken are not applied yet)',
       { threshold: 5 * 60 * 1000 },
     );
     alarm(

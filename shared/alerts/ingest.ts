@@ -11,19 +11,22 @@
  * - acknowledge / resolve: acknowledges (method `api`, named by the integration) or resolves (releasing
  *   the dedup key in the same transaction) that incident; with nothing open, nothing changes.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
-import { itemPresent, keys } from '../platform/db/keys.js';
-import { conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
+import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
+import { batchGet, conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
 import { raise, readSignal, type SignalRead } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
+import { monitorItem as monitorSchema } from '../monitors/model.js';
+import { entryRecord, timelineEntry } from '../incidents/timeline.js';
+import type { Severity, Status } from '../incidents/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
-import type { AlertEvent, TriggerEvent } from './model.js';
+import { incidentTitle, type AlertEvent, type TriggerEvent } from './model.js';
 
 /**
  * Events a key may send a minute: PagerDuty's documented rate ("approximately 120 calls/minute per
@@ -151,12 +154,37 @@ export async function admitKey(key: string): Promise<KeyAdmission> {
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
-export type IngestEvent = AlertEvent & { message?: string | null };
+export type IngestEvent = AlertEvent & {
+  message?: string | null;
+  /**
+   * A webhook alert's state (its `startsAt`; '' when it has none): the claim records the state it was
+   * applied in, so a re-sent notification applies each alert state once (issue 41 §3).
+   */
+  state?: string;
+};
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
 
 /** The monitor and the incident (if any) a dedup key's claim names: one BatchGetItem (`readSignal`). */
 const readDedup = (monitorId: string, dedupKey: string): Promise<SignalRead> => readSignal(monitorId, keys.alertDedup(monitorId, dedupKey));
+
+/**
+ * The monitor and the claims of several dedup keys, read at once (BatchGetItem, 100 keys a call): the
+ * first read of each alert of a batch.
+ */
+export async function readDedups(monitorId: string, dedupKeys: string[]): Promise<Map<string, SignalRead>> {
+  const unique = [...new Set(dedupKeys)];
+  const found = await batchGet([keys.monitor(monitorId), ...unique.map((dedupKey) => keys.alertDedup(monitorId, dedupKey))]);
+  const bySk = new Map(found.map((item) => [item[attributes.sk] as string, item]));
+  const monitorItem = bySk.get(keys.monitor(monitorId)[attributes.sk]!);
+  const monitor = monitorItem ? monitorSchema.parse(monitorItem) : undefined;
+  return new Map(
+    unique.map((dedupKey) => {
+      const claim = bySk.get(keys.alertDedup(monitorId, dedupKey)[attributes.sk]!);
+      return [dedupKey, { monitor, claimed: typeof claim?.incident_id === 'string' ? claim.incident_id : undefined, claim }];
+    }),
+  );
+}
 
 /** A dedup read started before the key was admitted, with the monitor it was made for. */
 export type PrefetchedRead = Promise<SignalRead> & { monitorId: string };
@@ -310,18 +338,22 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
  * new one opens, claiming the key. `first`: the dedup read already made. The incident that holds the
  * key is remembered for the next repeat, unless it was resolved once (`countRepeat` would refuse it).
  */
-async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null }, first?: SignalRead): Promise<IngestOutcome> {
+async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null; state?: string; fields?: Record<string, unknown> }, first?: SignalRead): Promise<IngestOutcome> {
   let reopened = false;
   const raised = await raise(
     {
       monitorId: integration.monitorId,
-      claim: { key: keys.alertDedup(integration.monitorId, event.dedupKey), type: 'alert_dedup', fields: { dedup_key: event.dedupKey } },
+      claim: {
+        key: keys.alertDedup(integration.monitorId, event.dedupKey),
+        type: 'alert_dedup',
+        fields: { dedup_key: event.dedupKey, ...(event.state === undefined ? {} : { alert_state: event.state }) },
+      },
       what: `dedup key ${event.dedupKey}`,
       incident: () => ({
         title: event.title,
         severity: event.severity,
         message: event.message ?? null,
-        fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey },
+        fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey, ...event.fields },
         createdDetails: {
           integration_id: integration.integrationId,
           integration_name: integration.integrationName,
@@ -361,4 +393,234 @@ async function resolve(integration: IntegrationRef, dedupKey: string, incidentId
     integration_name: integration.integrationName,
   });
   return resolved ? 'resolved' : 'ignored';
+}
+
+/**
+ * New incidents the alerts of a key's webhook notifications may open a minute (issue 41 §4): the key's
+ * rate, counted in incidents opened, not in requests (a 1 MiB notification carries about 18,000 alerts).
+ * Counted in fixed one-minute windows in the key's lookup item (`open_window`, `open_count`), beside the
+ * request rate. Alerts past it are folded into the key's overflow incident (`applyWebhookAlert`).
+ */
+export const OPENS_PER_MINUTE = EVENTS_PER_MINUTE;
+
+/** One new incident taken from the key's allowance of the current minute; `unknown`: the key is gone. */
+export async function takeOpening(keyHash: string): Promise<'granted' | 'refused' | 'unknown'> {
+  return retryOnConflict<'granted' | 'refused' | 'unknown'>(async () => {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    const counted = await updateLookup(keyHash, {
+      expression: 'ADD open_count :one',
+      condition: `${itemPresent} AND open_window = :window AND open_count < :max`,
+      values: { ':window': window, ':one': 1, ':max': OPENS_PER_MINUTE },
+    });
+    if (counted.ok) return 'granted';
+    if (!counted.item) return 'unknown';
+    if (counted.item.open_window === window) return 'refused';
+    const started = await updateLookup(keyHash, {
+      expression: 'SET open_window = :window, open_count = :one',
+      condition: `${itemPresent} AND (attribute_not_exists(open_window) OR open_window < :window)`,
+      values: { ':window': window, ':one': 1 },
+    });
+    if (started.ok) return 'granted';
+    if (!started.item) return 'unknown';
+    return undefined;
+  }, rateWindowGaveUp);
+}
+
+/** The dedup key of an integration's overflow incident (`~` starts no fingerprint Alertmanager or Grafana makes). */
+export const overflowDedupKey = (integrationId: string) => `~overflow~${integrationId}`;
+
+/** What applying one alert of a notification did: `repeated`, a state already applied; `folded`, into the overflow incident. */
+export type WebhookOutcome = IngestOutcome | 'repeated' | 'folded';
+
+/** One alert batch being applied: its integration, its key's hash (the allowance), what it folded. */
+export interface AlertBatchContext {
+  integration: IntegrationRef;
+  keyHash: string;
+  overflow?: { incidentId: string; opened: boolean };
+  folded: { dedupKey: string; title: string }[];
+  /** The minute whose allowance this batch found used up (a window's count only grows: no need to ask again). */
+  refusedWindow?: number;
+}
+
+/** A webhook alert as applied: an event with its state. */
+export type WebhookIngestEvent = IngestEvent & { state: string };
+
+/** Records on an alert's claim the state it was applied in (the claim still naming `incidentId`). */
+async function recordState(monitorId: string, dedupKey: string, incidentId: string, state: string) {
+  try {
+    await sendWrite(() =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.alertDedup(monitorId, dedupKey),
+          UpdateExpression: 'SET alert_state = :state',
+          ConditionExpression: 'incident_id = :incident',
+          ExpressionAttributeValues: { ':state': state, ':incident': incidentId },
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Applies one alert of a webhook notification (the alert processor, `intake.ts`), once per alert state:
+ * - a firing alert whose claim records this state was applied already (a re-sent notification): nothing;
+ * - one whose incident is open counts on it (and its claim records the new state);
+ * - otherwise it needs a new incident: one from the key's allowance of the minute (`takeOpening`) opens
+ *   it; past the allowance the alert is folded into the integration's overflow incident (opened once,
+ *   listing what it holds), its claim naming that incident, so re-sends of it are repeats;
+ * - a resolved alert resolves its incident (of the same state: a late resolve of an earlier firing
+ *   changes nothing); a folded one only releases its claim.
+ */
+export async function applyWebhookAlert(context: AlertBatchContext, event: WebhookIngestEvent, first?: SignalRead, again = false): Promise<WebhookOutcome> {
+  const { integration } = context;
+  // The batch's read (`first`) may be a moment old: every write below is conditional on what it relies on.
+  const read = first ?? (await readDedup(integration.monitorId, event.dedupKey));
+  if (!read.monitor) return 'monitor_gone';
+  const claim = read.claim;
+  const sameState = claim?.alert_state === event.state;
+  if (event.action !== 'trigger') {
+    if (!read.claimed) return 'ignored';
+    if (claim?.alert_state !== undefined && !sameState) return 'ignored';
+    if (claim?.folded === true) return (await releaseClaim(integration.monitorId, event.dedupKey, read.claimed)) ? 'resolved' : 'ignored';
+    return event.action === 'acknowledge' ? acknowledge(integration, read.claimed) : resolve(integration, event.dedupKey, read.claimed);
+  }
+  if (read.claimed && sameState) return 'repeated';
+  if (read.claimed && (await countTrigger(read.claimed)).counted) {
+    await recordState(integration.monitorId, event.dedupKey, read.claimed, event.state);
+    return 'counted';
+  }
+  const window = Math.floor(clock.now().getTime() / WINDOW_MS);
+  const allowance = context.refusedWindow === window ? 'refused' : await takeOpening(context.keyHash);
+  if (allowance === 'unknown') return 'ignored';
+  if (allowance === 'granted') return trigger(integration, event, read);
+  context.refusedWindow = window;
+  return fold(context, event, read.claimed, again);
+}
+
+/** Deletes a folded alert's claim (still naming the overflow incident). */
+async function releaseClaim(monitorId: string, dedupKey: string, incidentId: string): Promise<boolean> {
+  try {
+    await sendWrite(() =>
+      db().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.alertDedup(monitorId, dedupKey),
+          ConditionExpression: 'incident_id = :incident',
+          ExpressionAttributeValues: { ':incident': incidentId },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (conditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A trigger past the allowance: claimed for the overflow incident (opened at the batch's first fold). */
+async function fold(context: AlertBatchContext, event: WebhookIngestEvent & TriggerEvent, stale: string | undefined, again: boolean): Promise<WebhookOutcome> {
+  const { integration } = context;
+  if (!context.overflow) {
+    const opened = await openOverflow(integration, event.severity);
+    if (!opened) return 'monitor_gone';
+    context.overflow = opened;
+  }
+  try {
+    await sendWrite(() =>
+      db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.alertDedup(integration.monitorId, event.dedupKey),
+            type: 'alert_dedup',
+            incident_id: context.overflow!.incidentId,
+            dedup_key: event.dedupKey,
+            alert_state: event.state,
+            folded: true,
+          },
+          ConditionExpression: stale ? `${itemAbsent} OR incident_id = :stale` : itemAbsent,
+          ExpressionAttributeValues: stale ? { ':stale': stale } : undefined,
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+    // Claimed meanwhile (another batch opened its incident): apply it again, once, to what claims it now.
+    return again ? 'ignored' : applyWebhookAlert(context, event, undefined, true);
+  }
+  context.folded.push({ dedupKey: event.dedupKey, title: event.title });
+  return 'folded';
+}
+
+/**
+ * The integration's overflow incident: the open one, or a new one (one claim per integration, so at most
+ * one is open; it pages and e-mails once as any alert incident does). Undefined: the monitor is gone.
+ */
+async function openOverflow(integration: IntegrationRef, severity: Severity): Promise<{ incidentId: string; opened: boolean } | undefined> {
+  const dedupKey = overflowDedupKey(integration.integrationId);
+  const raised = await raise({
+    monitorId: integration.monitorId,
+    claim: { key: keys.alertDedup(integration.monitorId, dedupKey), type: 'alert_dedup', fields: { dedup_key: dedupKey, overflow: true } },
+    what: 'the overflow incident',
+    incident: () => ({
+      title: incidentTitle(`More than ${OPENS_PER_MINUTE} new alerts a minute from ${integration.integrationName}`, `More than ${OPENS_PER_MINUTE} new alerts a minute`),
+      severity,
+      message: `Alerts of ${integration.integrationName} that would have opened more than ${OPENS_PER_MINUTE} incidents in a minute are folded into this incident; its timeline lists them. Each counts here until it resolves.`,
+      fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: dedupKey },
+      createdDetails: { integration_id: integration.integrationId, integration_name: integration.integrationName, dedup_key: dedupKey },
+    }),
+  });
+  if (raised.outcome === 'monitor_gone') return undefined;
+  return { incidentId: raised.incident_id, opened: raised.outcome === 'opened' };
+}
+
+/** Lines of one folded-alerts note (a note holds at most 5,000 characters). */
+const FOLDED_NOTE_MAX = 5_000;
+
+/**
+ * After a batch: the overflow incident counts what the batch folded into it (`alert_count`, which its
+ * opening already counted one of) and lists them in a timeline note, `title (fingerprint)` a line.
+ */
+export async function recordFolded(context: AlertBatchContext): Promise<void> {
+  const { overflow, folded } = context;
+  if (!overflow || folded.length === 0) return;
+  const added = folded.length - (overflow.opened ? 1 : 0);
+  let status: Status;
+  try {
+    const { Attributes } = await sendWrite(() =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.incident(overflow.incidentId),
+          UpdateExpression: 'SET last_alert_at = :now ADD alert_count :added',
+          ConditionExpression: itemPresent,
+          ExpressionAttributeValues: { ':now': clock.nowIso(), ':added': added },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    status = Attributes!.status as Status;
+  } catch (error) {
+    if (conditionFailure(error)) return;
+    throw error;
+  }
+  const header = `${folded.length} alert${folded.length === 1 ? '' : 's'} past the rate of ${OPENS_PER_MINUTE} new incidents a minute, folded into this incident:`;
+  const lines: string[] = [];
+  let length = header.length;
+  for (const [index, alert] of folded.entries()) {
+    const line = `- ${alert.title} (${alert.dedupKey})`;
+    const rest = `- … and ${folded.length - index} more`;
+    if (length + 1 + line.length + 1 + rest.length > FOLDED_NOTE_MAX) {
+      lines.push(rest);
+      break;
+    }
+    lines.push(line);
+    length += 1 + line.length;
+  }
+  const entry = timelineEntry({ kind: 'note', incident: { id: overflow.incidentId, status }, at: clock.nowIso(), actor: null, message: [header, ...lines].join('\n') });
+  await db().send(new PutCommand({ TableName: tableName(), Item: entryRecord(entry), ConditionExpression: itemAbsent }));
 }

@@ -13,7 +13,8 @@ import {
   type EventsV2Answer,
 } from './events-v2.js';
 import { admitKey, countRepeat, ingestEvent, prefetchDedup } from './ingest.js';
-import { keyFromAuthorization } from './keys.js';
+import { integrationKeyHash, keyFromAuthorization } from './keys.js';
+import { recordNotification } from './intake.js';
 
 /** One Events API v2 event: PagerDuty's answer (202, 400, 413, 429). */
 export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
@@ -39,10 +40,14 @@ export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
 /** The 429 of a webhook: the API's own form (`{"message"}` with `Retry-After`). */
 export const WEBHOOK_RATE_MESSAGE = 'Too many requests for this integration key';
 
+/** The 202 of a webhook: every alert of the notification recorded, to be applied in the background. */
+export const WEBHOOK_ACCEPTED_MESSAGE = 'Notification accepted';
+
 /**
- * One Alertmanager or Grafana notification: each of its alerts applied in order. 401 without a key we
- * know, 400 for a body that is not such a payload, 413 past 1 MiB, 429 past the key's rate (a
- * notification counts once, whatever its number of alerts).
+ * One Alertmanager or Grafana notification: its alerts recorded (`intake.ts`), to be applied in order
+ * by the alert processor. 401 without a key we know, 400 for a body that is not such a payload, 413
+ * past 1 MiB, 429 past the key's request rate (a notification counts once, whatever its number of
+ * alerts; what its alerts open counts against the key's allowance of new incidents, `takeOpening`).
  */
 export async function receiveWebhook(authorization: string | undefined, raw: string): Promise<{ message: string; alerts: number }> {
   const credentials = keyFromAuthorization(authorization);
@@ -54,9 +59,6 @@ export async function receiveWebhook(authorization: string | undefined, raw: str
     if (admission.reason === 'rate') throw new TooManyRequestsError(WEBHOOK_RATE_MESSAGE, admission.retryAfterSeconds);
     throw new UnauthorizedError();
   }
-  for (const event of parsed.notification.events) {
-    const message = [event.action === 'trigger' && event.summary !== event.title ? event.summary : null, event.description].filter(Boolean).join('\n\n') || null;
-    if ((await ingestEvent(admission.integration, { ...event, message })) === 'monitor_gone') throw new UnauthorizedError();
-  }
-  return { message: 'Notification processed', alerts: parsed.notification.events.length };
+  await recordNotification(admission.integration, integrationKeyHash(credentials.key), parsed.notification.events);
+  return { message: WEBHOOK_ACCEPTED_MESSAGE, alerts: parsed.notification.events.length };
 }

@@ -35,6 +35,8 @@ export interface Signal {
 export interface SignalRead {
   monitor: Monitor | undefined;
   claimed: string | undefined;
+  /** The claim item as read (an alert's records the alert state it was last applied in). */
+  claim?: Record<string, unknown>;
 }
 
 export type RaiseOutcome = { outcome: 'opened' | 'already_open'; incident_id: string } | { outcome: 'monitor_gone' };
@@ -44,6 +46,7 @@ export async function readSignal(monitorId: string, claimKey: Key): Promise<Sign
   return {
     monitor: read.monitor ? monitorItem.parse(read.monitor) : undefined,
     claimed: typeof read.claim?.incident_id === 'string' ? read.claim.incident_id : undefined,
+    claim: read.claim,
   };
 }
 

@@ -21,7 +21,7 @@ import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platf
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { integrationKeyHash } from '../../shared/alerts/keys.js';
-import { EVENTS_PER_MINUTE } from '../../shared/alerts/ingest.js';
+import { EVENTS_PER_MINUTE, OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
 
 let api: Api;
 let owner: User;
@@ -310,24 +310,40 @@ describe('POST /v2/enqueue', () => {
 describe('POST /integrations/alertmanager', () => {
   const post = (body: string, authorization?: string) =>
     api.request('POST', '/integrations/alertmanager', { rawBody: body, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } });
+  /** Posts, then lets the alert processor apply what was recorded (and the events it raised settle). */
+  const postApplied = async (body: string, authorization?: string) => {
+    const response = await post(body, authorization);
+    await settle(api);
+    return response;
+  };
+  const acceptedAlerts = (alerts: number) => ({ status: 202, body: { message: 'Notification accepted', alerts } });
   const basic = (password: string) => `Basic ${Buffer.from(`alertmanager:${password}`).toString('base64')}`;
 
-  it('opens an incident per firing alert, only counts a re-sent one, and resolves it; Bearer or Basic', async () => {
+  it('opens an incident per firing alert, applies a re-sent alert state once, counts a new state, and resolves it; Bearer or Basic', async () => {
     const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Disks' } })).body.monitor.id;
     const { key } = await newKey(monitorId);
     const firing = fixture('alertmanager-webhook-firing.json');
-    expect(await post(firing, `Bearer ${key}`)).toMatchObject({ status: 200, body: { message: 'Notification processed', alerts: 1 } });
+    expect(await postApplied(firing, `Bearer ${key}`)).toMatchObject(acceptedAlerts(1));
     const [opened] = await incidentsOf(monitorId);
     expect(opened).toMatchObject({ title: 'Disk almost full on db1', severity: 'CRITICAL', status: 'INVESTIGATING', alert_count: 1 });
-    // Alertmanager re-sends the group; an HA pair sends twice.
-    expect((await post(firing, basic(key))).status).toBe(200);
-    expect((await post(firing, `bearer ${key}`)).status).toBe(200);
-    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 3 }]);
+    // Alertmanager re-sends the group; an HA pair sends twice: the same alert state, applied once (issue 41 §3).
+    expect((await postApplied(firing, basic(key))).status).toBe(202);
+    expect((await postApplied(firing, `bearer ${key}`)).status).toBe(202);
+    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 1 }]);
+    // The alert fired again (a new `startsAt`) while its incident is open (its resolve never came): counted once.
+    const refired = firing.replace('2026-11-25T08:57:11.573Z', '2026-11-25T09:30:00.000Z');
+    expect((await postApplied(refired, `Bearer ${key}`)).status).toBe(202);
+    expect((await postApplied(refired, `Bearer ${key}`)).status).toBe(202);
+    expect(await incidentsOf(monitorId)).toMatchObject([{ id: opened.id, alert_count: 2 }]);
     expect((await timeline(opened.id))[0]).toMatchObject({ message: 'Less than 5% of / is free.', details: { dedup_key: '73820ef5ed2ec5b9' } });
-    expect((await post(fixture('alertmanager-webhook-resolved.json'), `Bearer ${key}`)).status).toBe(200);
+    // A late resolve of the earlier firing changes nothing; the resolve of the current one resolves it.
+    expect((await postApplied(fixture('alertmanager-webhook-resolved.json'), `Bearer ${key}`)).status).toBe(202);
+    expect((await incident(opened.id)).status).toBe('INVESTIGATING');
+    const resolved = fixture('alertmanager-webhook-resolved.json').replace(/"startsAt":"[^"]*"/, '"startsAt":"2026-11-25T09:30:00.000Z"');
+    expect((await postApplied(resolved, `Bearer ${key}`)).status).toBe(202);
     expect((await incident(opened.id)).status).toBe('RESOLVED');
     // Grafana's payload: its alert has no summary, so the title is made of its labels; no severity label: HIGH.
-    expect((await post(fixture('grafana-webhook-firing.json'), `Bearer ${key}`)).status).toBe(200);
+    expect((await postApplied(fixture('grafana-webhook-firing.json'), `Bearer ${key}`)).status).toBe(202);
     expect((await incidentsOf(monitorId)).find((item) => item.status !== 'RESOLVED')).toMatchObject({ title: 'alert1 (lbl1=val1)', severity: 'HIGH' });
   });
 
@@ -350,7 +366,7 @@ describe('POST /integrations/alertmanager', () => {
     expect(await incidentsOf(monitorId)).toEqual([]);
 
     freezeClock(new Date(Math.floor(clock.now().getTime() / 60_000) * 60_000 + 30_000));
-    expect((await post(firing, `Bearer ${key}`)).status).toBe(200);
+    expect((await postApplied(firing, `Bearer ${key}`)).status).toBe(202);
     await db().send(
       new UpdateCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)), UpdateExpression: 'SET rate_count = :full', ExpressionAttributeValues: { ':full': EVENTS_PER_MINUTE } }),
     );
@@ -361,6 +377,62 @@ describe('POST /integrations/alertmanager', () => {
 
     await api.request('DELETE', `/api/monitors/${monitorId}/integrations/${id}`, { token: owner.token });
     expect(await post(firing, `Bearer ${key}`)).toMatchObject(unauthorized);
+  });
+  it(`past the key's allowance of ${OPENS_PER_MINUTE} new incidents a minute, new alerts fold into one overflow incident that lists them; re-sent, resolved and a new minute`, async () => {
+    const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Folding' } })).body.monitor.id;
+    const { key, id } = await newKey(monitorId, 'Prometheus');
+    const alert = (fingerprint: string, status: 'firing' | 'resolved', startsAt = '2026-11-25T08:00:00Z') => ({
+      status,
+      labels: { alertname: 'PodDown', pod: fingerprint },
+      annotations: { summary: `Pod ${fingerprint} down` },
+      startsAt,
+      fingerprint,
+    });
+    const notification = (alerts: unknown[]) => JSON.stringify({ version: '4', status: 'firing', alerts });
+    const lookup = keys.integrationKey(integrationKeyHash(key));
+    const minute = Math.floor(clock.now().getTime() / 60_000);
+    freezeClock(new Date(minute * 60_000 + 10_000));
+    // The minute's allowance all but used (as 119 new alerts would leave it; seeded to keep the suite fast).
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: lookup, UpdateExpression: 'SET open_window = :window, open_count = :used', ExpressionAttributeValues: { ':window': minute, ':used': OPENS_PER_MINUTE - 1 } }),
+    );
+    const group = [alert('a1', 'firing'), alert('a2', 'firing'), alert('a3', 'firing')];
+    expect(await postApplied(notification(group), `Bearer ${key}`)).toMatchObject(acceptedAlerts(3));
+    const open = await incidentsOf(monitorId);
+    expect(open.map((item) => item.title).sort()).toEqual([`More than ${OPENS_PER_MINUTE} new alerts a minute from Prometheus`, 'Pod a1 down']);
+    const overflow = open.find((item) => item.title.startsWith('More than'));
+    expect(overflow).toMatchObject({ alert_count: 2, status: 'INVESTIGATING' });
+    const entries = await timeline(overflow.id);
+    expect(entries[0]).toMatchObject({
+      kind: 'created',
+      message: `Alerts of Prometheus that would have opened more than ${OPENS_PER_MINUTE} incidents in a minute are folded into this incident; its timeline lists them. Each counts here until it resolves.`,
+      details: { integration_id: id, integration_name: 'Prometheus', dedup_key: `~overflow~${id}` },
+    });
+    const notes = entries.filter((entry) => entry.kind === 'note');
+    expect(notes.map((entry) => entry.message)).toEqual([
+      `2 alerts past the rate of ${OPENS_PER_MINUTE} new incidents a minute, folded into this incident:\n- Pod a2 down (a2)\n- Pod a3 down (a3)`,
+    ]);
+    expect(notes[0]).toMatchObject({ user_id: null, status: 'INVESTIGATING' });
+
+    // Re-sent, in the next minute too: each alert state was applied; nothing changes.
+    expect((await postApplied(notification(group), `Bearer ${key}`)).status).toBe(202);
+    advanceClock(60_000);
+    expect((await postApplied(notification(group), `Bearer ${key}`)).status).toBe(202);
+    expect((await incidentsOf(monitorId)).map((item) => [item.title, item.alert_count]).sort()).toEqual([
+      [`More than ${OPENS_PER_MINUTE} new alerts a minute from Prometheus`, 2],
+      ['Pod a1 down', 1],
+    ]);
+    expect((await timeline(overflow.id)).filter((entry) => entry.kind === 'note')).toHaveLength(1);
+
+    // Resolved: a1's incident resolves; the folded a2 is released (the overflow incident is a person's to resolve).
+    expect((await postApplied(notification([alert('a1', 'resolved'), alert('a2', 'resolved')]), `Bearer ${key}`)).status).toBe(202);
+    expect((await incidentsOf(monitorId)).map((item) => [item.title, item.status]).sort()).toEqual([
+      [`More than ${OPENS_PER_MINUTE} new alerts a minute from Prometheus`, 'INVESTIGATING'],
+      ['Pod a1 down', 'RESOLVED'],
+    ]);
+    // a2 fires again, within the new minute's allowance: its own incident.
+    expect((await postApplied(notification([alert('a2', 'firing', '2026-11-25T09:00:00Z')]), `Bearer ${key}`)).status).toBe(202);
+    expect((await incidentsOf(monitorId)).find((item) => item.title === 'Pod a2 down')).toMatchObject({ status: 'INVESTIGATING', alert_count: 1 });
   });
 });
 

@@ -251,7 +251,8 @@ describe('CDK stack', () => {
     }
     // BatchWriteItem only where whole collections are deleted; no schedule deletion (schedules delete themselves).
     const holders = (action: string) => [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
-    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['monitors-delete', 'schedules-delete', 'teams-delete']);
+    // (And the webhook route, which records a notification's alerts as alert batches, issue 41 §3.)
+    expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['alerts-alertmanager', 'monitors-delete', 'schedules-delete', 'teams-delete']);
     expect(holders('scheduler:DeleteSchedule')).toEqual([]);
   });
 
@@ -261,10 +262,13 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
+    const known = ['ACKLINK#', 'ALERTBATCH#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
-      const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
+      // (A stream reader's grants of the stream, the alert processor's, are the event source mapping's.)
+      const statements = statementsOf(rolesByFunction().get(description.name)!).filter((statement) =>
+        asList(statement.Action).some((action) => action.startsWith('dynamodb:') && !/Stream|Shard|GetRecords/.test(action)),
+      );
       expect(statements, description.name).toHaveLength(description.indexes?.length ? 2 : 1);
       expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.leadingKeys!.map((prefix) => `${prefix}*`) } });
       const granted = asList(statements[0]!.Resource);
@@ -363,6 +367,17 @@ describe('CDK stack', () => {
     });
   });
 
+  it('wires the stream to the alert processor (new alert batches only, one an invocation) with bisect, bounded retries and a DLQ (issue 41 §3)', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 20,
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['alert_batch'] } } } }) }] },
+    });
+  });
+
   it('declares the bus rules of the description, each target with retries and a dead-letter queue', () => {
     const all = Object.values(resources('AWS::Events::Rule'));
     expect(all).toHaveLength(eventRules.length + periodicRules.length);
@@ -404,7 +419,8 @@ describe('CDK stack', () => {
       expect(config.MaximumRetryAttempts, target).toBe(2);
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 2 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
+    // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules.)
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
@@ -453,7 +469,11 @@ describe('CDK stack', () => {
     const age = alarms.filter((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage');
     expect(age).toHaveLength(queues);
     for (const alarm of age) expect(alarm, alarm.id).toMatchObject({ Threshold: 86_400, Statistic: 'Maximum', ...single });
-    expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 })]);
+    // Each stream reader's lag: the outbox publisher's and the alert processor's.
+    expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([
+      expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 }),
+      expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 }),
+    ]);
     expect(alarms.filter((alarm) => alarm.MetricName === 'EscalationTargetBounced')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
     // A page that found nobody on call in a schedule it targets.
     expect(alarms.filter((alarm) => alarm.MetricName === 'ScheduleNobodyOnCall')).toEqual([expect.objectContaining({ Threshold: 0, ...single })]);
@@ -510,7 +530,7 @@ describe('CDK stack', () => {
       .filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map((fn) => [String(fn.Properties.Description).split(' ')[0], fn.Properties.ReservedConcurrentExecutions]);
     expect(reserved.sort()).toEqual(
-      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.heartbeatSweep.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
+      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.alertProcessor.name, workers.heartbeatSweep.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
         .sort()
         .map((name) => [name, 5]),
     );

@@ -95,7 +95,8 @@ export function templateLintChecks({ templates, merged }: Pick<ReturnType<typeof
     });
 
     it('gives every asynchronous path a failure destination, and every queue encryption and TLS (serverless rules: ESM, EventBridge, SQS)', () => {
-      expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+      // The table's stream into the outbox publisher and into the alert processor.
+      expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(2);
       expect(ofType('AWS::SQS::Queue').length).toBeGreaterThan(5);
       for (const [id, mapping] of ofType('AWS::Lambda::EventSourceMapping')) {
         expect(mapping.Properties!.DestinationConfig?.OnFailure?.Destination, id).toBeDefined();

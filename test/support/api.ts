@@ -127,6 +127,7 @@ export async function advance(api: Api, ms: number) {
 
 /** Lets every event under way settle: the stream read, the bus deliveries. */
 export async function settle(api: Api) {
+  await api.runtime.alertStream.pollOnce();
   await api.runtime.stream.pollOnce();
   await api.runtime.bus.idle();
   await api.runtime.stream.pollOnce();

@@ -82,7 +82,7 @@ port.on('message', async (request: WorkerRequest) => {
       // way" means the stream read to its end and what it carried delivered, until nothing more comes.
       idle: async () => {
         for (;;) {
-          const found = await background.stream.pollOnce();
+          const found = (await background.alertStream.pollOnce()) + (await background.stream.pollOnce());
           await background.idle();
           if (found === 0) return;
         }

@@ -59,7 +59,10 @@ export function wakeOnWrite(client: ReturnType<typeof db>, wake: () => void): ()
 export interface Background extends BackgroundPorts {
   bus: LocalEventBus;
   scheduler: LocalScheduler;
+  /** The stream read into the outbox publisher. */
   stream: StreamPoller;
+  /** The stream read into the alert processor (a second mapping on AWS too). */
+  alertStream: StreamPoller;
 }
 
 /** Starts the background in this thread. */
@@ -77,20 +80,28 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     pollMs: options.pollMs ?? 1000,
     log,
   });
-  const stream = new StreamPoller({
-    tableName: options.tableName,
-    handle: (event) => invokeFunction(workers.publisher.name, event),
-    filter: workers.publisher.stream,
-    pollMs: options.pollMs ?? 250,
-    checkpointFile: options.stateDir && join(options.stateDir, `stream-checkpoints-${options.tableName}.json`),
-    // As the AWS mapping: 20 retries, then the batch is given up to the on-failure records.
-    maxAttempts: options.streamMaxAttempts ?? 21,
-    deadLetterDir: options.stateDir && join(options.stateDir, 'dead-letters'),
-    log,
-  });
+  // One reader per stream consumer, each with its own checkpoints, as each has its mapping on AWS.
+  const reader = (consumer: typeof workers.publisher | typeof workers.alertProcessor, checkpoints: string) =>
+    new StreamPoller({
+      tableName: options.tableName,
+      handle: (event) => invokeFunction(consumer.name, event),
+      filter: consumer.stream,
+      pollMs: options.pollMs ?? 250,
+      checkpointFile: options.stateDir && join(options.stateDir, `${checkpoints}-${options.tableName}.json`),
+      // As the AWS mapping: 20 retries, then the batch is given up to the on-failure records.
+      maxAttempts: options.streamMaxAttempts ?? 21,
+      deadLetterDir: options.stateDir && join(options.stateDir, 'dead-letters'),
+      log,
+    });
+  const stream = reader(workers.publisher, 'stream-checkpoints');
+  const alertStream = reader(workers.alertProcessor, 'alert-stream-checkpoints');
   await stream.start();
+  await alertStream.start();
   // A function's write is on the stream at once: read it now (Lambda's mapping polls continuously).
-  const stopWaking = wakeOnWrite(db(), () => stream.wake());
+  const stopWaking = wakeOnWrite(db(), () => {
+    stream.wake();
+    alertStream.wake();
+  });
   scheduler.start();
   // What the bus had accepted and not delivered when the runtime last stopped (or died) goes out now.
   bus.resume();
@@ -98,13 +109,18 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     bus,
     scheduler,
     stream,
+    alertStream,
     putEvents: (entries) => bus.putEvents(entries),
     createSchedule: (name, request) => scheduler.create(name, request),
     deleteSchedule: (name) => scheduler.delete(name),
-    wake: () => stream.wake(),
+    wake: () => {
+      stream.wake();
+      alertStream.wake();
+    },
     idle: () => bus.idle(),
     close: async () => {
       stopWaking();
+      await alertStream.stop();
       await stream.stop();
       await scheduler.stop();
       await bus.idle();

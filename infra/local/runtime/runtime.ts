@@ -91,6 +91,7 @@ export interface Runtime extends LocalService {
   bus: LocalEventBus;
   scheduler: LocalScheduler;
   stream: StreamPoller;
+  alertStream: StreamPoller;
 }
 
 function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
@@ -360,5 +361,5 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { started, service } = await startCore(options, startMailboxOnFirstUse, ({ tableName, log }) =>
     startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
-  return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream };
+  return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream, alertStream: started.alertStream };
 }

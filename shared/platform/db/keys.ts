@@ -133,6 +133,11 @@ export const keys = {
    * write in the transaction that opens it, released in the one that resolves it.
    */
   alertDedup: (monitorId: string, dedupKey: string) => key(`MONITOR#${monitorId}`, `${monitorItemSk.alertPrefix}${dedupKey}`),
+  /**
+   * A part of an Alertmanager or Grafana notification taken for processing (issue 41 §3): written by the
+   * request, processed from the table's stream (`alert-processor`), kept a week.
+   */
+  alertBatch: (batchId: string) => key(`ALERTBATCH#${batchId}`, 'ALERTBATCH'),
   /** A status-page subscriber of a monitor. */
   subscriber: (monitorId: string, subscriberId: string) => key(`MONITOR#${monitorId}`, `SUB#${subscriberId}`),
   /** One subscription per (monitor, lower-cased e-mail). */
