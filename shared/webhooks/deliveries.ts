@@ -15,11 +15,14 @@ import { db, tableName } from '../platform/db/client.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { attempt, attemptOf, getMessage, messageItem, MESSAGE_RETENTION_SECONDS, recordOnWebhook, sendNow, type Message } from './delivery.js';
 import { classify } from './retry.js';
-import { refusal, visibleWebhook, webhookNotFound, writeGuards } from './service.js';
+import { creatorAccess, disableForLostAccess, refusal, visibleWebhook, webhookNotFound, writeGuards } from './service.js';
 import { getWebhook } from './repository.js';
 import type { DeliveryView, ListDeliveriesQuery, Webhook } from './model.js';
 
 export const deliveryNotFound = () => new NotFoundError('Delivery not found');
+
+/** Refused: a webhook sends only while its creator may read what it sends; a PUT enables it again as the caller's. */
+export const LOST_ACCESS_TEXT = "Webhook disabled: its creator may no longer read what it sends. Enable it (PUT) to make it yours";
 
 export const deliveryView = (message: Message): DeliveryView => ({
   id: message.message_id,
@@ -77,6 +80,13 @@ export async function redeliver(caller: Caller, webhookId: string, deliveryId: s
   const message = await getMessage(webhookId, deliveryId);
   if (!message) throw deliveryNotFound();
   if (message.state === 'pending') throw new ConflictError('Delivery is still pending');
+  // As the delivery worker: a message goes out only while the webhook's creator may still read it.
+  if (webhook.disabled_reason === 'creator_lost_access') throw new ConflictError(LOST_ACCESS_TEXT);
+  const access = await creatorAccess(webhook);
+  if (!access.mayRead) {
+    await disableForLostAccess(webhook, access.monitor);
+    throw new ConflictError(LOST_ACCESS_TEXT);
+  }
   const now = clock.now();
   const result = await attempt(webhook, message);
   const verdict = classify(result);

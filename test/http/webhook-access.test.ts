@@ -18,6 +18,7 @@ import { setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, createTeam, join, teamWithRoles } from '../support/teams.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { LOST_ACCESS_TEXT } from '../../shared/webhooks/deliveries.js';
 
 let api: Api;
 let receiver: Receiver;
@@ -112,9 +113,14 @@ describe("a removed member and the team's webhooks", () => {
     expect(ids(await list(MEMBER))).not.toContain(hook.id);
 
     await createIncident(api, OWNER, monitor.id, 'Search down');
-    expect(await finished(OWNER, hook.id)).toMatchObject({ state: 'failed', attempts: [{ status: null, error: 'Webhook disabled' }] });
+    const delivery = await finished(OWNER, hook.id);
+    expect(delivery).toMatchObject({ state: 'failed', attempts: [{ status: null, error: 'Webhook disabled' }] });
     expect(at('/moved')).toHaveLength(0);
     expect((await getHook(OWNER, hook.id)).body.webhook).toMatchObject({ status: 'disabled', disabled_reason: 'creator_lost_access' });
+    // Nor does a redelivery send it: the team re-enables it first, as its own.
+    const again = await api.request('POST', `/api/webhooks/${hook.id}/deliveries/${(delivery as unknown as { id: string }).id}/redeliver`, { token: OWNER.token });
+    expect([again.status, again.body]).toEqual([409, { error: LOST_ACCESS_TEXT }]);
+    expect(at('/moved')).toHaveLength(0);
   });
 
   it("keeps a removed member's integration key working, names it in the removal's answer, and marks it created_by_left", async () => {
