@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { runScale, SCALE_ENV } from './test/support/deadlines.js';
 
 // Each file of these projects leases a DynamoDB Local from the run's one pool (started by the root's globalSetup).
 // The files of a worker share its process and modules (`isolate: false`): loading the service's modules
@@ -8,16 +9,20 @@ import { defineConfig } from 'vitest/config';
 // file had a process of a few seconds).
 const withDynamoDb = { setupFiles: ['test/support/table-per-file.ts'], isolate: false };
 
+// Taken once, as the run starts: TEST_DEADLINE_SCALE, or the machine's speed under its load then.
+const { factor } = runScale();
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     // Functions log and emit metrics through Powertools; tests that check them turn them on.
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
-    // Deadlines, not expectations: generous enough for a machine half as fast and fully loaded
-    // (`npm run test:stress`); a passing test never waits for them.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Every test file reads the run's deadline factor from SCALE_ENV (test/support/deadlines.ts).
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', [SCALE_ENV]: String(factor) },
+    // Deadlines, not expectations: a minute and two on the quiet reference machine, times the run's factor
+    // (at least 1) on a slower or busier one; a passing test never waits for them.
+    testTimeout: 60_000 * factor,
+    hookTimeout: 120_000 * factor,
     // Three files at once on any machine: the suite is bound by DynamoDB Local's CPU (about 1.2 cores
     // with one file at a time); a second and a third file overlap their start-up, bundling and HTTP
     // work with it (2 workers: 179 s, 3: 170 s on a quiet 2-core machine). Each file's runtime has its

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run test:stress [-- RUNS]: the CI run on a busy machine. Clones what is committed (HEAD) into a
 # temporary folder and runs `bash .ci/run` there RUNS times (default 3) while `stress-ng --cpu 2`
-# keeps both cores busy beside it, then prints one line per run and the tally.
+# keeps both cores busy beside it, then prints one line per run and the tally. A run's line names the
+# deadline factor it took as it started, under stress-ng (test/support/deadlines.ts).
 set -uo pipefail
 runs=${1:-3}
 top=$(git rev-parse --show-toplevel)

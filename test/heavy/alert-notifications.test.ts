@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
 import { Api, eventually, mailTo, settle, uniqueEmail, walk, type User } from '../support/api.js';
+import { within } from '../support/deadlines.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
@@ -90,7 +91,7 @@ async function listedIn(incidentId: string): Promise<string[]> {
 }
 
 describe('large Alertmanager notifications', () => {
-  it(`takes ${count(N)} alerts in one notification: 202, then the allowance's new incidents and one overflow incident listing the rest; a re-send changes nothing; their resolve resolves them`, { timeout: 300_000 }, async () => {
+  it(`takes ${count(N)} alerts in one notification: 202, then the allowance's new incidents and one overflow incident listing the rest; a re-send changes nothing; their resolve resolves them`, { timeout: within(300_000) }, async () => {
     const name = 'Big group';
     const { monitorId, key } = await monitorWithKey(name);
     await startMinute(key);
@@ -130,7 +131,7 @@ describe('large Alertmanager notifications', () => {
     expect(after.filter((incident) => incident.status !== 'RESOLVED').map((incident) => incident.id)).toEqual([overflow[0]!.id]);
   });
 
-  it(`a storm of ${STORM.notifications} notifications of ${count(STORM.alerts)} new alerts from one key in one minute opens the allowance's incidents and one overflow incident, and pages each once`, { timeout: 300_000 }, async () => {
+  it(`a storm of ${STORM.notifications} notifications of ${count(STORM.alerts)} new alerts from one key in one minute opens the allowance's incidents and one overflow incident, and pages each once`, { timeout: within(300_000) }, async () => {
     const name = 'Storm group';
     const oncall = `oncall-${uniqueEmail('x').split('@')[0]}@example.com`;
     const { monitorId, key } = await monitorWithKey(name, oncall);

@@ -11,6 +11,7 @@ import { clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { EVENTS_PER_MINUTE } from '../../shared/alerts/ingest.js';
 import { Api, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { scaled } from '../support/scale.js';
+import { within } from '../support/deadlines.js';
 
 const N = scaled(1_000, 300);
 
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('an alert storm', () => {
-  it('answers only 202 and 429, takes the key\'s rate, opens one incident per dedup key and e-mails and pages once per incident', { timeout: 180_000 }, async () => {
+  it('answers only 202 and 429, takes the key\'s rate, opens one incident per dedup key and e-mails and pages once per incident', { timeout: within(180_000) }, async () => {
     const tag = uniqueEmail('x').split('@')[0];
     const oncall = `oncall-${tag}@example.com`;
     const subscriber = `sub-${tag}@example.com`;

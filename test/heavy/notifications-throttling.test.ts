@@ -13,6 +13,7 @@ import { newSubscriber, subscribersOf } from '../../shared/subscribers/service.j
 import { createMonitor } from '../support/teams.js';
 import { dynamoCalls } from '../support/ddb-calls.js';
 import { count, scaled } from '../support/scale.js';
+import { within } from '../support/deadlines.js';
 
 /** Many times SEND_CONCURRENCY either way: the notifier's batching and retries are all exercised. */
 const N = scaled(500, 120);
@@ -78,5 +79,5 @@ describe('notifier under SES throttling', () => {
     } finally {
       sesClient().middlewareStack.remove(name);
     }
-  }, 300_000);
+  }, within(300_000));
 });

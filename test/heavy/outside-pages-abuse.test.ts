@@ -16,6 +16,7 @@ import { clock } from '../../shared/platform/clock.js';
 import { DAILY_QUOTAS, utcDay } from '../../shared/platform/quotas/daily.js';
 import { Api, allMailTo, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { scaled } from '../support/scale.js';
+import { within } from '../support/deadlines.js';
 
 /** Alerts per key (3 keys), and the pages to outside addresses the account made earlier that day. */
 const ROUNDS = scaled(11, 2);
@@ -30,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('alerts paging outside addresses (issue 41, finding 1)', () => {
-  it('page at most 25 outside addresses and 250 pages to them a day per account; the rest is on the timeline; the account holder gets every page', { timeout: 180_000 }, async () => {
+  it('page at most 25 outside addresses and 250 pages to them a day per account; the rest is on the timeline; the account holder gets every page', { timeout: within(180_000) }, async () => {
     const outside = Array.from({ length: 27 }, (_, index) => uniqueEmail(`stranger${index}`));
     const keys: string[] = [];
     for (let monitor = 0; monitor < 3; monitor++) {

@@ -10,6 +10,7 @@ import { batchGet, batchWrite, queryAll, type Item } from '../../shared/platform
 import { ttlOf } from '../../shared/teams/repository.js';
 import { deleteTeam, getTeam, listTeams } from '../../shared/teams/service.js';
 import { count, scaled } from '../support/scale.js';
+import { within } from '../support/deadlines.js';
 
 const N = scaled(1000, 250);
 
@@ -72,5 +73,5 @@ describe('team deletion at scale', () => {
     for (const userId of [users[0]!, users[N / 2]!, users[N - 1]!]) {
       expect(await listTeams({ userId }, { limit: 50 })).toEqual({ items: [], next_cursor: null });
     }
-  }, 300_000);
+  }, within(300_000));
 });

@@ -12,6 +12,7 @@ import { Api, eventually, settle, uniqueEmail, walk, type User } from '../suppor
 import { holdCalls } from '../support/ddb-calls.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
 import { count, scaled } from '../support/scale.js';
+import { within } from '../support/deadlines.js';
 
 const N = scaled(1000, 150);
 
@@ -84,5 +85,5 @@ describe(`a monitor with ${count(N)} incidents moves between teams`, () => {
     await settle(api);
     expect(await listIncidents(beta)).toEqual([]);
     expect(sorted(await listIncidents(owner))).toEqual(all);
-  }, 300_000);
+  }, within(300_000));
 });

@@ -22,6 +22,7 @@ import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { integrationKeyHash } from '../../shared/alerts/keys.js';
 import { EVENTS_PER_MINUTE, OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
+import { within } from '../support/deadlines.js';
 
 let api: Api;
 let owner: User;
@@ -453,10 +454,10 @@ describe.skipIf(!alertmanagerInstalled() && !process.env.CI)('a real Alertmanage
       webhook: { url: `${api.url}/integrations/alertmanager`, bearer: webhook.key },
       pagerduty: { url: `${api.url}/v2/enqueue`, routingKey: pagerduty.key },
     });
-  }, 60_000);
+  }, within(60_000));
   afterAll(() => alertmanager?.stop());
 
-  it('opens an incident through each receiver when the alert fires and resolves both when it ends', { timeout: 120_000 }, async () => {
+  it('opens an incident through each receiver when the alert fires and resolves both when it ends', { timeout: within(120_000) }, async () => {
     const alert = {
       labels: { alertname: 'DiskAlmostFull', instance: 'db1:9100', severity: 'critical' },
       annotations: { summary: 'Disk almost full on db1', description: 'Less than 5% of / is free.' },

@@ -15,6 +15,7 @@ import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
 import { dynamodbEndpoint } from '../support/api.js';
+import { within } from '../support/deadlines.js';
 
 let service: Service;
 let token: string;
@@ -36,7 +37,8 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 describe('startService', () => {
-  it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", async () => {
+  // Two waits on the background thread (the confirmation, 30 s at most, then the down check's mail).
+  it("records the calls of a down check's whole path: monitor-check here, the notifier's in the background thread", { timeout: within(120_000) }, async () => {
     const confirm = confirmFromMailbox(() => service.mailbox.emails(), (path) => fetch(`${service.url}${path}`, { method: 'POST' }));
     const { tag, subscriber, oncall, monitorId } = await pagingMonitor(call, confirm);
     await service.idle();
@@ -56,7 +58,7 @@ describe('startService', () => {
       await lambda.send(new InvokeCommand({ FunctionName: 'monitor-check', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
       lambda.destroy();
       let delivered: string[] = [];
-      for (const deadline = Date.now() + 60_000; delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      for (const deadline = Date.now() + within(60_000); delivered.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
         // The down check's mail (the subscription's confirmation came before it).
         delivered = (await service.mailbox.emails())
           .filter((email) => !email.subject.startsWith('Confirm your subscription'))

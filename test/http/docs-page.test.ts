@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../support/api.js';
+import { within } from '../support/deadlines.js';
 
 const chromium = ['chromium', 'chromium-browser', 'google-chrome'].find((command) => spawnSync('which', [command]).status === 0);
 
@@ -67,7 +68,7 @@ describe('API reference', () => {
     ];
     // One browser start for both: the DOM and the screenshot are taken once the page has settled.
     const screenshot = join(profile, 'docs.png');
-    const dom = await run(chromium!, [...flags, '--dump-dom', `--screenshot=${screenshot}`, '--window-size=1280,2000', `${api.url}/docs`], 90_000);
+    const dom = await run(chromium!, [...flags, '--dump-dom', `--screenshot=${screenshot}`, '--window-size=1280,2000', `${api.url}/docs`], within(90_000));
     expect(dom.status, dom.stderr).toBe(0);
     for (const text of [
       'Incident and team management service',
@@ -82,5 +83,5 @@ describe('API reference', () => {
     expect(existsSync(screenshot)).toBe(true);
     // A rendered reference is well over 100 KB; an error page is about 30 KB.
     expect(statSync(screenshot).size).toBeGreaterThan(100_000);
-  }, 180_000);
+  }, within(180_000));
 });

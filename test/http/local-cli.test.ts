@@ -12,6 +12,7 @@ import { SHORT_LIVED_JVM } from '../../infra/local/aws/dynamodb-local.js';
 import { freePort } from '../../infra/local/runtime/ports.js';
 import { repositoryRoot } from '../../infra/paths.js';
 import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
+import { within } from '../support/deadlines.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
 const runtimeFile = join(dataDir, 'runtime.json');
@@ -115,7 +116,7 @@ beforeAll(async () => {
   start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   start.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   exited = new Promise((resolve) => start.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + within(90_000);
   while (!existsSync(runtimeFile)) {
     if (Date.now() > deadline || start.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -182,7 +183,7 @@ describe('npm start on another port', () => {
     expect(unexpected).toEqual([]);
     // A deadline, not an expectation: the README's commands one after another, each a process of its own
     // (npm, tsx, curl, node): 37 s alone on a busy machine, over 60 s beside the whole suite under stress-ng.
-  }, 240_000);
+  }, within(240_000));
 
   it('runs the stream, the bus and the notifier in its background thread: a down check reaches the mailbox', async () => {
     const token = (await helper('token', ['--email', 'cli-owner@example.com'])).stdout.trim();
@@ -200,7 +201,7 @@ describe('npm start on another port', () => {
     expect(invoked.code).toBe(0);
     expect(JSON.parse(invoked.stdout)).toMatchObject({ ok: true, outcome: 'incident_opened' });
     let subjects: string[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && subjects.length < 3; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    for (const deadline = Date.now() + within(60_000); Date.now() < deadline && subjects.length < 3; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const { emails } = (await (await fetch(`${mailbox}/store`)).json()) as { emails: { destination: { to: string[] }; subject: string }[] };
       subjects = emails.filter((email) => email.destination.to.some((to) => to.startsWith('cli-'))).map((email) => `${email.destination.to.join(',')}: ${email.subject}`).sort();
     }
@@ -213,7 +214,7 @@ describe('npm start on another port', () => {
     // Two notifier invocations (the subscriber's and the step's) may run at once: wait for the cold
     // start's own line, which can come second.
     const coldStart = /"function_name":"notifier","cold_start":true/;
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !coldStart.test(output); ) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const deadline = Date.now() + within(30_000); Date.now() < deadline && !coldStart.test(output); ) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(output).toMatch(coldStart);
     expect(output).not.toMatch(/background thread failed/);
   });
@@ -236,7 +237,7 @@ describe('npm start on another port', () => {
 
   it('stops with exit code 1 and one line when DynamoDB Local dies', async () => {
     process.kill(running.dynamodb.pid, 'SIGKILL');
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), within(60_000)))]);
     expect(code).toBe(1);
     const lines = output.split('\n').filter((line) => line.includes('DynamoDB Local'));
     expect(lines.filter((line) => /exited/.test(line))).toEqual([expect.stringMatching(/^DynamoDB Local \(port \d+\) exited on SIGKILL\. Stopping the runtime/)]);

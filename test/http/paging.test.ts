@@ -14,6 +14,7 @@ import { batchWrite } from '../../shared/platform/db/ops.js';
 import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { timeOrderedUuid } from '../../shared/platform/ids.js';
 import { newSubscriber } from '../../shared/subscribers/service.js';
+import { within } from '../support/deadlines.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -214,7 +215,7 @@ describe('what a page costs', () => {
         cursor = middle.body.next_cursor;
       }
     }
-  }, 180_000);
+  }, within(180_000));
 
   it('reads the same units for a page whether incidents carry a 2 KB message or none', async () => {
     const [wordy, terse] = [await api.signUp(uniqueEmail('wordy')), await api.signUp(uniqueEmail('terse'))];

@@ -16,6 +16,7 @@ import { Api, awaitMail, dynamodbEndpoint, eventually, settle, uniqueEmail, walk
 import { checkWebhookBody } from '../support/contract.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-receiver.js';
+import { within } from '../support/deadlines.js';
 
 const { Webhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
 
@@ -309,7 +310,8 @@ describe('delivering', () => {
     expect(signature).toBe(sign(secret, id!, Number(timestamp), later!.body));
   });
 
-  it('delivers each incident\'s messages in order while 20 incidents change at once', async () => {
+  // 80 requests to set up, then a 60 s wait for 60 deliveries: past the default test timeout.
+  it('delivers each incident\'s messages in order while 20 incidents change at once', { timeout: within(120_000) }, async () => {
     setFirstSendHold(undefined);
     const user = await api.signUp(uniqueEmail('order'), 'Order');
     const monitor = await createMonitor(api, user, { name: 'Busy' });
@@ -332,7 +334,7 @@ describe('delivering', () => {
     }
   });
 
-  it('goes on, in a scheduled invocation, with a queue an invocation stopped sending at its limit', async () => {
+  it('goes on, in a scheduled invocation, with a queue an invocation stopped sending at its limit', { timeout: within(120_000) }, async () => {
     // One message per invocation, and every event queued before the first send: the invocations
     // the events started race for the head, one sends it and stops; nothing else would send the rest.
     setDrainLimit(1);

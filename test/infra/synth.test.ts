@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASELINE_SOURCE, bundleSource, median } from '../../infra/build/bundling.js';
 import { allFunctions } from '../../shared/system.js';
 import { repositoryRoot } from '../../infra/paths.js';
+import { within } from '../support/deadlines.js';
 
 // About 470 KB of AWS SDK, zod and our code (docs/deployment.md#bundle-sizes).
 const MAX_BUNDLE_BYTES = 560 * 1024;
@@ -36,7 +37,7 @@ beforeAll(() => {
     // on this app it finds nothing), while cdk-nag and error annotations still fail the synth.
     env: { ...environment, CDK_DISABLE_VERSION_CHECK: 'true', CI: 'true', CDK_VALIDATION: 'false' },
     encoding: 'utf8',
-    timeout: 240_000,
+    timeout: within(240_000),
   });
   if (synthesized.status !== 0) return;
   // The functions are in the root stack's template and its nested stacks' (one per function group).
@@ -48,7 +49,7 @@ beforeAll(() => {
     const lambda = lambdas.find((candidate) => candidate.Properties.Description === `${description.name} (${description.handler})`);
     if (lambda) assets.set(description.name, join(out, `asset.${String(lambda.Properties.Code!.S3Key).replace(/\.zip$/, '')}`));
   }
-}, 240_000);
+}, within(240_000));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('cdk synth', () => {

@@ -14,6 +14,7 @@ import { invoke, lambdaContext, loadHandler } from '../../infra/local/aws/functi
 import { allFunctions, routes } from '../../shared/system.js';
 import { signUp } from '../../shared/accounts/service.js';
 import { httpEvent, type EventOptions } from '../support/events.js';
+import { within } from '../support/deadlines.js';
 
 let dir: string;
 
@@ -51,7 +52,7 @@ beforeAll(async () => {
   everyFunction = functions.map((bundle) => bundle.name);
   writeFileSync(join(dir, 'run.mjs'), RUNNER);
   writeFileSync(join(dir, 'load.mjs'), LOADER);
-}, 180_000);
+}, within(180_000));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Answer = { statusCode: number; body: string };

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamPoller, type StreamPollerOptions } from '../../infra/local/aws/stream.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
+import { within } from '../support/deadlines.js';
 
 type Middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName: string }) => (args: unknown) => Promise<unknown>;
 
@@ -82,7 +83,7 @@ describe('StreamPoller', () => {
     const quiet = poller({ pollMs: 10 });
     await quiet.instance.start();
     try {
-      await vi.waitFor(() => expect(quiet.sent).toContain('DescribeStreamCommand'), { timeout: 30_000 });
+      await vi.waitFor(() => expect(quiet.sent).toContain('DescribeStreamCommand'), { timeout: within(30_000) });
       vi.useFakeTimers({ toFake: ['Date'] });
       quiet.sent.length = 0;
       // Timer-driven polls for a while: nothing is due yet.
@@ -91,7 +92,7 @@ describe('StreamPoller', () => {
       expect(quiet.sent).not.toContain('DescribeStreamCommand');
       // Past 5 s since the listing: one listing, then none until 5 s more have passed.
       vi.setSystemTime(Date.now() + 3_500);
-      await vi.waitFor(() => expect(quiet.sent).toContain('DescribeStreamCommand'), { timeout: 30_000 });
+      await vi.waitFor(() => expect(quiet.sent).toContain('DescribeStreamCommand'), { timeout: within(30_000) });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(quiet.sent.filter((name) => name === 'DescribeStreamCommand')).toHaveLength(1);
     } finally {

@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { within } from './deadlines.js';
 
 /** `ALERTMANAGER_BIN` overrides where the binary is. */
 export const ALERTMANAGER_BIN = process.env.ALERTMANAGER_BIN ?? '/usr/bin/prometheus-alertmanager';
@@ -97,8 +98,8 @@ export class Alertmanager {
     process.stderr?.on('data', keep);
   }
 
-  /** Starts one and waits (up to `readyTimeoutMs`) until it answers `/-/ready`. */
-  static async start(receivers: ReceiverConfig, readyTimeoutMs = 30_000): Promise<Alertmanager> {
+  /** Starts one and waits (up to `readyBaseMs` × the run's deadline factor) until it answers `/-/ready`. */
+  static async start(receivers: ReceiverConfig, readyBaseMs = 30_000): Promise<Alertmanager> {
     const directory = await mkdtemp(join(tmpdir(), 'alertmanager-'));
     const configFile = join(directory, 'alertmanager.yml');
     await writeFile(configFile, alertmanagerConfig(receivers));
@@ -120,7 +121,7 @@ export class Alertmanager {
     );
     const alertmanager = new Alertmanager(child, directory, url);
     try {
-      await alertmanager.waitReady(readyTimeoutMs);
+      await alertmanager.waitReady(within(readyBaseMs));
     } catch (error) {
       await alertmanager.stop();
       throw error;
@@ -140,7 +141,7 @@ export class Alertmanager {
     for (;;) {
       if (stopped) throw new Error(`alertmanager exited before it was ready:\n${this.output}`);
       try {
-        const response = await fetch(`${this.url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
+        const response = await fetch(`${this.url}/-/ready`, { signal: AbortSignal.timeout(within(2_000)) });
         if (response.ok) return;
       } catch {
         // not listening yet

@@ -3,6 +3,7 @@ import { startRuntime, type Runtime, type RuntimeOptions } from '../../infra/loc
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { checkContract } from './contract.js';
 import { advanceClock } from '../../shared/platform/clock.js';
+import { within } from './deadlines.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -87,8 +88,12 @@ let counter = 0;
 /** A unique e-mail address per call, so tests never collide. */
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${process.pid}-${Date.now()}-${counter++}@example.com`;
 
-/** Polls `read` until `done` holds, or fails after `timeoutMs` (deliveries are asynchronous). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+/**
+ * Polls `read` until `done` holds, or fails after `baseMs` × the run's deadline factor
+ * (test/support/deadlines.ts; deliveries are asynchronous, and slower on a slower or busier machine).
+ */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, baseMs = 30_000): Promise<T> {
+  const timeoutMs = within(baseMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -1,5 +1,9 @@
-/** Prints one plain closing line, `tests: N passed, N failed, N skipped`, after vitest's own report. */
+/**
+ * Prints one plain closing line, `tests: N passed, N failed, N skipped; deadlines ×F (how)`, after
+ * vitest's own report: the run's deadline factor (test/support/deadlines.ts) beside the tally.
+ */
 import type { Reporter, TestModule } from 'vitest/node';
+import { runScale } from './deadlines.js';
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[]) {
@@ -12,6 +16,7 @@ export default class SummaryReporter implements Reporter {
         else counts.skipped++;
       }
     }
-    console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    const scale = runScale();
+    console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; deadlines ×${scale.factor} (${scale.source})`);
   }
 }

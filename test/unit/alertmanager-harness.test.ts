@@ -17,6 +17,7 @@ import { parseWebhookNotification } from '../../shared/alerts/alertmanager.js';
 import { acceptedAnswer, parseEventsV2 } from '../../shared/alerts/events-v2.js';
 import { keyFromAuthorization, newIntegrationKey } from '../../shared/alerts/keys.js';
 import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
+import { within } from '../support/deadlines.js';
 
 interface Received {
   path: string;
@@ -108,7 +109,7 @@ describe.skipIf(!alertmanagerInstalled() && !process.env.CI)('a real Alertmanage
     await receiver?.close();
   });
 
-  it('sends a firing alert as a trigger and its end as a resolve, through both receivers', { timeout: 120_000 }, async () => {
+  it('sends a firing alert as a trigger and its end as a resolve, through both receivers', { timeout: within(120_000) }, async () => {
     const startsAt = new Date(Date.now() - 60_000).toISOString();
     const alert = {
       labels: { alertname: 'DiskAlmostFull', instance: 'db1:9100', job: 'node', severity: 'critical' },
