@@ -24,6 +24,7 @@ import {
   HttpNoneAuthorizer,
   HttpRoute,
   HttpRouteKey,
+  type HttpStage,
   LogGroupLogDestination,
   type IHttpRouteAuthorizer,
 } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -33,7 +34,7 @@ import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, ty
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AccountRecovery, CfnUserPool, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, Schedule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -92,21 +93,97 @@ export const alarmThresholds = {
   sesComplaintRate: 0.0005,
 } as const;
 
+/** An alarm that says when it fires and when it clears (`IncidentServiceStack.alarmTopic`). */
+type AddAlarm = (scope: Construct, alarmId: string, metric: IMetric, description: string, options?: { threshold?: number; breaching?: number; of?: number }) => Alarm;
+const fiveMinutes = Duration.minutes(5);
+const twoOfThree = { breaching: 2, of: 3 };
+
+/** This stage's facts about the outside world (the stack's parameters). */
+interface StackParameters {
+  senderEmail: string;
+  cognitoEmail: string;
+}
+/** The event buses, the e-mail configuration and sender identity, the schedule group. */
+interface Messaging {
+  bus: EventBus;
+  defaultBus: IEventBus;
+  configurationSet: ConfigurationSet;
+  senderIdentity: EmailIdentity | undefined;
+  identityArn: string;
+  scheduleGroup: CfnScheduleGroup;
+}
+/** The dead-letter and on-failure queues, by what fails into them. */
+interface DeadLetters {
+  publisher: Queue;
+  alertProcessor: Queue;
+  /** By event rule name. */
+  rules: Map<string, Queue>;
+  /** By periodic rule name. */
+  periodic: Map<string, Queue>;
+  /** By the name of a function invoked asynchronously (a rule's target). */
+  targets: Map<string, Queue>;
+  escalation: Queue;
+}
+interface UserIdentity {
+  userPool: UserPool | undefined;
+  userPoolClient: UserPoolClient | undefined;
+  issuer: string | undefined;
+  audience: string[] | undefined;
+}
+interface Api {
+  api: HttpApi;
+  authorizer: IHttpRouteAuthorizer;
+  accessLogs: LogGroup;
+  stage: HttpStage;
+  /** What links in e-mails carry: the custom domain when one is given, else the execute-api URL. */
+  url: string;
+}
+
 export class IncidentServiceStack extends Stack {
   readonly config: DeployConfig;
   readonly functions = new Map<string, ServiceLambda>();
   readonly deadLetterQueues = new Map<string, Queue>();
   /** The nested stack of each function group. */
   readonly functionStacks = new Map<string, NestedStack>();
+  /** Each function's construct (the scope of its route, rules, roles and alarms), by function name. */
+  private readonly functionConstructs = new Map<string, ServiceFunction>();
+  private readonly logRetention: RetentionDays;
+  /** What a stack deletion keeps: everything with data in it, unless this is a throwaway stack. */
+  private readonly removalPolicy: RemovalPolicy;
 
+  /**
+   * The stack's sections, in the order they create their constructs (which is the order of the
+   * templates' resources, policy statements and environment variables). A logical id depends on its
+   * construct's scope and id only, never on the section that creates it.
+   */
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    const config = (this.config = readConfig(this.node));
-    const logRetention = config.logRetentionDays as RetentionDays;
-    // What a stack deletion keeps: everything with data in it, unless this is a throwaway stack.
-    const removalPolicy = config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    this.config = readConfig(this.node);
+    this.logRetention = this.config.logRetentionDays as RetentionDays;
+    this.removalPolicy = this.config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-    // ----- Parameters: this stage's facts about the outside world, given once, kept by every deploy --
+    const parameters = this.parameters();
+    const table = this.dataTable();
+    const messaging = this.eventsAndEmail(parameters);
+    const deadLetters = this.deadLetters();
+    const { alarmTopic, alarm } = this.alarmTopic();
+    const identity = this.userIdentity(parameters, messaging);
+    const api = this.api(identity);
+    this.serviceFunctions(table, parameters, messaging, api, alarm);
+    this.routes(api, identity);
+    this.streamReaders(table, messaging, deadLetters);
+    this.rules(messaging, deadLetters);
+    this.emailSending(parameters);
+    this.escalationSchedules(messaging, deadLetters);
+    this.webhookRetries(messaging, deadLetters);
+    const invokePolicy = this.monitorCheckInvokePolicy();
+    this.stageAlarms(alarm, table, messaging, api);
+    this.outputs(identity, messaging, api, table, alarmTopic, invokePolicy);
+  }
+
+  /** Parameters: this stage's facts about the outside world, given once, kept by every deploy. */
+  private parameters(): StackParameters {
+    const config = this.config;
     const senderEmail = new CfnParameter(this, 'SenderEmail', {
       type: 'String',
       description: 'The From address of every e-mail (its SES identity is created unless senderIdentity=existing). Given once: later deploys keep it.',
@@ -119,8 +196,11 @@ export class IncidentServiceStack extends Stack {
       allowedValues: ['cognito', 'ses'],
       default: 'cognito',
     }).valueAsString;
+    return { senderEmail, cognitoEmail };
+  }
 
-    // ----- Data: the one table ------------------------------------------------------------
+  /** Data: the one table. */
+  private dataTable(): Table {
     const table = new Table(this, 'Table', {
       partitionKey: { name: tableDescription.partitionKey.name, type: attributeType(tableDescription.partitionKey.type) },
       sortKey: { name: tableDescription.sortKey.name, type: attributeType(tableDescription.sortKey.type) },
@@ -128,9 +208,9 @@ export class IncidentServiceStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDescription.timeToLiveAttribute,
       stream: StreamViewType[tableDescription.stream],
-      removalPolicy,
+      removalPolicy: this.removalPolicy,
       // Production data is not one `cdk destroy` (or a console click) away; `removalPolicy=destroy` turns it off.
-      deletionProtection: config.removalPolicy !== 'destroy',
+      deletionProtection: this.config.removalPolicy !== 'destroy',
     });
     for (const index of tableDescription.globalIndexes) {
       table.addGlobalSecondaryIndex({
@@ -139,8 +219,12 @@ export class IncidentServiceStack extends Stack {
         sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
       });
     }
+    return table;
+  }
 
-    // ----- Events, schedules, e-mail --------------------------------------------------------
+  /** Events, schedules, e-mail: the buses, the configuration set, the sender identity, the schedule group. */
+  private eventsAndEmail({ senderEmail }: StackParameters): Messaging {
+    const config = this.config;
     const bus = new EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${busDescription.name}` });
     // SES reports on e-mails to the account's default bus only.
     const defaultBus = EventBus.fromEventBusName(this, 'DefaultBus', sesEvents.bus);
@@ -169,24 +253,32 @@ export class IncidentServiceStack extends Stack {
         : undefined;
     const identityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: identityName });
     const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
+    return { bus, defaultBus, configurationSet, senderIdentity, identityArn, scheduleGroup };
+  }
 
-    // ----- Dead-letter and on-failure queues (here, so their logical ids never move) --------
-    const publisherDlq = this.deadLetterQueue('OutboxPublisher');
-    const alertProcessorDlq = this.deadLetterQueue('AlertProcessor');
-    const ruleDlqs = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
-    const periodicDlqs = new Map(periodicRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Schedule`)]));
+  /** Dead-letter and on-failure queues (in the root stack, so their logical ids never move). */
+  private deadLetters(): DeadLetters {
+    const publisher = this.deadLetterQueue('OutboxPublisher');
+    const alertProcessor = this.deadLetterQueue('AlertProcessor');
+    const rules = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
+    const periodic = new Map(periodicRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Schedule`)]));
     const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
-    const targetDlqs = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
-    const escalationDlq = this.deadLetterQueue('EscalationStep');
+    const targets = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
+    const escalation = this.deadLetterQueue('EscalationStep');
+    return { publisher, alertProcessor, rules, periodic, targets, escalation };
+  }
 
-    // ----- Alarms go to a topic CloudWatch may publish to -----------------------------------
-    // The AWS managed SNS key cannot be used by CloudWatch: a customer-managed key lets it, and the
-    // topic policy lets it publish, for this account's alarms only.
+  /**
+   * Alarms go to a topic CloudWatch may publish to. The AWS managed SNS key cannot be used by
+   * CloudWatch: a customer-managed key lets it, and the topic policy lets it publish, for this
+   * account's alarms only. Returns the topic, and how every alarm of the stage is made.
+   */
+  private alarmTopic(): { alarmTopic: Topic; alarm: AddAlarm } {
     const fromThisAccount = { StringEquals: { 'aws:SourceAccount': this.account } };
     const alarmKey = new Key(this, 'AlarmsKey', {
       description: 'Encrypts the alarm topic; CloudWatch may use it to publish alarms',
       enableKeyRotation: true,
-      removalPolicy,
+      removalPolicy: this.removalPolicy,
     });
     alarmKey.addToResourcePolicy(
       new PolicyStatement({
@@ -205,14 +297,13 @@ export class IncidentServiceStack extends Stack {
         conditions: fromThisAccount,
       }),
     );
-    if (config.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
+    if (this.config.alarmEmail) alarmTopic.addSubscription(new EmailSubscription(this.config.alarmEmail));
     const notify = new SnsAction(alarmTopic);
-    const fiveMinutes = Duration.minutes(5);
     /**
      * An alarm that says when it fires and when it clears. `of` 1 (the default): one breaching
      * period fires it (a single event that already is a lost page); otherwise `breaching` of `of`.
      */
-    const alarm = (scope: Construct, alarmId: string, metric: IMetric, description: string, options: { threshold?: number; breaching?: number; of?: number } = {}) => {
+    const alarm: AddAlarm = (scope, alarmId, metric, description, options = {}) => {
       const created = new Alarm(scope, alarmId, {
         metric,
         threshold: options.threshold ?? 0,
@@ -226,58 +317,62 @@ export class IncidentServiceStack extends Stack {
       created.addOkAction(notify);
       return created;
     };
-    const twoOfThree = { breaching: 2, of: 3 };
+    return { alarmTopic, alarm };
+  }
 
-    // ----- Identity: the Cognito user pool, unless an external issuer is given -------------
-    const usesCognito = !config.jwtIssuer;
-    let userPool: UserPool | undefined;
-    let userPoolClient: UserPoolClient | undefined;
-    let issuer = config.jwtIssuer;
-    let audience = config.jwtAudience;
-    if (usesCognito) {
-      userPool = new UserPool(this, 'Users', {
-        selfSignUpEnabled: true,
-        signInAliases: { email: true },
-        autoVerify: { email: true },
-        standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
-        passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
-        mfa: Mfa.OPTIONAL,
-        mfaSecondFactor: { otp: true, sms: false },
-        accountRecovery: AccountRecovery.EMAIL_ONLY,
-        removalPolicy,
-        deletionProtection: config.removalPolicy !== 'destroy',
-      });
-      // Who sends the codes is the CognitoEmail parameter. `cognito` (the first deploy's): Cognito's
-      // own sender, since Cognito refuses (at CreateUserPool) an SES identity that is not verified yet,
-      // and one this stack has just created never is. `ses`, once SES has verified the sender: the
-      // stage's sender through its configuration set (Cognito's own sender allows ~50 e-mails a day).
-      const throughSes = new CfnCondition(this, 'CognitoEmailThroughSes', { expression: Fn.conditionEquals(cognitoEmail, 'ses') });
-      (userPool.node.defaultChild as CfnUserPool).emailConfiguration = Fn.conditionIf(
-        throughSes.logicalId,
-        {
-          EmailSendingAccount: 'DEVELOPER',
-          From: Fn.join('', ['Incident service <', senderEmail, '>']),
-          SourceArn: identityArn,
-          ConfigurationSet: configurationSet.configurationSetName,
-        },
-        { EmailSendingAccount: 'COGNITO_DEFAULT' },
-      ) as CfnUserPool.EmailConfigurationProperty;
-      if (senderIdentity) userPool.node.addDependency(senderIdentity);
-      userPoolClient = userPool.addClient('ApiClient', {
-        // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
-        // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
-        authFlows: { userSrp: true, adminUserPassword: true },
-        disableOAuth: true,
-        generateSecret: false,
-        preventUserExistenceErrors: true,
-        idTokenValidity: Duration.hours(1),
-        accessTokenValidity: Duration.hours(1),
-      });
-      issuer = `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`;
-      audience = [userPoolClient.userPoolClientId];
-    }
+  /** Identity: the Cognito user pool, unless an external issuer is given. */
+  private userIdentity({ senderEmail, cognitoEmail }: StackParameters, { senderIdentity, identityArn, configurationSet }: Messaging): UserIdentity {
+    const config = this.config;
+    if (config.jwtIssuer) return { userPool: undefined, userPoolClient: undefined, issuer: config.jwtIssuer, audience: config.jwtAudience };
+    const userPool = new UserPool(this, 'Users', {
+      selfSignUpEnabled: true,
+      signInAliases: { email: true },
+      autoVerify: { email: true },
+      standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
+      passwordPolicy: { minLength: 12, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true },
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      removalPolicy: this.removalPolicy,
+      deletionProtection: config.removalPolicy !== 'destroy',
+    });
+    // Who sends the codes is the CognitoEmail parameter. `cognito` (the first deploy's): Cognito's
+    // own sender, since Cognito refuses (at CreateUserPool) an SES identity that is not verified yet,
+    // and one this stack has just created never is. `ses`, once SES has verified the sender: the
+    // stage's sender through its configuration set (Cognito's own sender allows ~50 e-mails a day).
+    const throughSes = new CfnCondition(this, 'CognitoEmailThroughSes', { expression: Fn.conditionEquals(cognitoEmail, 'ses') });
+    (userPool.node.defaultChild as CfnUserPool).emailConfiguration = Fn.conditionIf(
+      throughSes.logicalId,
+      {
+        EmailSendingAccount: 'DEVELOPER',
+        From: Fn.join('', ['Incident service <', senderEmail, '>']),
+        SourceArn: identityArn,
+        ConfigurationSet: configurationSet.configurationSetName,
+      },
+      { EmailSendingAccount: 'COGNITO_DEFAULT' },
+    ) as CfnUserPool.EmailConfigurationProperty;
+    if (senderIdentity) userPool.node.addDependency(senderIdentity);
+    const userPoolClient = userPool.addClient('ApiClient', {
+      // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
+      // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
+      authFlows: { userSrp: true, adminUserPassword: true },
+      disableOAuth: true,
+      generateSecret: false,
+      preventUserExistenceErrors: true,
+      idTokenValidity: Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
+    });
+    return {
+      userPool,
+      userPoolClient,
+      issuer: `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`,
+      audience: [userPoolClient.userPoolClientId],
+    };
+  }
 
-    // ----- API: HTTP API with a JWT authorizer on every /api route ----------------------------
+  /** API: HTTP API with a JWT authorizer on every /api route, its stage, access log and custom domain. */
+  private api({ issuer, audience }: UserIdentity): Api {
+    const config = this.config;
     const api = new HttpApi(this, 'Api', {
       // Named after the stack: each stage's API is told apart in the console.
       apiName: this.stackName,
@@ -301,7 +396,7 @@ export class IncidentServiceStack extends Stack {
       jwtAudience: audience!,
     });
     const authorizer: IHttpRouteAuthorizer = { bind: () => ({ authorizerId: jwtAuthorizer.authorizerId, authorizationType: 'JWT' }) };
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: this.logRetention, removalPolicy: this.removalPolicy });
     const stage = api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
@@ -335,75 +430,87 @@ export class IncidentServiceStack extends Stack {
       ]),
     );
     // Links in e-mails carry this: the custom domain when one is given, else the execute-api URL.
-    let apiUrl = `https://${api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    let url = `https://${api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
     if (config.apiDomain && config.apiCertificateArn) {
       const domainName = new DomainName(this, 'ApiDomain', {
         domainName: config.apiDomain,
         certificate: Certificate.fromCertificateArn(this, 'ApiCertificate', config.apiCertificateArn),
       });
       new ApiMapping(this, 'ApiDomainMapping', { api, domainName, stage });
-      apiUrl = `https://${config.apiDomain}`;
+      url = `https://${config.apiDomain}`;
       new CfnOutput(this, 'ApiDomainTarget', { value: domainName.regionalDomainName, description: `CNAME (or alias) ${config.apiDomain} to this` });
     }
+    return { api, authorizer, accessLogs, stage, url };
+  }
 
-    // ----- Functions: one per route and worker, in the nested stack of their group ----------
+  /** Functions: one per route and worker, in the nested stack of their group, each with its alarms. */
+  private serviceFunctions(table: Table, { senderEmail }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm) {
+    const config = this.config;
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
       [env.senderEmail]: senderEmail,
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
-      [env.publicApiUrl]: apiUrl,
+      [env.publicApiUrl]: api.url,
       POWERTOOLS_SERVICE_NAME: 'incident-service',
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
-    const constructs = new Map<string, ServiceFunction>();
     for (const description of allFunctions) {
       const isTrigger = description.name === workers.accountsPostConfirmation.name;
-      if (isTrigger && !usesCognito) continue;
+      if (isTrigger && config.jwtIssuer) continue; // (no user pool to trigger it)
       // The Cognito trigger lives beside its pool: the pool names it and it may be invoked by the pool
       // only, which across stacks would be a reference each way.
       const construct = new ServiceFunction(isTrigger ? this : this.groupStack(functionGroup(description)), toId(description.name), {
         description,
         table,
-        logRetention,
-        logRemovalPolicy: removalPolicy,
+        logRetention: this.logRetention,
+        logRemovalPolicy: this.removalPolicy,
         environment: common,
         reservedConcurrency: description.paging ? config.pagingConcurrency : undefined,
       });
-      constructs.set(description.name, construct);
+      this.functionConstructs.set(description.name, construct);
       this.functions.set(description.name, construct.fn);
-      // Errors as a share of invocations in 2 of 3 periods (one failure among retries is noise; a
-      // lost event is the dead-letter queues' alarm); throttles in 2 of 3; near its timeout in 2 of 3.
-      const fn = construct.fn;
-      alarm(
-        construct,
-        'ErrorsAlarm',
-        new MathExpression({
-          expression: 'IF(invocations > 0, 100 * errors / invocations, 0)',
-          usingMetrics: { errors: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), invocations: fn.metricInvocations({ period: fiveMinutes, statistic: 'Sum' }) },
-          period: fiveMinutes,
-          label: `${description.name} errors (%)`,
-        }),
-        `${description.name}: more than ${alarmThresholds.functionErrorPercent}% of invocations failed in 2 of the last three 5-minute periods`,
-        { threshold: alarmThresholds.functionErrorPercent, ...twoOfThree },
-      );
-      alarm(construct, 'ThrottlesAlarm', fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }), `${description.name} was throttled in 2 of the last three 5-minute periods`, twoOfThree);
-      const timeoutMs = (description.timeoutSeconds ?? functionDefaults.timeoutSeconds) * 1000;
-      alarm(
-        construct,
-        'DurationAlarm',
-        fn.metricDuration({ period: fiveMinutes, statistic: 'Maximum' }),
-        `${description.name} ran longer than ${alarmThresholds.durationShareOfTimeout * 100}% of its ${timeoutMs / 1000} s timeout in 2 of the last three 5-minute periods`,
-        { threshold: timeoutMs * alarmThresholds.durationShareOfTimeout, ...twoOfThree },
-      );
+      this.functionAlarms(construct, description, alarm);
     }
-    const fn = (name: string) => this.functions.get(name)!;
+  }
 
-    for (const route of config.withoutRoutes ? [] : routes) {
-      new HttpRoute(constructs.get(route.name)!, 'Route', {
+  /**
+   * A function's own alarms: errors as a share of invocations in 2 of 3 periods (one failure among
+   * retries is noise; a lost event is the dead-letter queues' alarm); throttles in 2 of 3; near its
+   * timeout in 2 of 3.
+   */
+  private functionAlarms(construct: ServiceFunction, description: FunctionDescription, alarm: AddAlarm) {
+    const fn = construct.fn;
+    alarm(
+      construct,
+      'ErrorsAlarm',
+      new MathExpression({
+        expression: 'IF(invocations > 0, 100 * errors / invocations, 0)',
+        usingMetrics: { errors: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), invocations: fn.metricInvocations({ period: fiveMinutes, statistic: 'Sum' }) },
+        period: fiveMinutes,
+        label: `${description.name} errors (%)`,
+      }),
+      `${description.name}: more than ${alarmThresholds.functionErrorPercent}% of invocations failed in 2 of the last three 5-minute periods`,
+      { threshold: alarmThresholds.functionErrorPercent, ...twoOfThree },
+    );
+    alarm(construct, 'ThrottlesAlarm', fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }), `${description.name} was throttled in 2 of the last three 5-minute periods`, twoOfThree);
+    const timeoutMs = (description.timeoutSeconds ?? functionDefaults.timeoutSeconds) * 1000;
+    alarm(
+      construct,
+      'DurationAlarm',
+      fn.metricDuration({ period: fiveMinutes, statistic: 'Maximum' }),
+      `${description.name} ran longer than ${alarmThresholds.durationShareOfTimeout * 100}% of its ${timeoutMs / 1000} s timeout in 2 of the last three 5-minute periods`,
+      { threshold: timeoutMs * alarmThresholds.durationShareOfTimeout, ...twoOfThree },
+    );
+  }
+
+  /** Routes: each in its function's construct; the user pool's trigger. */
+  private routes({ api, authorizer, stage }: Api, { userPool }: UserIdentity) {
+    for (const route of this.config.withoutRoutes ? [] : routes) {
+      new HttpRoute(this.functionConstructs.get(route.name)!, 'Route', {
         httpApi: api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration('Integration', fn(route.name)),
+        integration: new HttpLambdaIntegration('Integration', this.fn(route.name)),
         authorizer: route.auth === 'jwt' ? authorizer : new HttpNoneAuthorizer(),
       });
     }
@@ -413,11 +520,14 @@ export class IncidentServiceStack extends Stack {
       if (group) stage.node.addDependency(group);
     }
     if (userPool) {
-      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, fn(workers.accountsPostConfirmation.name));
+      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, this.fn(workers.accountsPostConfirmation.name));
     }
+  }
 
-    // ----- Stream → outbox publisher (only outbox inserts) -----------------------------------
-    const publisher = fn(workers.publisher.name);
+  /** The table stream's two readers (its limit): the outbox publisher and the alert processor. */
+  private streamReaders(table: Table, { bus }: Messaging, deadLetters: DeadLetters) {
+    // Stream → outbox publisher (only outbox inserts).
+    const publisher = this.fn(workers.publisher.name);
     publisher.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -426,7 +536,7 @@ export class IncidentServiceStack extends Stack {
         bisectBatchOnError: true,
         retryAttempts: 20,
         maxRecordAge: Duration.hours(24),
-        onFailure: new SqsDlq(publisherDlq),
+        onFailure: new SqsDlq(deadLetters.publisher),
         filters: [
           FilterCriteria.filter({
             eventName: FilterRule.or(...workers.publisher.stream.eventNames),
@@ -437,10 +547,10 @@ export class IncidentServiceStack extends Stack {
     );
     bus.grantPutEventsTo(publisher);
 
-    // ----- Stream → alert processor (only new alert batches, issue 41 §3) ----------------------
+    // Stream → alert processor (only new alert batches, issue 41 §3).
     // One batch (at most 100 alerts) an invocation; a failing one is bisected (alone already), retried,
-    // then described in its alarmed on-failure queue. The table's stream has two readers, its limit.
-    const alertProcessor = fn(workers.alertProcessor.name);
+    // then described in its alarmed on-failure queue.
+    const alertProcessor = this.fn(workers.alertProcessor.name);
     alertProcessor.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -449,7 +559,7 @@ export class IncidentServiceStack extends Stack {
         retryAttempts: 20,
         maxRecordAge: Duration.hours(24),
         parallelizationFactor: 4,
-        onFailure: new SqsDlq(alertProcessorDlq),
+        onFailure: new SqsDlq(deadLetters.alertProcessor),
         filters: [
           FilterCriteria.filter({
             eventName: FilterRule.or(...workers.alertProcessor.stream.eventNames),
@@ -458,56 +568,66 @@ export class IncidentServiceStack extends Stack {
         ],
       }),
     );
+  }
 
-    // ----- Rules: events to their targets, each with a dead-letter queue ---------------------
-    // EventBridge's own retries end in the rule's dead-letter queue; once it has handed an event
-    // to a function (an asynchronous invocation), failures of the function itself are retried by
-    // Lambda and then sent to the function's on-failure queue. Both are alarmed.
+  /**
+   * Rules: events to their targets, each with a dead-letter queue. EventBridge's own retries end in
+   * the rule's dead-letter queue; once it has handed an event to a function (an asynchronous
+   * invocation), failures of the function itself are retried by Lambda and then sent to the
+   * function's on-failure queue. Both are alarmed.
+   */
+  private rules({ bus, defaultBus, configurationSet }: Messaging, deadLetters: DeadLetters) {
     for (const rule of eventRules) {
-      const target = fn(rule.target);
+      const target = this.fn(rule.target);
       const fromSes = rule.from === 'ses';
-      new Rule(constructs.get(rule.target)!, `${toId(rule.name)}Rule`, {
+      new Rule(this.functionConstructs.get(rule.target)!, `${toId(rule.name)}Rule`, {
         eventBus: fromSes ? defaultBus : bus,
         eventPattern: fromSes
           ? // Only the e-mails this stack sent (its configuration set), not the account's others.
             { source: [sesEvents.source], detailType: [...rule.detailTypes], detail: { mail: { tags: { 'ses:configuration-set': [configurationSet.configurationSetName] } } } }
           : { source: [busDescription.source], detailType: [...rule.detailTypes] },
-        targets: [new LambdaFunction(target, { deadLetterQueue: ruleDlqs.get(rule.name), retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+        targets: [new LambdaFunction(target, { deadLetterQueue: deadLetters.rules.get(rule.name), retryAttempts: 8, maxEventAge: Duration.hours(24) })],
       });
     }
     // Periodic work (the heartbeat sweep): a scheduled rule each; a missed run is made up by the next.
     for (const rule of periodicRules) {
-      new Rule(constructs.get(rule.target)!, `${toId(rule.name)}Schedule`, {
+      new Rule(this.functionConstructs.get(rule.target)!, `${toId(rule.name)}Schedule`, {
         schedule: Schedule.rate(Duration.minutes(rule.everyMinutes)),
-        targets: [new LambdaFunction(fn(rule.target), { deadLetterQueue: periodicDlqs.get(rule.name), retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
+        targets: [new LambdaFunction(this.fn(rule.target), { deadLetterQueue: deadLetters.periodic.get(rule.name), retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
       });
     }
-    for (const target of asyncTargets) {
-      fn(target).configureAsyncInvoke({ onFailure: new SqsDestination(targetDlqs.get(target)!), retryAttempts: 2, maxEventAge: Duration.hours(6) });
+    for (const [target, queue] of deadLetters.targets) {
+      this.fn(target).configureAsyncInvoke({ onFailure: new SqsDestination(queue), retryAttempts: 2, maxEventAge: Duration.hours(6) });
     }
+  }
 
-    // ----- E-mail: only the notifier sends, and only from the sender address ----------------
-    // In the SES sandbox SES also authorizes against each recipient's identity, so the grant is on
-    // every identity, narrowed by the From address.
-    fn(workers.notifier.name).addToRolePolicy(
+  /**
+   * E-mail: only the notifier sends, and only from the sender address. In the SES sandbox SES also
+   * authorizes against each recipient's identity, so the grant is on every identity, narrowed by the
+   * From address.
+   */
+  private emailSending({ senderEmail }: StackParameters) {
+    this.fn(workers.notifier.name).addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
         resources: ['*'],
         conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
       }),
     );
+  }
 
-    // ----- Escalation: one-time schedules invoking escalation-step --------------------------
-    const escalationStep = fn(workers.escalationStep.name);
-    escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(escalationDlq), retryAttempts: 2 });
-    const scheduling = fn(workers.escalationScheduler.name);
-    const schedulerRole = new Role(constructs.get(workers.escalationScheduler.name)!, 'EscalationSchedulerRole', {
+  /** Escalation: one-time schedules invoking escalation-step. */
+  private escalationSchedules({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
+    const escalationStep = this.fn(workers.escalationStep.name);
+    escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.escalation), retryAttempts: 2 });
+    const scheduling = this.fn(workers.escalationScheduler.name);
+    const schedulerRole = new Role(this.functionConstructs.get(workers.escalationScheduler.name)!, 'EscalationSchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
       }),
     });
     schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
-    escalationDlq.grantSendMessages(schedulerRole);
+    deadLetters.escalation.grantSendMessages(schedulerRole);
     scheduling.addToRolePolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],
@@ -524,11 +644,13 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
     scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
-    scheduling.addEnvironment(env.escalationDlqArn, escalationDlq.queueArn);
+    scheduling.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+  }
 
-    // ----- Webhook retries: one-time schedules invoking webhook-delivery (its own role) --------
-    const webhookDelivery = fn(workers.webhookDelivery.name);
-    const webhookRetryRole = new Role(constructs.get(workers.webhookDelivery.name)!, 'WebhookRetrySchedulerRole', {
+  /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */
+  private webhookRetries({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
+    const webhookDelivery = this.fn(workers.webhookDelivery.name);
+    const webhookRetryRole = new Role(this.functionConstructs.get(workers.webhookDelivery.name)!, 'WebhookRetrySchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
       }),
@@ -550,18 +672,28 @@ export class IncidentServiceStack extends Stack {
     webhookDelivery.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
     webhookDelivery.addEnvironment(env.schedulerRoleArn, webhookRetryRole.roleArn);
     // A retry the scheduler cannot hand over lands in the worker's own on-failure queue.
-    const webhookFailures = targetDlqs.get(workers.webhookDelivery.name)!;
+    const webhookFailures = deadLetters.targets.get(workers.webhookDelivery.name)!;
     webhookFailures.grantSendMessages(webhookRetryRole);
     webhookDelivery.addEnvironment(env.webhookRetryDlqArn, webhookFailures.queueArn);
+  }
 
-    // ----- The monitoring system may invoke monitor-check, and nothing else -------------------
-    const monitorCheck = fn(workers.monitorCheck.name);
-    const invokePolicy = new ManagedPolicy(constructs.get(workers.monitorCheck.name)!, 'MonitorCheckInvokePolicy', {
+  /** The monitoring system may invoke monitor-check, and nothing else: the policy it is given. */
+  private monitorCheckInvokePolicy(): ManagedPolicy {
+    return new ManagedPolicy(this.functionConstructs.get(workers.monitorCheck.name)!, 'MonitorCheckInvokePolicy', {
       description: 'Lets the monitoring system invoke the monitor-check function, and nothing else',
-      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [monitorCheck.functionArn] })],
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.fn(workers.monitorCheck.name).functionArn] })],
     });
+  }
 
-    // ----- Operations: the alarms of the whole stage ----------------------------------------
+  /** Operations: the alarms of the whole stage (each function's own are made with it). */
+  private stageAlarms(alarm: AddAlarm, table: Table, messaging: Messaging, api: Api) {
+    this.failureAlarms(alarm, api);
+    this.pagingAlarms(alarm, messaging);
+    this.awsServiceAlarms(alarm, table, api);
+  }
+
+  /** Requests and events that failed: the API's share of 5xx, and every dead-letter queue. */
+  private failureAlarms(alarm: AddAlarm, { api }: Api) {
     alarm(
       this,
       'Api5xxAlarm',
@@ -585,17 +717,21 @@ export class IncidentServiceStack extends Stack {
         { threshold: alarmThresholds.deadLetterAgeSeconds },
       );
     }
+  }
+
+  /** The paging path late or lost: the stream readers' lag, bounced escalation e-mails, nobody on call, the scheduler's drops. */
+  private pagingAlarms(alarm: AddAlarm, { scheduleGroup }: Messaging) {
     alarm(
       this,
       'OutboxIteratorAgeAlarm',
-      publisher.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
+      this.fn(workers.publisher.name).metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
       'The outbox publisher is more than 5 minutes behind the table stream (events are late)',
       { threshold: 5 * 60 * 1000 },
     );
     alarm(
       this,
       'AlertProcessorIteratorAgeAlarm',
-      alertProcessor.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
+      this.fn(workers.alertProcessor.name).metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
       'The alert processor is more than 5 minutes behind the table stream (alerts taken are not applied yet)',
       { threshold: 5 * 60 * 1000 },
     );
@@ -621,6 +757,10 @@ export class IncidentServiceStack extends Stack {
       schedulerMetric('InvocationsFailedToBeSentToDeadLetterCount'),
       "EventBridge Scheduler could not put a failed escalation step into its dead-letter queue: a page was lost without a trace",
     );
+  }
+
+  /** What the AWS services report: the table's throttles and system errors, the public routes' 429s, SES's reputation. */
+  private awsServiceAlarms(alarm: AddAlarm, table: Table, { accessLogs }: Api) {
     // The operations the service uses (a math-expression alarm takes at most 10 metrics).
     const operations = [
       Operation.GET_ITEM,
@@ -664,14 +804,17 @@ export class IncidentServiceStack extends Stack {
     alarm(this, 'SesComplaintRateAlarm', sesReputation('Reputation.ComplaintRate'), `The account's SES complaint rate is above ${alarmThresholds.sesComplaintRate * 100}% (SES reviews the account at 0.1%)`, {
       threshold: alarmThresholds.sesComplaintRate,
     });
+  }
 
-    // ----- Outputs ---------------------------------------------------------------------------
-    new CfnOutput(this, 'ApiUrl', { value: apiUrl });
+  /** Outputs: what a deployer reads (and publishes in DNS). */
+  private outputs({ userPool, userPoolClient }: UserIdentity, { bus, senderIdentity }: Messaging, api: Api, table: Table, alarmTopic: Topic, invokePolicy: ManagedPolicy) {
+    const config = this.config;
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
     if (userPool && userPoolClient) {
       new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
       new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
     }
-    new CfnOutput(this, 'MonitorCheckFunctionArn', { value: monitorCheck.functionArn });
+    new CfnOutput(this, 'MonitorCheckFunctionArn', { value: this.fn(workers.monitorCheck.name).functionArn });
     new CfnOutput(this, 'MonitorCheckInvokePolicyArn', { value: invokePolicy.managedPolicyArn });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -686,6 +829,11 @@ export class IncidentServiceStack extends Stack {
       new CfnOutput(this, 'MailFromMxRecord', { value: `${config.mailFromDomain} MX 10 feedback-smtp.${this.region}.amazonses.com`, description: 'Publish in DNS: the custom MAIL FROM domain' });
       new CfnOutput(this, 'MailFromSpfRecord', { value: `${config.mailFromDomain} TXT "v=spf1 include:amazonses.com ~all"`, description: 'Publish in DNS: SPF of the custom MAIL FROM domain' });
     }
+  }
+
+  /** A function of the description, by name (created by `serviceFunctions`). */
+  private fn(name: string): ServiceLambda {
+    return this.functions.get(name)!;
   }
 
   /** The nested stack of a function group, created on first use. */
