@@ -75,7 +75,7 @@ const schema = z.object({
   /**
    * The first of two deploys that move a stack deployed before issue 28 onto nested stacks: the API's
    * routes are left out, so the old stack's routes are deleted before the nested stacks create them
-   * again (API Gateway refuses a second route with the same key). README: Upgrading.
+   * again (API Gateway refuses a second route with the same key). docs/upgrading.md.
    */
   withoutRoutes: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */

@@ -1,7 +1,8 @@
 /**
  * `npm start`, `npm run token` and `npm run invoke` as a user runs them: processes of their own,
  * on ports other than the defaults, with `.data/` in a temporary directory (LOCAL_DATA_DIR); and
- * the README's local walk-throughs, every block verbatim, top to bottom, in one shell.
+ * the walk-throughs (the README's Try it, then docs/walkthroughs.md), every block verbatim, top to bottom,
+ * in one shell, with PORT and LOCAL_SES_PORT as a reader's second terminal has them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -42,20 +43,28 @@ function helper(script: 'token' | 'invoke', args: string[], env: Record<string, 
   });
 }
 
+/** Where the walk-throughs are: the README's "Try it" section, then docs/walkthroughs.md, which continues its shell. */
+const WALK_THROUGHS = [
+  { file: 'README.md', from: '\n## Try it\n' },
+  { file: 'docs/walkthroughs.md', from: '' },
+];
+
 /**
- * The README's shell blocks from "Getting a token" to "Tests" (the local walk-throughs), each
- * after a marker line, as one script; the only change is the ports (this runtime's, not 3000/8005).
+ * The walk-throughs' shell blocks, in order, each after a marker line, as one script, unchanged: they
+ * derive their URLs from PORT and LOCAL_SES_PORT, which the shell gets (this runtime's, not 3000/8005).
  */
-function readmeWalkThroughs(ports: { port: number; mailboxPort: number }) {
-  const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
-  const local = readme.slice(readme.indexOf('\n## Getting a token'), readme.indexOf('\n## Tests'));
-  const blocks = [...local.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-  const script = blocks
-    .map((block, index) => `echo '@@ README block ${index + 1}'\n${block}`)
-    .join('\n')
-    .replaceAll('localhost:3000', `localhost:${ports.port}`)
-    .replaceAll('localhost:8005', `localhost:${ports.mailboxPort}`);
-  return { script, blocks: blocks.length, text: local };
+function walkThroughs() {
+  const sections = WALK_THROUGHS.map(({ file, from }) => {
+    const text = readFileSync(join(repositoryRoot, file), 'utf8');
+    const start = text.indexOf(from);
+    if (start < 0) throw new Error(`${file} no longer has the walk-throughs' section "${from.trim()}"`);
+    const end = from ? text.indexOf('\n## ', start + from.length) : -1;
+    return text.slice(start, end < 0 ? undefined : end);
+  });
+  const text = sections.join('\n');
+  const blocks = [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  const script = blocks.map((block, index) => `echo '@@ walk-through block ${index + 1}'\n${block}`).join('\n');
+  return { script, blocks: blocks.length, text };
 }
 
 /** What the walk-throughs say their commands print, in order (their `#` comments). */
@@ -89,11 +98,11 @@ const README_SAYS = [
   'idempotent-replayed: true',
 ];
 
-/** The ports the README's webhook walk-through tells the reader to name when starting the runtime (`LOCAL_WEBHOOK_PORTS=9000 npm start`). */
-const readmeWebhookPorts = /`LOCAL_WEBHOOK_PORTS=([\d,]+) npm start`/.exec(readFileSync(join(repositoryRoot, 'README.md'), 'utf8'))?.[1];
+/** The ports the webhook walk-through tells the reader to name when starting the runtime (`LOCAL_WEBHOOK_PORTS=9000 npm start`). */
+const webhookPorts = /`LOCAL_WEBHOOK_PORTS=([\d,]+) npm start`/.exec(readFileSync(join(repositoryRoot, 'docs/walkthroughs.md'), 'utf8'))?.[1];
 
 beforeAll(async () => {
-  if (!readmeWebhookPorts) throw new Error('The README no longer says which ports its webhook walk-through names (`LOCAL_WEBHOOK_PORTS=… npm start`)');
+  if (!webhookPorts) throw new Error('docs/walkthroughs.md no longer says which ports its webhook walk-through names (`LOCAL_WEBHOOK_PORTS=… npm start`)');
   port = await freePort();
   start = spawn(process.execPath, ['--import', 'tsx', scriptModule('start'), '--in-memory'], {
     cwd: repositoryRoot,
@@ -104,8 +113,8 @@ beforeAll(async () => {
       LOCAL_SES_PORT: String((mailboxPort = await freePort())),
       LOCAL_DATA_DIR: dataDir,
       HOST: '',
-      // As the README's webhook walk-through says to start it (its receiver's port).
-      LOCAL_WEBHOOK_PORTS: readmeWebhookPorts,
+      // As the webhook walk-through says to start it (its receiver's port).
+      LOCAL_WEBHOOK_PORTS: webhookPorts,
       // The functions log as they do under npm start (the test run silences its own).
       POWERTOOLS_LOG_LEVEL: 'INFO',
       // Its DynamoDB Local lives for this file only: the test pool's JVM options (quick JIT tier, serial
@@ -153,15 +162,19 @@ describe('npm start on another port', () => {
   });
 
   // Before the tests below, so that its work is long done when DynamoDB Local is killed at the end.
-  it("runs the README's local walk-throughs verbatim, top to bottom, in one shell", async () => {
-    const { script, blocks, text: walkThroughs } = readmeWalkThroughs({ port, mailboxPort });
+  it("runs the README's and docs/walkthroughs.md's walk-throughs verbatim, top to bottom, in one shell", async () => {
+    const { script, blocks, text } = walkThroughs();
     expect(blocks).toBeGreaterThanOrEqual(10);
+    // Every URL of this machine comes from PORT and LOCAL_SES_PORT (`export PORT=3400` reaches them all):
+    // no block names the default ports but as those variables' defaults.
+    const named = script.replaceAll('${PORT:-3000}', '').replaceAll('${LOCAL_SES_PORT:-8005}', '');
+    expect(named.match(/^.*(?:localhost|127\.0\.0\.1):(?:3000|8005)\b.*$/gm) ?? []).toEqual([]);
     // Through a pipe of the shell's own, as a terminal would be a device: `aws … /dev/stdout` can
     // open neither a socket (what Node.js gives a child for its output) nor a file without truncating it.
     const shell = spawn('bash', ['-c', `set -o pipefail\n{\n${script}\n} 2>&1 | cat`], {
       cwd: repositoryRoot,
-      // A second terminal beside `npm start`, as the README says: the same PORT and LOCAL_DATA_DIR.
-      env: { ...process.env, PORT: String(port), LOCAL_DATA_DIR: dataDir },
+      // A second terminal beside `npm start`, as the README says: the same PORT, LOCAL_SES_PORT and LOCAL_DATA_DIR.
+      env: { ...process.env, PORT: String(port), LOCAL_SES_PORT: String(mailboxPort), LOCAL_DATA_DIR: dataDir },
     });
     let printed = '';
     shell.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
@@ -179,7 +192,7 @@ describe('npm start on another port', () => {
     // walk-throughs say they print.
     const stops = printed.split('\n').filter((line) => /command not found|^\s*(\w+)?Error\b|Uncaught|EADDRINUSE|Internal Server Error|refused:/.test(line));
     expect(stops).toEqual([]);
-    const unexpected = [...printed.matchAll(/"error":"([^"]+)"/g)].map((match) => match[1]!).filter((error) => !walkThroughs.includes(error));
+    const unexpected = [...printed.matchAll(/"error":"([^"]+)"/g)].map((match) => match[1]!).filter((error) => !text.includes(error));
     expect(unexpected).toEqual([]);
     // A deadline, not an expectation: the README's commands one after another, each a process of its own
     // (npm, tsx, curl, node): 37 s alone on a busy machine, over 60 s beside the whole suite under stress-ng.

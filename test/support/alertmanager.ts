@@ -98,11 +98,14 @@ export class Alertmanager {
     process.stderr?.on('data', keep);
   }
 
-  /** Starts one and waits (up to `readyBaseMs` × the run's deadline factor) until it answers `/-/ready`. */
-  static async start(receivers: ReceiverConfig, readyBaseMs = 30_000): Promise<Alertmanager> {
+  /**
+   * Starts one and waits (up to `readyBaseMs` × the run's deadline factor) until it answers `/-/ready`:
+   * with the generated configuration for `receivers`, or with a whole `alertmanager.yml` of the caller's (the README's).
+   */
+  static async start(receivers: ReceiverConfig | string, readyBaseMs = 30_000): Promise<Alertmanager> {
     const directory = await mkdtemp(join(tmpdir(), 'alertmanager-'));
     const configFile = join(directory, 'alertmanager.yml');
-    await writeFile(configFile, alertmanagerConfig(receivers));
+    await writeFile(configFile, typeof receivers === 'string' ? receivers : alertmanagerConfig(receivers));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(
