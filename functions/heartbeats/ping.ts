@@ -10,7 +10,7 @@ export const handler = rawRoute(
     failure: 'Failed to record heartbeat',
     status: 202,
     params: z.strictObject({ key: described(z.string(), { description: "One of the monitor's integration keys: the heartbeat URL is a secret (logs show `[key]`)" }) }),
-    requestBody: { description: 'Anything (ignored)', schema: described(z.unknown(), { id: 'HeartbeatPing' }) },
+    requestBody: { description: 'Optional: no body, or anything (ignored)', schema: z.optional(described(z.unknown(), { id: 'HeartbeatPing' })) },
     responses: {
       202: { description: 'Ping recorded', schema: described(z.strictObject({ message: z.literal('Heartbeat recorded') }), { id: 'HeartbeatRecorded' }) },
       404: {

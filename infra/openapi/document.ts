@@ -368,7 +368,14 @@ export async function buildDocument() {
         ? { requestBody: { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: components.body(body) } } } }
         : {}),
       ...(contract.requestBody
-        ? { requestBody: { required: true, description: contract.requestBody.description, content: { 'application/json': { schema: components.of(contract.requestBody.schema, 'input') } } } }
+        ? {
+            requestBody: {
+              // As a parsed body's: required unless its schema takes none (a heartbeat ping's).
+              required: !contract.requestBody.schema.safeParse(undefined).success,
+              description: contract.requestBody.description,
+              content: { 'application/json': { schema: components.of(contract.requestBody.schema, 'input') } },
+            },
+          }
         : {}),
       responses: responsesOf(components, route, contract),
     };
@@ -383,9 +390,15 @@ export async function buildDocument() {
       title: 'Incident and team management service',
       version: version.default.version,
       description:
-        'Incidents tied to monitors (status flow, severity, acknowledgement, escalation, subscriber e-mail) and teams ' +
-        '(roles, e-mail invitations with expiring tokens). Errors are `{"error": "<text>"}`; validation errors add ' +
-        '`details: [{field, message}]`. Timestamps are ISO 8601 UTC.',
+        'An incident and on-call service. **Incidents** tied to monitors: status flow, severity, acknowledgement, a timeline, ' +
+        'subscriber e-mail. **Teams**: roles and e-mail invitations with expiring tokens; monitors, policies, schedules and ' +
+        'webhooks shared with a team. **Monitors**: failure threshold, escalation policy, heartbeat. **Alerts in** through a ' +
+        "monitor's **integrations**: a PagerDuty Events API v2-compatible endpoint, an Alertmanager/Grafana webhook endpoint " +
+        'and **heartbeat** pings, all authenticated by an integration key. **Escalation policies**: who is paged, and when, while ' +
+        'an automatic incident stays unacknowledged. **Schedules and on-call**: rotations in layers, restrictions and ' +
+        'overrides in an IANA time zone; who is on call, the shifts, an iCalendar feed. **Webhooks** out: signed messages ' +
+        '(Standard Webhooks) or Slack-compatible chat messages on incident events. **Subscribers**: status-page e-mail once ' +
+        'confirmed.\n\nErrors are `{"error": "<text>"}`; validation errors add `details: [{field, message}]`. Timestamps are ISO 8601 UTC.',
       license: { name: 'UNLICENSED', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [

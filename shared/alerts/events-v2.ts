@@ -32,7 +32,7 @@
  * key; PagerDuty answers that text bare, the issue wants PagerDuty's JSON) and the 413's text.
  */
 import { randomUUID } from 'node:crypto';
-import type { Severity } from '../incidents/model.js';
+import type { AlertDetails, Severity } from '../incidents/model.js';
 import { codePointLength, incidentTitle, wellFormed, type AlertEvent, type Json } from './model.js';
 
 /** Events up to 512 KiB are taken (PagerDuty: "Events API payloads are limited to 512 KB"; Alertmanager strips details past 512,000 bytes). */
@@ -160,6 +160,68 @@ export const rateLimitedAnswer = (retryAfterSeconds: number): EventsV2Answer => 
     errors: ['Enhance Your Calm.'],
   }),
 });
+
+/**
+ * The most an incident keeps of a trigger's details (`alertDetails`), as UTF-8 JSON: 16 KiB, what
+ * PagerDuty shows of an alert's body at a glance and far inside DynamoDB's 400 KB item. The event itself
+ * may be 512 KiB (Alertmanager fills `custom_details` with every label and annotation of a group).
+ */
+export const ALERT_DETAILS_MAX_BYTES = 16 * 1024;
+/** A text field's most characters as kept (`source`, `component`, … and each link's and image's texts). */
+const DETAIL_TEXT_MAX_LENGTH = 1024;
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** At most `max` characters (code points) of `text`. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join('');
+}
+
+const cutText = (text: string | null) => (text === null ? null : cut(text, DETAIL_TEXT_MAX_LENGTH));
+
+/**
+ * A trigger's details as its incident keeps them (issue 42 §6): each text at most 1,024 characters, and
+ * the whole at most `ALERT_DETAILS_MAX_BYTES` of JSON. Past that, `custom_details` becomes its JSON
+ * text cut to what fits (images, then links, dropped first if even the rest does not fit), with
+ * `truncated: true`: the alert is never refused for its size (PagerDuty takes up to 512 KiB), and
+ * what is kept is what a person reads first.
+ */
+export function alertDetails(details: EventsV2Details): AlertDetails {
+  const kept: AlertDetails = {
+    source: cut(details.source, DETAIL_TEXT_MAX_LENGTH),
+    severity: details.pagerdutySeverity,
+    component: cutText(details.component),
+    group: cutText(details.group),
+    class: cutText(details.class),
+    custom_details: details.customDetails ?? null,
+    links: details.links.map((link) => ({ href: cut(link.href, DETAIL_TEXT_MAX_LENGTH), ...(link.text === undefined ? {} : { text: cut(link.text, DETAIL_TEXT_MAX_LENGTH) }) })),
+    images: details.images.map((image) => ({
+      src: cut(image.src, DETAIL_TEXT_MAX_LENGTH),
+      ...(image.href === undefined ? {} : { href: cut(image.href, DETAIL_TEXT_MAX_LENGTH) }),
+      ...(image.alt === undefined ? {} : { alt: cut(image.alt, DETAIL_TEXT_MAX_LENGTH) }),
+    })),
+    client: cutText(details.client),
+    client_url: cutText(details.clientUrl),
+    truncated: false,
+  };
+  if (jsonBytes(kept) <= ALERT_DETAILS_MAX_BYTES) return kept;
+  const rest: AlertDetails = { ...kept, custom_details: '', truncated: true };
+  while (jsonBytes(rest) > ALERT_DETAILS_MAX_BYTES && (rest.images.length > 0 || rest.links.length > 0)) {
+    if (rest.images.length > 0) rest.images = rest.images.slice(0, -1);
+    else rest.links = rest.links.slice(0, -1);
+  }
+  // The longest prefix of custom_details' JSON text (whole characters) that keeps the whole within the cap.
+  const text = Array.from(JSON.stringify(kept.custom_details));
+  let fits = 0;
+  let over = text.length + 1;
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    if (jsonBytes({ ...rest, custom_details: text.slice(0, middle).join('') }) <= ALERT_DETAILS_MAX_BYTES) fits = middle;
+    else over = middle;
+  }
+  return { ...rest, custom_details: text.slice(0, fits).join('') };
+}
 
 type JsonObject = { [key: string]: Json };
 

@@ -24,7 +24,7 @@ import { raise, readSignal, type SignalRead } from '../paging/signal.js';
 import { integrationKeyItem } from '../integrations/model.js';
 import { monitorItem as monitorSchema } from '../monitors/model.js';
 import { entryRecord, timelineEntry } from '../incidents/timeline.js';
-import type { Severity, Status } from '../incidents/model.js';
+import type { AlertDetails, Severity, Status } from '../incidents/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
 import { incidentTitle, type AlertEvent, type TriggerEvent } from './model.js';
 
@@ -161,6 +161,8 @@ export type IngestEvent = AlertEvent & {
    * applied in, so a re-sent notification applies each alert state once (issue 41 §3).
    */
   state?: string;
+  /** An Events API v2 trigger's details, bounded (`alertDetails`): kept with the incident it opens and in its `created` entry. */
+  alertDetails?: AlertDetails;
 };
 
 export type IngestOutcome = 'opened' | 'counted' | 'acknowledged' | 'resolved' | 'ignored' | 'monitor_gone';
@@ -338,7 +340,11 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
  * new one opens, claiming the key. `first`: the dedup read already made. The incident that holds the
  * key is remembered for the next repeat, unless it was resolved once (`countRepeat` would refuse it).
  */
-async function trigger(integration: IntegrationRef, event: TriggerEvent & { message?: string | null; state?: string; fields?: Record<string, unknown> }, first?: SignalRead): Promise<IngestOutcome> {
+async function trigger(
+  integration: IntegrationRef,
+  event: TriggerEvent & { message?: string | null; state?: string; fields?: Record<string, unknown>; alertDetails?: AlertDetails },
+  first?: SignalRead,
+): Promise<IngestOutcome> {
   let reopened = false;
   const raised = await raise(
     {
@@ -353,12 +359,19 @@ async function trigger(integration: IntegrationRef, event: TriggerEvent & { mess
         title: event.title,
         severity: event.severity,
         message: event.message ?? null,
-        fields: { alert_count: 1, last_alert_at: clock.nowIso(), dedup_key: event.dedupKey, ...event.fields },
+        fields: {
+          alert_count: 1,
+          last_alert_at: clock.nowIso(),
+          dedup_key: event.dedupKey,
+          ...event.fields,
+          ...(event.alertDetails ? { alert_details: event.alertDetails } : {}),
+        },
         createdDetails: {
           integration_id: integration.integrationId,
           integration_name: integration.integrationName,
           dedup_key: event.dedupKey,
           ...(event.summary !== event.title ? { summary: event.summary } : {}),
+          ...(event.alertDetails ? { alert_details: event.alertDetails } : {}),
         },
       }),
       addTo: async (incidentId) => {

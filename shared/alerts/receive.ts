@@ -7,6 +7,7 @@ import { TooManyRequestsError, UnauthorizedError } from '../platform/errors.js';
 import { parseWebhookNotification } from './alertmanager.js';
 import {
   acceptedAnswer,
+  alertDetails,
   parseEventsV2,
   rateLimitedAnswer,
   unknownRoutingKeyAnswer,
@@ -33,7 +34,9 @@ export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
   if (!admission.ok) return admission.reason === 'rate' ? rateLimitedAnswer(admission.retryAfterSeconds) : unknownRoutingKeyAnswer();
   // The incident's message: the full summary when the title had to be cut from it.
   const message = event.action === 'trigger' && event.summary !== event.title ? event.summary : null;
-  const outcome = await ingestEvent(admission.integration, { ...event, message }, prefetched);
+  // What the trigger carried beyond the incident's fields, kept with the incident it opens (bounded).
+  const details = event.details ? alertDetails(event.details) : undefined;
+  const outcome = await ingestEvent(admission.integration, { ...event, message, ...(details ? { alertDetails: details } : {}) }, prefetched);
   return outcome === 'monitor_gone' ? unknownRoutingKeyAnswer() : acceptedAnswer(event.dedupKey);
 }
 

@@ -82,6 +82,49 @@ export const listIncidentsQuery = z
   );
 export type ListIncidentsQuery = z.output<typeof listIncidentsQuery>;
 
+/**
+ * What an Events API v2 trigger carried beyond the incident's own fields (issue 42 §6), as PagerDuty
+ * shows an alert's: kept with the incident it opened (its message item, which no index or list page
+ * carries) and in its `created` entry. Bounded: see `ALERT_DETAILS_MAX_BYTES` in shared/alerts/events-v2.ts.
+ */
+export const AlertDetails = described(
+  z.strictObject({
+    source: z.string(),
+    severity: described(z.enum(['critical', 'error', 'warning', 'info']), { description: "The event's own severity (the incident's is mapped from it)" }),
+    component: z.nullable(z.string()),
+    group: z.nullable(z.string()),
+    class: z.nullable(z.string()),
+    custom_details: described(z.unknown(), {
+      description: "`payload.custom_details` as sent (any JSON; null when absent); when the whole would pass 16 KiB, its JSON text cut to fit (`truncated`)",
+    }),
+    links: z.array(z.strictObject({ href: z.string(), text: z.optional(z.string()) })),
+    images: described(z.array(z.strictObject({ src: z.string(), href: z.optional(z.string()), alt: z.optional(z.string()) })), {
+      description: 'HTTPS images only (others are dropped, as PagerDuty does)',
+    }),
+    client: z.nullable(z.string()),
+    client_url: z.nullable(z.string()),
+    truncated: described(z.boolean(), { description: 'True when something was cut to keep the details within 16 KiB of JSON' }),
+  }),
+  {
+    id: 'AlertDetails',
+    description: 'Incidents opened by an Events API v2 trigger only: the fields of the trigger that opened it beyond summary and severity',
+    example: {
+      source: 'checkout-api-7f9c',
+      severity: 'critical',
+      component: 'postgres',
+      group: 'prod-eu',
+      class: 'disk',
+      custom_details: { free_space: '1%', mount: '/var/lib/postgresql' },
+      links: [{ href: 'https://grafana.example.com/d/checkout', text: 'Dashboard' }],
+      images: [],
+      client: 'Grafana',
+      client_url: 'https://grafana.example.com',
+      truncated: false,
+    },
+  },
+);
+export type AlertDetails = z.output<typeof AlertDetails>;
+
 const nullable = z.pipe(
   z.nullish(z.string()),
   z.transform((value) => value ?? null),
@@ -117,6 +160,16 @@ export const incidentItem = z.object({
   alert_count: z.optional(z.number()),
   last_alert_at: z.optional(z.string()),
   dedup_key: z.optional(z.string()),
+  /**
+   * Opened by an Events API v2 trigger: what it carried beyond the incident's fields. Stored as JSON text
+   * on the message item (any JSON: DynamoDB takes neither its every number nor its every depth).
+   */
+  alert_details: z.optional(
+    z.pipe(
+      z.union([z.string(), z.custom<AlertDetails>((value) => typeof value === 'object' && value !== null)]),
+      z.transform((value): AlertDetails => (typeof value === 'string' ? (JSON.parse(value) as AlertDetails) : value)),
+    ),
+  ),
 });
 export type Incident = z.output<typeof incidentItem>;
 
@@ -218,6 +271,7 @@ export const AcknowledgementBody = described(
 export const IncidentDetail = described(
   z.extend(IncidentListItem, {
     acknowledgement: z.optional(AcknowledgementBody),
+    alert_details: z.optional(AlertDetails),
     escalation_steps: z.optional(
       z.array(described(z.strictObject({ step_order: z.int().check(z.minimum(1)), delay_minutes: z.int().check(z.minimum(0)) }), { id: 'EscalationStep' })),
     ),
@@ -265,6 +319,7 @@ export const incidentDetailView = (
 ): z.output<typeof IncidentDetail> => ({
   ...incidentListView(incident),
   ...(acknowledgement ? { acknowledgement: acknowledgementView(acknowledgement) } : {}),
+  ...(incident.alert_details ? { alert_details: incident.alert_details } : {}),
   ...(incident.escalation_policy_id
     ? { escalation_steps: steps.map(({ step_order, delay_minutes }) => ({ step_order, delay_minutes })) }
     : {}),

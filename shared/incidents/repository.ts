@@ -22,6 +22,7 @@ import {
   escalationStepItem,
   incidentItem,
   type Acknowledgement,
+  type AlertDetails,
   type EscalationStep,
   type Incident,
 } from './model.js';
@@ -63,7 +64,7 @@ export function incidentIndexKeys(incident: Incident): { set: Record<string, str
 
 /** The incident as stored: its item with every index key it implies; its message is an item of its own. */
 export const incidentAttributes = (incident: Incident) => {
-  const { message: _message, ...fields } = incident;
+  const { message: _message, alert_details: _details, ...fields } = incident;
   return {
     ...keys.incident(incident.id),
     ...incidentIndexKeys(incident).set,
@@ -75,9 +76,16 @@ export const incidentAttributes = (incident: Incident) => {
   };
 };
 
-/** The incident's message item (none without a message). */
+/** The incident's message item (none without a message or an alert's details): neither is in an index or a list page. */
 export const incidentMessageItem = (incident: Incident) =>
-  incident.message === null ? undefined : { ...keys.incidentMessage(incident.id), type: 'incident_message', message: incident.message };
+  incident.message === null && !incident.alert_details
+    ? undefined
+    : {
+        ...keys.incidentMessage(incident.id),
+        type: 'incident_message',
+        ...(incident.message === null ? {} : { message: incident.message }),
+        ...(incident.alert_details ? { alert_details: JSON.stringify(incident.alert_details) } : {}),
+      };
 
 /**
  * Writes a new incident (and its message) together with `extra` actions (guards, the monitor's
@@ -94,7 +102,7 @@ export async function insertIncident<N extends string>(incident: Incident, extra
 
 /** The incident from its item and its message item, read together. */
 export const withMessage = (incident: Item | undefined, message: Item | undefined): Incident | undefined =>
-  incident ? incidentItem.parse({ ...incident, message: message?.message }) : undefined;
+  incident ? incidentItem.parse({ ...incident, message: message?.message, alert_details: message?.alert_details }) : undefined;
 
 /** The incident with its message: one strongly consistent BatchGetItem. */
 export async function getIncident(incidentId: string): Promise<Incident | undefined> {
@@ -198,7 +206,12 @@ export async function getIncidentCollection(incidentId: string): Promise<Inciden
   }
   if (!incident) return undefined;
   escalationSteps.sort((a, b) => a.step_order - b.step_order);
-  return { incident: { ...incident, message: typeof message?.message === 'string' ? message.message : null }, acknowledgement, escalationSteps };
+  const alertDetails = typeof message?.alert_details === 'string' ? (JSON.parse(message.alert_details) as AlertDetails) : undefined;
+  return {
+    incident: { ...incident, message: typeof message?.message === 'string' ? message.message : null, ...(alertDetails ? { alert_details: alertDetails } : {}) },
+    acknowledgement,
+    escalationSteps,
+  };
 }
 
 /** The filters of an incident list, by dimension (undefined: not filtered). */

@@ -14,7 +14,7 @@ import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../platform/events/snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
-import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
+import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
 export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'resolved'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
@@ -71,6 +71,7 @@ export const TimelineDetails = described(
     integration_name: documented(z.optional(z.string()), 'likewise: its name'),
     dedup_key: documented(z.optional(z.string()), '`created` by an alert: the alert\'s dedup key'),
     summary: documented(z.optional(z.string()), '`created` by an alert: its full summary, of which the title may be cut'),
+    alert_details: documented(z.optional(AlertDetails), '`created` by an Events API v2 trigger: what it carried beyond summary and severity, as on the incident'),
   }),
   { id: 'TimelineDetails' },
 );
@@ -115,7 +116,11 @@ export const timelineEntryView = (item: z.output<typeof timelineEntryItem>): Tim
   user_id: item.user_id,
   user_name: item.user_name,
   created_at: item.created_at,
-  details: item.details as TimelineDetails | null,
+  // An alert's details are stored as JSON text (`entryRecord`).
+  details:
+    typeof item.details?.alert_details === 'string'
+      ? ({ ...item.details, alert_details: JSON.parse(item.details.alert_details) } as TimelineDetails)
+      : (item.details as TimelineDetails | null),
 });
 
 /** Who did something: a person (id and name), or nobody for what the service did itself. */
@@ -153,6 +158,8 @@ export const entryRecord = (entry: TimelineEntry, ordinal = 0) => ({
   ...keys.incidentUpdate(entry.incident_id, entry.created_at, ordinal, entry.id),
   type: 'incident_update',
   ...entry,
+  // An alert's details as JSON text: any JSON, which a DynamoDB map cannot always hold (its numbers, its depth).
+  ...(entry.details?.alert_details ? { details: { ...entry.details, alert_details: JSON.stringify(entry.details.alert_details) } } : {}),
 });
 
 /** The transaction item that writes an entry (never over another). */

@@ -94,13 +94,17 @@ export const MonitorBody = described(
         example: { interval_seconds: 300, grace_seconds: 60 },
       }),
     ),
+    last_ping_at: described(z.nullable(Timestamp), {
+      description: 'When the last heartbeat ping arrived; null before the first ping (turning the heartbeat on is not one) and for a monitor without a heartbeat',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
   { id: 'Monitor', example: monitorExample },
 );
 
-export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => ({
+/** `lastPingAt`: the heartbeat item's `last_ping_at` (read beside the monitor); shown only while it has a heartbeat. */
+export const monitorView = (monitor: Monitor, lastPingAt: string | null = null): z.output<typeof MonitorBody> => ({
   id: monitor.id,
   name: monitor.name,
   owner_id: monitor.owner_id,
@@ -108,6 +112,7 @@ export const monitorView = (monitor: Monitor): z.output<typeof MonitorBody> => (
   escalation_policy_id: monitor.escalation_policy_id,
   team_id: monitor.team_id,
   heartbeat: monitor.heartbeat,
+  last_ping_at: monitor.heartbeat ? lastPingAt : null,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,
 });

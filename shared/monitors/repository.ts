@@ -83,6 +83,26 @@ export async function getMonitorAnd<T>(monitorId: string, itemKey: Record<string
   return { monitor: monitor ? monitorItem.parse(monitor) : undefined, item: item ? parse(item) : undefined };
 }
 
+/** The heartbeat item's `last_ping_at`, null when it has none (never pinged, or no heartbeat). */
+const lastPingOf = (item: Item | undefined): string | null => (typeof item?.last_ping_at === 'string' ? item.last_ping_at : null);
+
+/** The monitor and its heartbeat's last ping, in one BatchGetItem (strongly consistent). */
+export async function getMonitorWithLastPing(monitorId: string): Promise<{ monitor?: Monitor; lastPingAt: string | null }> {
+  const { monitor, item } = await getMonitorAnd(monitorId, keys.monitorHeartbeat(monitorId), (heartbeat) => heartbeat);
+  return { monitor, lastPingAt: lastPingOf(item) };
+}
+
+/**
+ * The last ping of each monitor with a heartbeat among `monitors` (a list page): one BatchGetItem of
+ * their heartbeat items (a call per 100), none when no monitor of the page has a heartbeat.
+ */
+export async function lastPings(monitors: Monitor[]): Promise<Map<string, string | null>> {
+  const ids = monitors.filter((monitor) => monitor.heartbeat).map((monitor) => monitor.id);
+  if (ids.length === 0) return new Map();
+  const items = await batchGet(ids.map((id) => keys.monitorHeartbeat(id)));
+  return new Map(items.map((item) => [String(item.monitor_id), lastPingOf(item)]));
+}
+
 export async function getMonitor(monitorId: string): Promise<Monitor | undefined> {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.monitor(monitorId), ConsistentRead: true }),

@@ -48,10 +48,11 @@ export type HeartbeatGone = (monitorId: string, actor: { id: string; name: strin
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
  * found` otherwise, exactly as for a monitor that never existed.
  */
-async function visibleMonitor(caller: Caller, monitorId: string): Promise<Monitor> {
-  const monitor = await repository.getMonitor(monitorId);
+async function visibleMonitor(caller: Caller, monitorId: string): Promise<{ monitor: Monitor; lastPingAt: string | null }> {
+  // With its heartbeat's last ping: one BatchGetItem of both.
+  const { monitor, lastPingAt } = await repository.getMonitorWithLastPing(monitorId);
   if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
-  return monitor;
+  return { monitor, lastPingAt };
 }
 
 /**
@@ -100,12 +101,23 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
-  return monitorView(await visibleMonitor(caller, monitorId));
+  const { monitor, lastPingAt } = await visibleMonitor(caller, monitorId);
+  return monitorView(monitor, lastPingAt);
 }
 
-/** A page of the caller's own monitors and those of every team they belong to (or of one team), newest first. */
-export function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
-  return pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), monitorView);
+/**
+ * A page of the caller's own monitors and those of every team they belong to (or of one team), newest
+ * first; the last pings of its heartbeat monitors in one more read (none without heartbeats).
+ */
+export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
+  const page = await pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), (monitor) => monitor);
+  const pings = await repository.lastPings(page.items);
+  return { ...page, items: page.items.map((monitor) => monitorView(monitor, pings.get(monitor.id) ?? null)) };
+}
+
+/** The monitor's form after a write: its heartbeat's last ping read (one GetItem) when it has a heartbeat. */
+async function writtenView(monitor: Monitor): Promise<MonitorView> {
+  return monitorView(monitor, monitor.heartbeat ? ((await repository.lastPings([monitor])).get(monitor.id) ?? null) : null);
 }
 
 const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
@@ -125,7 +137,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
   if (policyId === undefined && teamId === undefined && fields.heartbeat === undefined) {
     // The owner's plain update is one conditional UpdateItem; refused, it answers the monitor as it was.
     const own = await repository.updateOwnMonitor(caller.userId, monitorId, fields, clock.nowIso());
-    if (own.monitor) return monitorView(own.monitor);
+    if (own.monitor) return writtenView(own.monitor);
     current = own.was;
   } else {
     current = await repository.getMonitor(monitorId);
@@ -158,7 +170,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     switch (outcome) {
       case 'ok':
         if (resolution.length > 0) countMetric('IncidentResolved');
-        return monitorView(next);
+        return writtenView(next);
       case 'changed':
         current = await repository.getMonitor(monitorId);
         return undefined;

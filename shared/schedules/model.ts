@@ -7,7 +7,7 @@ import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { overrideExample, scheduleExample } from '../platform/api/examples.js';
 import { pageParams } from '../platform/api/paging.js';
-import { isCalendarDate, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
+import { isCalendarDate, localDateTimeMinute, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
 
 export const MAX_LAYERS = 10;
 export const MAX_LAYER_MEMBERS = 50;
@@ -29,10 +29,15 @@ export const WallClockTime = described(
   { description: 'Local wall-clock time of the schedule\'s zone, HH:MM', example: '09:00' },
 );
 
-/** A local date and time without offset, to the minute. */
+/**
+ * A local date and time without offset, to the minute: `YYYY-MM-DDTHH:MM`, or with seconds of zero
+ * (`:00`, `:00.000`, as `Temporal.PlainDateTime` and most clients write it), stored and answered as
+ * `YYYY-MM-DDTHH:MM`; other seconds are refused, not cut (a shift starts on a minute).
+ */
 export const LocalDateTime = described(
   z.string().check(
     z.refine((value) => parseLocalDateTime(value) !== undefined, { message: 'Must be a local date-time YYYY-MM-DDTHH:MM', abort: true }),
+    z.refine((value) => parseLocalDateTime(value)?.pastTheMinute === false, { message: 'Must be on a whole minute (seconds 00)', abort: true }),
     z.refine(
       (value) => {
         const parts = parseLocalDateTime(value);
@@ -40,8 +45,12 @@ export const LocalDateTime = described(
       },
       { message: 'Must be a date of the calendar' },
     ),
+    z.overwrite(localDateTimeMinute),
   ),
-  { description: 'Local date and wall-clock time in the schedule\'s zone, without offset', example: '2026-03-02T09:00' },
+  {
+    description: "Local date and wall-clock time in the schedule's zone, without offset: YYYY-MM-DDTHH:MM, or YYYY-MM-DDTHH:MM:SS with seconds 00; answered as YYYY-MM-DDTHH:MM",
+    example: '2026-03-02T09:00',
+  },
 );
 
 /** A named IANA zone (case-insensitive, stored in the zone's own spelling); fixed offsets are not zones. */

@@ -15,7 +15,8 @@ import * as PlainDateTime from 'temporal-polyfill/fns/PlainDateTime';
 import * as ZonedDateTime from 'temporal-polyfill/fns/ZonedDateTime';
 
 const WALL_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
-const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)$/;
+/** `YYYY-MM-DDTHH:MM`, optionally with seconds and a fraction (`:SS`, `:SS.sss`), as `Temporal.PlainDateTime` and most clients write it. */
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.(\d{1,9}))?)?$/;
 
 export interface LocalDateTimeParts {
   year: number;
@@ -23,6 +24,8 @@ export interface LocalDateTimeParts {
   day: number;
   hour: number;
   minute: number;
+  /** True when the text had seconds or a fraction other than zero (`09:00:30`, `09:00:00.5`). */
+  pastTheMinute: boolean;
 }
 
 /** `HH:MM` as numbers; undefined when it is not one. */
@@ -31,13 +34,20 @@ export function parseWallTime(value: string): WallTime | undefined {
   return match ? { hour: Number(match[1]), minute: Number(match[2]) } : undefined;
 }
 
-/** `YYYY-MM-DDTHH:MM` as numbers (the date not checked against the calendar); undefined when it is not one. */
+/**
+ * `YYYY-MM-DDTHH:MM` (or with `:SS`, `:SS.sss`) as numbers (the date not checked against the calendar);
+ * undefined when it is not one.
+ */
 export function parseLocalDateTime(value: string): LocalDateTimeParts | undefined {
   const match = LOCAL_DATE_TIME.exec(value);
   if (!match) return undefined;
-  const [year, month, day, hour, minute] = match.slice(1).map(Number) as [number, number, number, number, number];
-  return { year, month, day, hour, minute };
+  const [year, month, day, hour, minute] = match.slice(1, 6).map(Number) as [number, number, number, number, number];
+  const pastTheMinute = /[1-9]/.test(`${match[6] ?? ''}${match[7] ?? ''}`);
+  return { year, month, day, hour, minute, pastTheMinute };
 }
+
+/** The minute form `YYYY-MM-DDTHH:MM` of a local date-time (seconds and a fraction of zero dropped), as stored. */
+export const localDateTimeMinute = (value: string): string => value.slice(0, 16);
 
 /** A day of the local calendar (ISO). */
 export type LocalDate = PlainDate.Record;

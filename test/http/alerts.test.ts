@@ -104,6 +104,71 @@ describe('POST /v2/enqueue', () => {
     expect(await followUp(paging.key, 'resolve', key)).toMatchObject(accepted(key));
   });
 
+  it("keeps a trigger's other fields with the incident it opens (get and the `created` entry, not the list), as sent; none reaches an e-mail", async () => {
+    const key = dedup('details');
+    const marker = `marker-${key}`;
+    // Any JSON: markup, a number no DynamoDB number holds, nesting deeper than a DynamoDB map's 32 levels.
+    let deep: unknown = { bottom: true };
+    for (let level = 0; level < 40; level++) deep = { level: deep };
+    const custom_details = { note: `<script>alert("${marker}")</script>`, bytes: 1e300, deep, list: [1, 'two', null] };
+    const before = { oncall: (await mailTo(api, paging.oncall)).length, subscriber: (await mailTo(api, paging.subscriber)).length };
+    const sent = await enqueue({
+      routing_key: paging.key,
+      event_action: 'trigger',
+      dedup_key: key,
+      payload: { summary: 'Disk almost full', source: 'db-7', severity: 'warning', component: 'postgres', group: 'prod-eu', class: 'disk', custom_details },
+      links: [{ href: 'https://grafana.example.com/d/1', text: `<i>${marker}</i>` }, { text: 'no href' }],
+      images: [{ src: 'https://grafana.example.com/a.png', alt: 'graph' }, { src: 'http://insecure.example.com/b.png' }],
+      client: 'Grafana',
+      client_url: 'https://grafana.example.com',
+    });
+    expect(sent).toMatchObject(accepted(key));
+    const expected = {
+      source: 'db-7',
+      severity: 'warning',
+      component: 'postgres',
+      group: 'prod-eu',
+      class: 'disk',
+      custom_details,
+      links: [{ href: 'https://grafana.example.com/d/1', text: `<i>${marker}</i>` }],
+      images: [{ src: 'https://grafana.example.com/a.png', alt: 'graph' }],
+      client: 'Grafana',
+      client_url: 'https://grafana.example.com',
+      truncated: false,
+    };
+    const opened = (await incidentsOf(paging.monitorId)).find((item) => item.title === 'Disk almost full' && item.status !== 'RESOLVED');
+    expect(opened).toBeDefined();
+    expect(opened).not.toHaveProperty('alert_details');
+    expect((await incident(opened.id)).alert_details).toEqual(expected);
+    expect((await timeline(opened.id))[0]).toMatchObject({ kind: 'created', details: { dedup_key: key, alert_details: expected } });
+    // A repeat counts; the incident keeps the details of the trigger that opened it.
+    expect(await trigger(paging.key, key, { summary: 'Disk almost full', source: 'db-8', custom_details: { other: 1 } })).toMatchObject(accepted(key));
+    expect((await incident(opened.id)).alert_details).toEqual(expected);
+    // Acknowledge and resolve carry no details.
+    expect(await followUp(paging.key, 'resolve', key)).toMatchObject(accepted(key));
+    expect((await incident(opened.id)).alert_details).toEqual(expected);
+    // The page, the new-incident and the resolution e-mails went out, and none carries any of it.
+    await settle(api);
+    const pages = await awaitMail(api, paging.oncall, before.oncall + 1);
+    const notices = await awaitMail(api, paging.subscriber, before.subscriber + 2);
+    for (const email of [...pages, ...notices]) expect(JSON.stringify(email)).not.toContain(marker);
+  });
+
+  it("bounds the details it keeps to 16 KiB of JSON: past it, custom_details becomes its JSON text cut to fit, marked truncated", async () => {
+    const key = dedup('details-large');
+    const custom_details = { log: `${'é'.repeat(100_000)}`, tail: 'end' };
+    expect(await trigger(plain.key, key, { summary: 'Huge details', custom_details, component: 'c'.repeat(5000) })).toMatchObject(accepted(key));
+    const opened = (await incidentsOf(plain.monitorId)).find((item) => item.title === 'Huge details' && item.status !== 'RESOLVED');
+    const { alert_details: kept } = await incident(opened.id);
+    expect(kept).toMatchObject({ source: 'checkout-api', severity: 'critical', component: 'c'.repeat(1024), truncated: true });
+    expect(Buffer.byteLength(JSON.stringify(kept), 'utf8')).toBeLessThanOrEqual(16 * 1024);
+    expect(Buffer.byteLength(JSON.stringify(kept), 'utf8')).toBeGreaterThan(16 * 1024 - 8);
+    expect(typeof kept.custom_details).toBe('string');
+    expect(JSON.stringify(custom_details).startsWith(kept.custom_details)).toBe(true);
+    expect((await timeline(opened.id))[0].details.alert_details).toEqual(kept);
+    await followUp(plain.key, 'resolve', key);
+  });
+
   it('trigger → acknowledge → resolve → trigger: two incidents; the acknowledgement and the resolution name the integration', async () => {
     const key = dedup('cycle');
     await trigger(plain.key, key, { severity: 'warning' });

@@ -82,10 +82,13 @@ const alertEvent = (dedupKey: string) => ({ routing_key: ids.alertKey, event_act
 /** In order: later cases use what earlier ones made. */
 const cases: Case[] = [
   { route: 'monitors-create', method: 'POST', path: () => '/api/monitors', body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 1 },
-  // The caller is in one team (T = 1): own scope and memberships, then the team's scope and one check of teams and memberships.
-  { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', expectStatus: 200, budget: 4, rounds: 2 },
+  // The caller is in one team (T = 1): own scope and memberships, then the team's scope and one check of teams and memberships;
+  // then one BatchGetItem of the page's heartbeat items for their `last_ping_at` (the page has a heartbeat monitor; none without one).
+  { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', expectStatus: 200, budget: 5, rounds: 3 },
   { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${ids.monitor}`, expectStatus: 200, budget: 1 },
   { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.monitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 1 },
+  // A heartbeat monitor's answer carries its heartbeat's `last_ping_at`: one GetItem after the write.
+  { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.spareMonitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: ids.monitor, title: 'Budget' }), expectStatus: 201, budget: 2 },
   { route: 'incidents-list', method: 'GET', path: () => '/api/incidents?severity=MEDIUM', expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'incidents-get', method: 'GET', path: () => `/api/incidents/${ids.incident}`, expectStatus: 200, budget: 1 },

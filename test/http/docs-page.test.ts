@@ -77,6 +77,8 @@ describe('API reference', () => {
       'Create a team (the creator becomes its OWNER)',
       'Accept an invite',
       '/api/teams/{id}/members/{memberId}',
+      // The description says what the API covers (issue 42 §6).
+      'Schedules and on-call',
     ]) {
       expect(dom.stdout, text).toContain(text);
     }

@@ -56,6 +56,40 @@ describe('monitor heartbeat settings', () => {
   });
 });
 
+describe("a monitor's last_ping_at", () => {
+  it('is null before the first ping (and without a heartbeat), then the last ping\'s time in get, list and update; a ping needs no body', async () => {
+    freezeClock();
+    const created = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Hourly export', heartbeat: { interval_seconds: 3600 } } })).body.monitor;
+    expect(created.last_ping_at).toBeNull();
+    const key = (await api.request('POST', `/api/monitors/${created.id}/integrations`, { token: owner.token, body: { name: 'cron' } })).body.integration.key;
+    const get = async () => (await api.request('GET', `/api/monitors/${created.id}`, { token: owner.token })).body.monitor;
+    const listed = async () => {
+      const page = await api.request('GET', '/api/monitors?limit=100', { token: owner.token });
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      return (page.body.monitors as any[]).find((monitor) => monitor.id === created.id);
+    };
+    expect((await get()).last_ping_at).toBeNull();
+    expect((await listed()).last_ping_at).toBeNull();
+
+    advanceClock(60_000);
+    const pingedAt = clock.nowIso();
+    // As the README sends it: no body at all.
+    expect(await api.request('POST', `/heartbeats/${key}`)).toMatchObject({ status: 202, body: { message: 'Heartbeat recorded' } });
+    advanceClock(60_000);
+    expect((await get()).last_ping_at).toBe(pingedAt);
+    expect((await listed()).last_ping_at).toBe(pingedAt);
+    expect((await api.request('PUT', `/api/monitors/${created.id}`, { token: owner.token, body: { name: 'Hourly export v2' } })).body.monitor.last_ping_at).toBe(pingedAt);
+    expect((await api.request('PUT', `/api/monitors/${created.id}`, { token: owner.token, body: { heartbeat: { interval_seconds: 7200 } } })).body.monitor.last_ping_at).toBe(pingedAt);
+
+    // Off: null (its heartbeat item goes); on again: null until the next ping.
+    expect((await api.request('PUT', `/api/monitors/${created.id}`, { token: owner.token, body: { heartbeat: null } })).body.monitor.last_ping_at).toBeNull();
+    expect((await get()).last_ping_at).toBeNull();
+    expect((await api.request('PUT', `/api/monitors/${created.id}`, { token: owner.token, body: { heartbeat: { interval_seconds: 3600 } } })).body.monitor.last_ping_at).toBeNull();
+    expect((await listed()).last_ping_at).toBeNull();
+    expect((await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Plain' } })).body.monitor.last_ping_at).toBeNull();
+  });
+});
+
 describe('POST /heartbeats/{key}', () => {
   it('records a ping (202); an unknown key, or a monitor without a heartbeat, is 404; a GET pings nothing', async () => {
     expect(await ping(watched.key)).toMatchObject({ status: 202, body: { message: 'Heartbeat recorded' } });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const MONITOR_FIELDS = ['created_at', 'escalation_policy_id', 'failure_threshold', 'heartbeat', 'id', 'name', 'owner_id', 'team_id', 'updated_at'];
+const MONITOR_FIELDS = ['created_at', 'escalation_policy_id', 'failure_threshold', 'heartbeat', 'id', 'last_ping_at', 'name', 'owner_id', 'team_id', 'updated_at'];
 
 describe('monitors', () => {
   it('creates with defaults (failure_threshold 3, no policy) and reads it back', async () => {

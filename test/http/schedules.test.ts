@@ -75,6 +75,28 @@ describe('schedules', () => {
     expect((await api.request('GET', `/api/schedules/${schedule.id}`, { token: owner.token })).body).toEqual({ error: 'Schedule not found' });
   });
 
+  it("takes a layer's start with seconds of zero (`Temporal.PlainDateTime`'s form), stores and answers it to the minute, and refuses other seconds", async () => {
+    const { OWNER: owner } = fx.users;
+    const created = await create('OWNER', { layers: [{ ...weekly([owner.id]), start: '2026-11-02T09:00:00' }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.schedule.layers[0].start).toBe('2026-11-02T09:00');
+    const path = `/api/schedules/${created.body.schedule.id}`;
+    expect((await api.request('GET', path, { token: owner.token })).body.schedule.layers[0].start).toBe('2026-11-02T09:00');
+    const updated = await api.request('PUT', path, { token: owner.token, body: { layers: [{ ...weekly([owner.id]), start: '2026-11-09T09:00:00.000' }] } });
+    expect(updated.body.schedule.layers[0].start).toBe('2026-11-09T09:00');
+    const shifts = await api.request('GET', `${path}/shifts?from=2026-11-09T00:00:00Z&to=2026-11-10T00:00:00Z`, { token: owner.token });
+    expect(shifts.body.shifts[0].start).toBe('2026-11-09T08:00:00.000Z');
+    for (const start of ['2026-11-02T09:00:30', '2026-11-02T09:00:00.5']) {
+      expect((await create('OWNER', { layers: [{ ...weekly([owner.id]), start }] })).body).toEqual({
+        error: 'Validation errors',
+        details: [{ field: 'layers.0.start', message: 'Must be on a whole minute (seconds 00)' }],
+      });
+    }
+    expect((await create('OWNER', { layers: [{ ...weekly([owner.id]), start: '2026-11-02T09:00:0' }] })).body.details).toEqual([
+      { field: 'layers.0.start', message: 'Must be a local date-time YYYY-MM-DDTHH:MM' },
+    ]);
+  });
+
   it('shares a schedule with a team: any member reads, MEMBER+ manages, OWNER/ADMIN delete; its people are members of the team', async () => {
     const { OWNER: owner, MEMBER: member, VIEWER: viewer, NON_MEMBER: outsider } = fx.users;
     const team_id = fx.team.id;

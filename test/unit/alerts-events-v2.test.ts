@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   acceptedAnswer,
+  ALERT_DETAILS_MAX_BYTES,
+  alertDetails,
   EVENTS_V2_MAX_BYTES,
   EventsV2Errors,
   invalidEventAnswer,
@@ -321,5 +323,42 @@ describe("Alertmanager's own pagerduty_configs events (captured from a real Aler
       dedupKeyGenerated: false,
       details: null,
     });
+  });
+});
+
+describe('alertDetails (what an incident keeps of a trigger, issue 42 §6)', () => {
+  const details = (custom: unknown, links = 0, images = 0) => ({
+    source: 'db-7',
+    pagerdutySeverity: 'error' as const,
+    component: null,
+    group: null,
+    class: null,
+    customDetails: custom,
+    links: Array.from({ length: links }, (_, index) => ({ href: `https://example.com/${index}/${'l'.repeat(2000)}`, text: 't'.repeat(2000) })),
+    images: Array.from({ length: images }, (_, index) => ({ src: `https://example.com/${index}.png`, alt: 'a'.repeat(2000) })),
+    client: null,
+    clientUrl: null,
+  });
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+  it('keeps what fits as sent, each text cut to 1,024 characters', () => {
+    const kept = alertDetails({ ...details({ a: [1, { b: null }] }), component: '🙂'.repeat(2000) });
+    expect(kept).toMatchObject({ source: 'db-7', severity: 'error', custom_details: { a: [1, { b: null }] }, links: [], images: [], truncated: false });
+    expect(Array.from(kept.component!)).toHaveLength(1024);
+    expect(alertDetails(details(undefined)).custom_details).toBeNull();
+  });
+
+  it('past 16 KiB: custom_details becomes the longest prefix of its JSON text that fits; images, then links, go first when the rest alone does not fit', () => {
+    const large = alertDetails(details({ text: '"\\'.repeat(20_000) }, 2));
+    expect(large.truncated).toBe(true);
+    expect(large.links).toHaveLength(2);
+    expect(bytes(large)).toBeLessThanOrEqual(ALERT_DETAILS_MAX_BYTES);
+    expect(bytes({ ...large, custom_details: `${large.custom_details}x` })).toBeGreaterThan(ALERT_DETAILS_MAX_BYTES);
+    expect(JSON.stringify({ text: '"\\'.repeat(20_000) }).startsWith(large.custom_details as string)).toBe(true);
+
+    const crowded = alertDetails(details({ small: 1 }, 10, 10));
+    expect(crowded).toMatchObject({ truncated: true, images: [] });
+    expect(crowded.links.length).toBeLessThan(10);
+    expect(bytes(crowded)).toBeLessThanOrEqual(ALERT_DETAILS_MAX_BYTES);
   });
 });

@@ -41,6 +41,20 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("declares a heartbeat ping's body optional (pings are sent without one) and every other raw route's required", () => {
+    const document = JSON.parse(committed);
+    expect(document.paths['/heartbeats/{key}'].post.requestBody.required).toBe(false);
+    expect(document.paths['/v2/enqueue'].post.requestBody.required).toBe(true);
+    expect(document.paths['/integrations/alertmanager'].post.requestBody.required).toBe(true);
+  });
+
+  it('describes what the API covers now, not incidents and teams only', () => {
+    const { description } = JSON.parse(committed).info as { description: string };
+    for (const word of ['Incidents', 'Teams', 'Monitors', 'integrations', 'Alerts in', 'Events API v2', 'Alertmanager', 'Escalation policies', 'Schedules and on-call', 'Webhooks', 'Subscribers', 'heartbeat']) {
+      expect(description, word).toContain(word);
+    }
+  });
+
   it('lints with Redocly CLI without errors', () => {
     const result = spawnSync('npx', ['redocly', 'lint', 'docs/openapi.json', '--format=stylish'], {
       cwd: repositoryRoot,

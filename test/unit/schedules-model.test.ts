@@ -51,6 +51,11 @@ describe('schedule body', () => {
       { field: 'layers.0.start', message: 'Must be a local date-time YYYY-MM-DDTHH:MM' },
     ]);
     expect(errors(createScheduleInput, body([{ ...weekly, start: '2026-02-29T09:00' }]))).toEqual([{ field: 'layers.0.start', message: 'Must be a date of the calendar' }]);
+    expect(createScheduleInput.parse(body([{ ...weekly, start: '2026-03-02T09:00:00' }])).layers[0]!.start).toBe('2026-03-02T09:00');
+    expect(createScheduleInput.parse(body([{ ...weekly, start: '2026-03-02T09:00:00.000000' }])).layers[0]!.start).toBe('2026-03-02T09:00');
+    expect(errors(createScheduleInput, body([{ ...weekly, start: '2026-03-02T09:00:59' }]))).toEqual([{ field: 'layers.0.start', message: 'Must be on a whole minute (seconds 00)' }]);
+    expect(errors(createScheduleInput, body([{ ...weekly, start: '2026-02-29T09:00:00' }]))).toEqual([{ field: 'layers.0.start', message: 'Must be a date of the calendar' }]);
+    expect(errors(createScheduleInput, body([{ ...weekly, start: '2026-03-02T09:00:60' }]))).toEqual([{ field: 'layers.0.start', message: 'Must be a local date-time YYYY-MM-DDTHH:MM' }]);
     expect(errors(createScheduleInput, body([{ ...weekly, restrictions: [{ days: ['mon'], start: '9:00', end: '24:00' }] }]))).toEqual([
       { field: 'layers.0.restrictions.0.start', message: 'Must be a local time HH:MM (00:00–23:59)' },
       { field: 'layers.0.restrictions.0.end', message: 'Must be a local time HH:MM (00:00–23:59)' },

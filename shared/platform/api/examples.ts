@@ -32,6 +32,7 @@ export const monitorExample = {
   escalation_policy_id: ids.policy,
   team_id: ids.team,
   heartbeat: null,
+  last_ping_at: null,
   created_at: at('09:00'),
   updated_at: at('09:30'),
 };
