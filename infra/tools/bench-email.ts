@@ -23,7 +23,7 @@ import type { Service as Runtime } from '../local/perf/service.js';
 import { median } from '../build/bundling.js';
 import { leanClient } from '../../shared/platform/aws-client.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
-import { confirmFromMailbox, pagingMonitor, type PagingMonitor as Setup, type ReadMail } from '../../test/support/scenarios.js';
+import { confirmFromMailbox, pagingMonitor, type PagingMonitor as Setup, type ReadMail } from '../testing/scenarios.js';
 import { call, documentCommand, freshIds, mapStrings, requestText, row, unconsumed, type Row } from './bench-path.js';
 
 const ROUNDS = 3;

@@ -10,7 +10,7 @@
 import { cpus } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Service as Runtime } from '../local/perf/service.js';
-import { seedIncidents } from '../../test/support/seed.js';
+import { seedIncidents } from '../testing/seed.js';
 import { call } from './bench-path.js';
 import type { Caller, ClientPlan, ClientRow } from './floor/client.js';
 import { runClientProcess, startServerProcess } from './floor/processes.js';

@@ -15,7 +15,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/platform/db/client.js';
 import { invocationChannel, invocationScope } from '../local/aws/functions.js';
 import type { Service as Runtime } from '../local/perf/service.js';
-import { seedIncidents } from '../../test/support/seed.js';
+import { seedIncidents } from '../testing/seed.js';
 import { call } from './bench-path.js';
 import { LoadClient } from './load-client.js';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHORT_LIVED_JVM } from '../../infra/local/aws/dynamodb-local.js';
 import { freePort } from '../../infra/local/runtime/ports.js';
 import { repositoryRoot } from '../../infra/paths.js';
-import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
+import { confirmFromMailbox, type ReadMail } from '../../infra/testing/scenarios.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
 const runtimeFile = join(dataDir, 'runtime.json');
