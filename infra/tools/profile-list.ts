@@ -16,7 +16,7 @@ import { db } from '../../shared/platform/db/client.js';
 import { invocationChannel, invocationScope } from '../local/aws/functions.js';
 import type { Service as Runtime } from '../local/perf/service.js';
 import { seedIncidents } from '../testing/seed.js';
-import { call } from './bench-path.js';
+import { call, median } from './lib.js';
 import { LoadClient } from './load-client.js';
 
 const FUNCTION = 'incidents-list';
@@ -47,7 +47,6 @@ function span(trace: Trace, kind: 'page' | 'memberships') {
 }
 
 const label = (size: number) => size.toLocaleString('en');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function benchProfileList(runtime: Runtime, options: { requests?: number; warmMs?: number } = {}): Promise<string> {
   const requests = options.requests ?? 300;
