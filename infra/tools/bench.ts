@@ -1,18 +1,11 @@
 /**
  * `npm run bench [-- headline|path|lists|alerts|profile|profile-list] [--quick]`: every performance figure
- * beside its floor, written into docs/performance.md with the machine it ran on. A benchmark, not a test: it
- * asserts nothing, it reports. Starts DynamoDB Local (in memory) and the local runtime on free ports.
- * - `headline`: each route, the list's growth, throughput and trigger → first page against the one floor
- *   (floor.ts, a process of its own), timed from the one client (client.ts, a third process). `--quick`: the
- *   headline alone, one short round (under 2 minutes), printed and not written (a smoke check, not figures).
- * - `alerts`: a repeat trigger of an open incident against the same floor, from three client processes.
- * - `profile` (page.ts): where the time goes from a check to its first page and from an acknowledge to the
- *   next step stopped, and what each guarantee of the design costs on the floor.
- * - `path` (path.ts): the runtime's overhead on our own calls (replayed floors).
- * - `lists`: what a page of `GET /api/incidents` costs as history grows: 100, 1,000 and 10,000 incidents for
- *   callers of their own and in 5 teams, first and middle page, each filter: p50 (of 15, the sizes
- *   interleaved request by request), bytes, DynamoDB calls, ScannedCount, read units, beside the same Queries.
- * - `profile-list` (profile-list.ts): where a list's first page's time goes at 100 and 10,000 incidents.
+ * beside its floor, written into docs/performance.md with the machine it ran on (DynamoDB Local in memory and
+ * the local runtime on free ports). A benchmark, not a test: it reports. `headline` and `alerts` run against
+ * the one floor (floor.ts) from the one client (client.ts), each a process of its own; `profile` (page.ts),
+ * `path` (path.ts, replayed floors) and `profile-list` have files of their own; `lists` is what a page of
+ * `GET /api/incidents` costs at 100, 1,000 and 10,000 incidents, beside the same Queries sent straight.
+ * `--quick`: the headline alone, one short round (under 2 minutes), printed, not written: a smoke check.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -140,36 +133,26 @@ async function benchHeadline(runtime: Runtime, quick: boolean): Promise<string> 
 }
 
 /**
- * A repeated trigger of an open incident (`POST /v2/enqueue`, the dedup key of an open incident) against the
- * floor's (floor.ts: one TransactWriteItems). Each side has a monitor, 40 keys (each stays within its 120 a
- * minute) and an open incident of its own, opened by the side's first trigger; three client processes, the
- * figures the median of their p50s and p99s.
+ * A repeated trigger of an open incident against the floor's (one TransactWriteItems). One monitor, its incident
+ * opened by the service's first trigger; each side 40 keys of its own (each within its 120 a minute), so both
+ * count on the same incident item (its size and indexes) and on key items alike; three client processes.
  */
 async function benchAlertRepeat(runtime: Runtime): Promise<Row[]> {
   const caller = await signUp(runtime, 'Alert bench');
   const api = async (method: string, path: string, body?: unknown) => (await call(runtime, method, path, caller.token, body)).body;
+  const monitor = (await api('POST', '/api/monitors', { name: 'Alert bench' })).monitor as { id: string };
   const dedupKey = `bench-${randomUUID()}`;
   const trigger = (key: string) => JSON.stringify({ routing_key: key, event_action: 'trigger', dedup_key: dedupKey, payload: { summary: 'Checkout 5xx above 2%', source: 'checkout-api', severity: 'critical' } });
-  const side = async (name: string) => {
-    const monitor = (await api('POST', '/api/monitors', { name })).monitor as { id: string };
-    const keys: string[] = [];
-    for (let index = 0; index < 40; index++) keys.push((await api('POST', `/api/monitors/${monitor.id}/integrations`, { name: `Bench ${index}` })).integration.key);
-    return { monitor, bodies: keys.map(trigger) };
-  };
-  const [service, floorSide] = [await side('Alert bench'), await side('Alert bench floor')];
-  await call(runtime, 'POST', '/v2/enqueue', undefined, JSON.parse(service.bodies[0]!));
+  const bodies = { service: [] as string[], floor: [] as string[] };
+  for (let index = 0; index < 80; index++) bodies[index % 2 ? 'floor' : 'service'].push(trigger((await api('POST', `/api/monitors/${monitor.id}/integrations`, { name: `Bench ${index}` })).integration.key));
+  await call(runtime, 'POST', '/v2/enqueue', undefined, JSON.parse(bodies.service[0]!));
   const floor = await startFloorProcess(runtime);
   try {
-    const opened = await fetch(`${floor.url}/v2/enqueue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: floorSide.bodies[0] });
-    if (opened.status !== 202) throw new Error(`the floor's first trigger: ${opened.status} ${await opened.text()}`);
     const runs: Row[] = [];
-    for (let run = 0; run < 3; run++) {
-      const repeat = { bodies: { service: service.bodies, floor: floorSide.bodies }, warmPairs: run === 0 ? 600 : 150, pairs: 400 };
-      runs.push(...(await runClient({ serviceUrl: runtime.url, floorUrl: floor.url, repeat } satisfies Plan)));
-    }
+    for (let run = 0; run < 3; run++) runs.push(...(await runClient({ serviceUrl: runtime.url, floorUrl: floor.url, repeat: { bodies, warmPairs: run === 0 ? 600 : 150, pairs: 400 } } satisfies Plan)));
     const of = (side: 'service' | 'floor', p: 'p50' | 'p99') => median(runs.map((entry) => (p === 'p50' ? entry[side] : entry.p99![side])));
-    const incident = (await api('GET', `/api/incidents?monitor_id=${service.monitor.id}`)).incidents[0];
-    console.log(`alert bench: the service's incident counted ${incident.alert_count} triggers`);
+    const incident = (await api('GET', `/api/incidents?monitor_id=${monitor.id}`)).incidents[0];
+    console.log(`alert bench: the incident counted ${incident.alert_count} triggers (both sides')`);
     return [
       row('repeat trigger on an open incident, POST /v2/enqueue p50 from a client process vs the floor (one TransactWriteItems behind a node:http server)', of('service', 'p50'), of('floor', 'p50'), 'ms', '≤ 1.3×'),
       row('repeat trigger on an open incident, POST /v2/enqueue p99 from a client process vs the floor', of('service', 'p99'), of('floor', 'p99'), 'ms', '≤ 1.3×'),

@@ -1,20 +1,16 @@
 /**
  * The bench's one client (issues 33, 42), a process of its own as a user's client is, so that neither side's
- * figure carries the client's CPU: `node --import tsx infra/tools/client.ts <plan.json> <result.json>`
- * (lib.ts `runClient`). It times the service (the local runtime) against the floor (floor.ts), alternating
- * between them (the side that goes first turning every pair), and writes each row's figures:
- * - `routes`: each headline route request by request over kept-alive connections (the load client), each
- *   side's p50 and p99, the median of the rounds; the list's first page at a long history over a short one
- *   (the four requests interleaved); throughput of GET incident at concurrency 8 and 32, each side in turn;
- * - `repeat`: a repeat trigger of an open incident (`POST /v2/enqueue`), request by request;
- * - `pages`: a trigger (the Lambda Invoke API of `monitor-check` or `POST /v2/enqueue`; the floor's
- *   `POST /check`, `POST /v2/enqueue`) timed to step 1's e-mail in the local mailbox (emptied before each
- *   run, polled over a kept-alive connection), run by run.
+ * figure carries its CPU: `node --import tsx infra/tools/client.ts <plan.json> <result.json>` (lib.ts
+ * `runClient`). It times the service against the floor (floor.ts), alternating (the side that goes first
+ * turning every pair), and writes each row: `routes`, each headline route request by request over kept-alive
+ * connections (p50 and p99, the median of the rounds), the list's growth, throughput at concurrency 8 and 32;
+ * `repeat`, a repeat trigger of an open incident; `pages`, a trigger timed to step 1's e-mail in the local
+ * mailbox (emptied before each run), run by run.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { LoadClient, type Answer } from './load-client.js';
-import { KeptAlive, median, percentile, row, type Row, type Side } from './lib.js';
+import { KeptAlive, mailTo, median, percentile, row, type Row, type Side } from './lib.js';
 
 export interface Caller {
   token: string;
@@ -57,7 +53,6 @@ export interface Plan {
 
 const SIDES: Side[] = ['service', 'floor'];
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING'];
-const PATIENCE_MS = 10_000;
 const json = { 'content-type': 'application/json' };
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const time = async (send: () => Promise<unknown>) => {
@@ -181,8 +176,7 @@ async function routes(plan: Plan, routes: NonNullable<Plan['routes']>, log: (lin
     log(`throughput c=${concurrency}: service ${service.toFixed(0)} req/s, floor ${floor.toFixed(0)} req/s (${(service / floor).toFixed(2)})`);
     results.push(row(`throughput, GET incident at concurrency ${concurrency}`, service, floor, 'req/s', '≥ 0.8'));
   }
-  clients.service.close();
-  clients.floor.close();
+  for (const side of SIDES) clients[side].close();
   return results;
 }
 
@@ -197,8 +191,7 @@ async function repeat(plan: Plan, repeat: NonNullable<Plan['repeat']>): Promise<
     }),
   ) as Record<Side, () => Promise<void>>;
   const { p50, p99 } = await pairs(send, { pairs: repeat.warmPairs }, 1, repeat.pairs);
-  clients.service.close();
-  clients.floor.close();
+  for (const side of SIDES) clients[side].close();
   return [row('repeat trigger', p50.service, p50.floor, 'ms', '≤ 1.3×', p99)];
 }
 
@@ -207,14 +200,6 @@ async function pages(plan: Plan, pages: NonNullable<Plan['pages']>): Promise<Row
   const mailbox = new KeptAlive(pages.mailboxUrl);
   const store = mailbox.prepare('GET', '/store');
   const clear = mailbox.prepare('POST', '/clear-store');
-  const arrived = async () => {
-    for (const deadline = Date.now() + PATIENCE_MS; ; ) {
-      const { emails } = JSON.parse((await store()).body) as { emails: { destination: { to: string[] } }[] };
-      if (emails.some((email) => email.destination.to.includes(pages.oncall))) return;
-      if (Date.now() > deadline) throw new Error(`No page to ${pages.oncall} in the mailbox after ${PATIENCE_MS} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  };
   const expect = async (what: string, answer: Promise<{ status: number; body: string }>, status: number, contains: string) => {
     const got = await answer;
     if (got.status !== status || !got.body.includes(contains)) throw new Error(`${what}: ${got.status} ${got.body.slice(0, 300)}`);
@@ -237,7 +222,7 @@ async function pages(plan: Plan, pages: NonNullable<Plan['pages']>): Promise<Row
   const timed = async (kind: 'check' | 'alert', side: Side) => {
     await clear();
     const started = performance.now();
-    await Promise.all([trigger[kind](side), arrived()]);
+    await Promise.all([trigger[kind](side), mailTo(mailbox, pages.oncall)]);
     const elapsed = performance.now() - started;
     // The side's background work after its page (the delivery record marked sent, later steps, the
     // subscribers) settles before the other side's run: a few polls of an empty mailbox's store.
@@ -259,9 +244,8 @@ async function pages(plan: Plan, pages: NonNullable<Plan['pages']>): Promise<Row
 
 const [planFile, resultFile] = process.argv.slice(2);
 const plan = JSON.parse(readFileSync(planFile!, 'utf8')) as Plan;
-const log = (line: string) => console.log(line);
 const rows = [
-  ...(plan.routes ? await routes(plan, plan.routes, log) : []),
+  ...(plan.routes ? await routes(plan, plan.routes, (line) => console.log(line)) : []),
   ...(plan.repeat ? await repeat(plan, plan.repeat) : []),
   ...(plan.pages ? await pages(plan, plan.pages) : []),
 ];

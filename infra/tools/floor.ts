@@ -1,45 +1,27 @@
 /**
  * The bench's one floor (issues 33, 42): what a correct implementation minimally needs, hand-written behind a
- * bare `node:http` server in a process of its own, against the service's own table and key design
- * (docs/data-model.md: it reads the service's items, and the service reads what it writes). What our design
- * chose beyond the minimum it does not do, so the bench's ratio shows what that choice costs.
- *
- * The incident routes (`/api/incidents…`), behind the local gateway's JWT check (RS256 against the issuer's
- * JWKS, `iss`, `aud`, `exp`/`nbf`, a verified token remembered; else `401 {"message":"Unauthorized"}`):
- *   | Route | Calls |
- *   |---|---|
- *   | GET /api/incidents/:id | 1 Query of the item collection (`sk < UPDATE#`) |
- *   | GET /api/incidents | owner index Query ∥ memberships Query (BETWEEN-shaped) — 1 round trip |
- *   | GET /api/incidents/:id/updates (first page) | 1 Query `sk BETWEEN INCIDENT AND UPDATE#￿` |
- *   | POST /api/incidents | GetItem monitor; TransactWriteItems: incident, [message,] ConditionCheck monitor still the caller's, `created` entry, outbox |
- *   | PUT /api/incidents/:id | GetItem incident; TransactWriteItems: Update on `updated_at` as read, entry, outbox |
- *   | POST /api/incidents/:id/acknowledge | GetItem incident; TransactWriteItems: Update on `acknowledged = false`, ACK, entry, outbox |
- * It serves callers in no team (a caller with memberships gets 501; the memberships Query is in it because a
- * correct list must know there are none).
- *
- * The page path, trigger → first page e-mail (`POST /check`, the monitor-check payload; `POST /v2/enqueue`,
- * Events API v2):
- *   | Hop | The floor | The service, beyond it |
- *   |---|---|---|
- *   | reads | GetItem monitor; GetItem policy (step 1's addresses). An alert first admits its key: one conditional UpdateItem of the key's lookup item (its monitor, the rate window), in parallel with the monitor's read once the key's (immutable) monitor is known | the claim read with the monitor (BatchGetItem) |
- *   | write | TransactWriteItems: the claim (the monitor's open-incident marker, or the alert's dedup item) on its absence, the incident, the outbox record carrying step 1's addresses | the steps, the monitor's count, the `created` and `paged` entries, two outbox records |
- *   | stream | the runtime's own stream reader (`StreamPoller`), woken by the write, filtered to this process's records | the same reader |
- *   | bus | PutEvents (the SDK's client) to a bus in this process, answered as the local bus answers (delivered asynchronously) | the local bus in the runtime's background thread |
- *   | notifier | the page (the incident, an acknowledge link signed with a key: no record), SendEmail to the runtime's SES API | parses the event, writes the delivery record `pending` with the link's record, sends, marks it `sent` |
- * A refused claim answers the incident it names; a claim naming a resolved incident is replaced on the
- * condition that it still names it. Only addresses are paged (a step with other targets answers 501).
- * `with` adds a guarantee of the service's design, for measuring its cost (`npm run bench -- profile`):
- * `delivery` (exactly-once pages: the pending delivery record with the link's record before the send, marked
- * sent after), `transaction` (the atomic timeline: the steps, the monitor's count, the entries and a second
- * outbox record in the opening transaction).
- *
- * A repeat trigger of an open incident (the key's monitor and the dedup key's incident known from earlier
- * requests, as a warm instance knows them; the incident's condition verifies the hint) is ONE conditional
- * write, a TransactWriteItems of two Updates: the key counted in its rate window (120 a minute, fixed
- * one-minute windows; a new window is started by a second transaction) and the incident's `alert_count` /
- * `last_alert_at` on the condition that it is open, of this monitor and this dedup key. Not one UpdateItem
- * (the rate is per key, the count per incident), not two writes (a refused event must not count, nor a count
- * land on an incident resolved meanwhile), no read first.
+ * bare `node:http` server in a process of its own, against the service's own table and key design (it reads
+ * the service's items, and the service reads what it writes: test/http/bench-floor.test.ts). What our design
+ * chose beyond the minimum it does not do, so the bench's ratio shows what that choice costs; each route's
+ * calls, and the service's beyond them, are docs/performance.md's first table.
+ * - The incident routes (`/api/incidents…`) behind the local gateway's JWT check (RS256 against the issuer's
+ *   JWKS, `iss`, `aud`, `exp`/`nbf`, a verified token remembered), for callers in no team (501 otherwise: the
+ *   memberships Query is in the list because a correct list must know there are none).
+ * - The page path, trigger (`POST /check`, the monitor-check payload; `POST /v2/enqueue`, Events API v2) →
+ *   reads → one transaction (the claim on its absence, the incident, an outbox record with step 1's addresses)
+ *   → the runtime's own stream reader (`StreamPoller`, woken by the write, started before the first page) →
+ *   PutEvents to a bus in this process → a notifier sending the page (an acknowledge link signed with a key:
+ *   no record) through the runtime's SES API. A refused claim answers the incident it names; a claim naming a
+ *   resolved incident is replaced on the condition that it still names it. Only addresses are paged.
+ *   `with` adds a guarantee of the design, to measure its cost: `delivery` (exactly-once pages: the pending
+ *   delivery record with the link's record before the send, marked sent after), `transaction` (the atomic
+ *   timeline: the steps, the monitor's count, the entries and a second event in the opening transaction).
+ * - A repeat trigger of an open incident (the key's monitor and the dedup key's incident known from earlier
+ *   requests, as a warm instance knows them; the write verifies the hint): ONE TransactWriteItems of two
+ *   Updates, the key counted in its rate window (120 a minute, fixed windows; a new window started by a second
+ *   transaction) and the incident's `alert_count` on the condition that it is open, of this monitor and
+ *   dedup key. Not one UpdateItem (the rate is per key, the count per incident), not two writes (a refused
+ *   event must not count, nor a count land on an incident resolved meanwhile), no read first.
  *
  * Run as a process: `node --import tsx infra/tools/floor.ts` with TABLE_NAME, FLOOR_ISSUER, FLOOR_AUDIENCE,
  * FLOOR_JWKS (JSON), FLOOR_SES_URL, FLOOR_PUBLIC_URL, FLOOR_WITH and the AWS SDK's environment; it prints
@@ -75,11 +57,7 @@ const DETAIL_TYPE = 'floor.page';
 const LINK_KEY = randomBytes(32);
 
 class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details?: { field: string; message: string }[],
-  ) {
+  constructor(readonly status: number, message: string, readonly details?: { field: string; message: string }[]) {
     super(message);
   }
 }
@@ -128,49 +106,12 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   };
 
   // ----- the incident routes: views (the contract's shapes) and items -----------------------------
-  const view = (i: Item) => ({
-    id: i.id,
-    monitor_id: i.monitor_id,
-    title: i.title,
-    status: i.status,
-    severity: i.severity,
-    acknowledged: i.acknowledged,
-    started_at: i.started_at,
-    resolved_at: i.resolved_at ?? null,
-    created_at: i.created_at,
-  });
-  const listView = (i: Item) => ({
-    ...view(i),
-    monitor_name: i.monitor_name,
-    escalation_policy_id: i.escalation_policy_id ?? null,
-    ...(i.alert_count === undefined ? {} : { alert_count: i.alert_count, last_alert_at: i.last_alert_at }),
-  });
-  const entryView = (e: Item) => ({
-    id: e.id,
-    incident_id: e.incident_id,
-    kind: e.kind,
-    status: e.status,
-    message: e.message ?? null,
-    user_id: e.user_id ?? null,
-    user_name: e.user_name ?? null,
-    created_at: e.created_at,
-    details: e.details ?? null,
-  });
-  const snapshot = (i: Item, message: string | null) => ({
-    id: i.id,
-    monitor_id: i.monitor_id,
-    monitor_name: i.monitor_name,
-    owner_id: i.owner_id,
-    title: i.title,
-    message,
-    status: i.status,
-    severity: i.severity,
-    automatic: i.automatic,
-    acknowledged: i.acknowledged,
-    started_at: i.started_at,
-    resolved_at: i.resolved_at ?? null,
-    escalation_policy_id: i.escalation_policy_id ?? null,
-  });
+  /** The fields of an item, absent ones null. */
+  const pick = (item: Item, fields: string) => Object.fromEntries(fields.split(' ').map((field) => [field, item[field] ?? null]));
+  const view = (i: Item) => pick(i, 'id monitor_id title status severity acknowledged started_at resolved_at created_at');
+  const listView = (i: Item) => ({ ...view(i), ...pick(i, 'monitor_name escalation_policy_id'), ...(i.alert_count === undefined ? {} : pick(i, 'alert_count last_alert_at')) });
+  const entryView = (e: Item) => pick(e, 'id incident_id kind status message user_id user_name created_at details');
+  const snapshot = (i: Item, message: string | null) => ({ ...pick(i, 'id monitor_id monitor_name owner_id title status severity automatic acknowledged started_at resolved_at escalation_policy_id'), message });
   const entryPut = (incidentId: string, at: string, kind: string, status: string, user: JWTPayload, details: Item | null, message: string | null = null) => {
     const id = randomUUID();
     const item = { pk: `INCIDENT#${incidentId}`, sk: `UPDATE#${at}#00#${id}`, type: 'incident_update', id, incident_id: incidentId, kind, status, message };
@@ -202,17 +143,9 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     if (!incident || incident.owner_id !== sub) throw notFound();
     const ack = Items.find((item) => item.sk === 'ACK');
     const steps = Items.filter((item) => String(item.sk).startsWith('ESC#')).sort((a, b) => a.step_order - b.step_order);
-    const acknowledgement = ack && { id: ack.id, incident_id: ack.incident_id, user_id: ack.user_id, user_name: ack.user_name, user_email: ack.user_email, method: ack.method, acknowledged_at: ack.acknowledged_at };
-    return {
-      status: 200,
-      body: {
-        incident: {
-          ...listView(incident),
-          ...(acknowledgement ? { acknowledgement } : {}),
-          ...(incident.escalation_policy_id ? { escalation_steps: steps.map((step) => ({ step_order: step.step_order, delay_minutes: step.delay_minutes })) } : {}),
-        },
-      },
-    };
+    const acknowledgement = ack ? { acknowledgement: pick(ack, 'id incident_id user_id user_name user_email method acknowledged_at') } : {};
+    const escalation = incident.escalation_policy_id ? { escalation_steps: steps.map((step) => pick(step, 'step_order delay_minutes')) } : {};
+    return { status: 200, body: { incident: { ...listView(incident), ...acknowledgement, ...escalation } } };
   }
 
   const pageLimit = (query: URLSearchParams) => {
@@ -232,15 +165,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   const encode = (key: Item) => Buffer.from(JSON.stringify(key)).toString('base64url');
   const page = (path: string, limit: number, next: string | null): Record<string, string> => (next ? { link: `<${path}?limit=${limit}&cursor=${next}>; rel="next"` } : {});
   const ownerRange = (owner: string, prefix: string, extra: Item) =>
-    db.send(
-      new QueryCommand({
-        TableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :owner AND gsi1sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':owner': owner, ':from': prefix, ':to': `${prefix}\uffff` },
-        ...extra,
-      }),
-    );
+    db.send(new QueryCommand({ TableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :owner AND gsi1sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':owner': owner, ':from': prefix, ':to': `${prefix}\uffff` }, ...extra }));
 
   async function listIncidents(sub: string, query: URLSearchParams, path: string) {
     const limit = pageLimit(query);
@@ -314,20 +239,8 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
       gsi1sk: `INCIDENT#${now}#${id}`,
       // The contract's one list filter (severity), as the owner-severity index is keyed.
       owner_severity_pk: `OWNER#${sub}#severity#${severity}`,
-      type: 'incident',
-      id,
-      monitor_id: input.monitorId,
-      monitor_name: monitor.name,
-      owner_id: sub,
-      title,
-      status: 'INVESTIGATING',
-      severity,
-      acknowledged: false,
-      automatic: false,
-      started_at: now,
-      escalation_policy_id: null,
-      created_at: now,
-      updated_at: now,
+      ...{ type: 'incident', id, monitor_id: input.monitorId, monitor_name: monitor.name, owner_id: sub, title, status: 'INVESTIGATING', severity },
+      ...{ acknowledged: false, automatic: false, started_at: now, escalation_policy_id: null, created_at: now, updated_at: now },
     };
     await db.send(
       new TransactWriteCommand({
@@ -522,21 +435,8 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     const now = new Date().toISOString();
     for (let stale: string | undefined, attempt = 0; attempt < 3; attempt++) {
       const incident = {
-        id: randomUUID(),
-        monitor_id: monitor.id,
-        monitor_name: monitor.name,
-        owner_id: monitor.owner_id,
-        team_id: monitor.team_id ?? null,
-        title,
-        message,
-        severity,
-        status: 'INVESTIGATING',
-        acknowledged: false,
-        escalation_policy_id: monitor.escalation_policy_id ?? null,
-        started_at: now,
-        created_at: now,
-        updated_at: now,
-        ...fields,
+        ...{ id: randomUUID(), monitor_id: monitor.id, monitor_name: monitor.name, owner_id: monitor.owner_id, team_id: monitor.team_id ?? null, title, message, severity },
+        ...{ status: 'INVESTIGATING', acknowledged: false, escalation_policy_id: monitor.escalation_policy_id ?? null, started_at: now, created_at: now, updated_at: now, ...fields },
       };
       const eventId = randomUUID();
       const claim = stale ? { ConditionExpression: 'attribute_not_exists(pk) OR incident_id = :stale', ExpressionAttributeValues: { ':stale': stale } } : { ConditionExpression: 'attribute_not_exists(pk)' };

@@ -16,11 +16,9 @@ import { repositoryRoot } from '../paths.js';
 export type Side = 'service' | 'floor';
 
 /** One figure of the bench: each side's value (a p50 unless `unit` says otherwise), its p99s where it has them. */
-export interface Row {
+export interface Row extends Record<Side, number> {
   figure: string;
   goal: string;
-  service: number;
-  floor: number;
   /** `ms`, `KB`, `ms/call`, `req/s` (higher is better), `×` (a growth: the goal holds the service's over the floor's). */
   unit: string;
   p99?: Record<Side, number>;
@@ -86,12 +84,7 @@ export function writeSection(name: string, heading: string, table: string, where
   console.log(`\nwrote the ${name} section of docs/performance.md`);
 }
 
-/**
- * `node:http` over kept-alive connections (for setting up, the mailbox, and the runtime's Lambda API, which
- * answer without a Content-Length the load client reads). On the bench's own thread it costs the service
- * its share: `fetch` costs about 0.4 ms a request more (its web streams); timed requests go through the
- * leaner load client (load-client.ts).
- */
+/** `node:http` over kept-alive connections: setting up, the mailbox, the Lambda API (answers without a Content-Length, which the load client reads). */
 export class KeptAlive {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 4 });
   constructor(private readonly baseUrl: string) {}
@@ -116,6 +109,15 @@ export class KeptAlive {
 
   close() {
     this.agent.destroy();
+  }
+}
+
+/** Polls the local mailbox (`GET /store`) until it holds an e-mail to `to`. */
+export async function mailTo(mailbox: KeptAlive, to: string, pauseMs = 1, patienceMs = 10_000) {
+  for (const deadline = Date.now() + patienceMs; ; await new Promise((resolve) => setTimeout(resolve, pauseMs))) {
+    const { emails } = JSON.parse((await mailbox.request('GET', '/store')).body) as { emails: { destination: { to: string[] } }[] };
+    if (emails.some((email) => email.destination.to.includes(to))) return;
+    if (Date.now() > deadline) throw new Error(`No e-mail to ${to} in the mailbox after ${patienceMs} ms`);
   }
 }
 
@@ -152,23 +154,10 @@ function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv, stdout: '
 
 /** The floor (floor.ts) in a process of its own against the runtime's table, once it listens; `variant` adds guarantees. */
 export async function startFloorProcess(runtime: Runtime, variant: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawnTs(
-    'infra/tools/floor.ts',
-    [],
-    {
-      ...process.env,
-      TABLE_NAME: runtime.tableName,
-      FLOOR_ISSUER: runtime.issuer.issuer,
-      FLOOR_AUDIENCE: runtime.issuer.audience,
-      FLOOR_JWKS: JSON.stringify(runtime.issuer.jwks()),
-      // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
-      FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'),
-      FLOOR_PUBLIC_URL: runtime.url,
-      FLOOR_PORT: '0',
-      FLOOR_WITH: variant.join(','),
-    },
-    'pipe',
-  );
+  const { issuer } = runtime;
+  const floor = { TABLE_NAME: runtime.tableName, FLOOR_ISSUER: issuer.issuer, FLOOR_AUDIENCE: issuer.audience, FLOOR_JWKS: JSON.stringify(issuer.jwks()), FLOOR_PORT: '0', FLOOR_WITH: variant.join(',') };
+  // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
+  const child = spawnTs('infra/tools/floor.ts', [], { ...process.env, ...floor, FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url }, 'pipe');
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8');

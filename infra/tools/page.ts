@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Service as Runtime } from '../local/perf/service.js';
 import type { RecordedCall } from '../local/perf/call-recorder.js';
 import type { Plan } from './client.js';
-import { call, KeptAlive, median, runClient, startFloorProcess, type Row } from './lib.js';
+import { call, KeptAlive, mailTo, median, runClient, startFloorProcess, type Row } from './lib.js';
 
 /** A caller with a policy paging one address at once, and `count` monitors on it (failure threshold 1). */
 async function pagingSetup(runtime: Runtime, count: number) {
@@ -85,19 +85,18 @@ export function guaranteeTable(rows: Row[]): string {
 
 const epochNow = () => performance.timeOrigin + performance.now();
 
+/** A hop, in milliseconds after the trigger's request (medians over the runs). */
 export interface ProfileHop {
   hop: string;
-  /** Milliseconds after the trigger's request (medians over the runs). */
   start: number;
   end: number;
 }
 
+/** The hops, the page's arrival; a person's acknowledge: its latency, and when its transaction (after which no step pages) ended. */
 export interface PageProfile {
   runs: number;
   hops: ProfileHop[];
-  /** The page's arrival in the mailbox after the trigger (median). */
   arrival: number;
-  /** A person's acknowledge request: its latency, and when its transaction (after which no step pages) ended, after the request began. */
   acknowledge: { latency: number; settled: number; hops: ProfileHop[] };
 }
 
@@ -137,21 +136,11 @@ function medianHops(runs: ProfileHop[][]): ProfileHop[] {
   });
 }
 
-/**
- * Profiles the service's check → page path (`runs` runs, one at a time, each recorded) and a person's
- * acknowledge of an open incident.
- */
+/** Profiles the service's check → page path (`runs` runs, one at a time, each recorded) and a person's acknowledge. */
 export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageProfile> {
   const setup = await pagingSetup(runtime, runs + 1);
   const service = new KeptAlive(runtime.url.replace('localhost', '127.0.0.1'));
   const mailbox = new KeptAlive(runtime.mailbox.url);
-  const store = mailbox.prepare('GET', '/store');
-  const arrived = async () => {
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 1))) {
-      if ((JSON.parse((await store()).body) as { emails: { destination: { to: string[] } }[] }).emails.some((email) => email.destination.to.includes(setup.oncall))) return;
-    }
-    throw new Error('no page within 10 s');
-  };
   const json = { 'content-type': 'application/json' };
   const all: ProfileHop[][] = [];
   const arrivals: number[] = [];
@@ -162,7 +151,7 @@ export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageP
     const t0 = epochNow();
     const [answer] = await Promise.all([
       service.request('POST', '/2015-03-31/functions/monitor-check/invocations', json, JSON.stringify({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() })),
-      arrived(),
+      mailTo(mailbox, setup.oncall),
     ]);
     const arrival = epochNow() - t0;
     await runtime.idle();
@@ -191,8 +180,7 @@ export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageP
     hops.push({ hop: 'the answer back to the client', start: invocation ? invocation.endedAt - t0 : 0, end: latency });
     acks.push({ latency, settled: transaction ? transaction.endedAt - t0 : Number.NaN, hops });
   }
-  service.close();
-  mailbox.close();
+  for (const client of [service, mailbox]) client.close();
   const measured = acks.slice(1);
   return {
     runs: all.length,

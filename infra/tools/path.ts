@@ -40,7 +40,7 @@ import { dynamoCalls, stopObservingCalls } from '../testing/ddb-calls.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
 import { workers } from '../../shared/system.js';
 import { LoadClient, type Answer } from './load-client.js';
-import { call, KeptAlive, median, percentile, row, type Row } from './lib.js';
+import { call, KeptAlive, mailTo, median, percentile, row, signUp, type Row } from './lib.js';
 import type { ProbeInput, ProbeOutput } from './warm-cpu-probe.js';
 
 const runProcess = promisify(execFile);
@@ -52,13 +52,6 @@ const elapsed = async (work: () => Promise<unknown>) => {
   await work();
   return performance.now() - start;
 };
-
-interface Caller {
-  id: string;
-  email: string;
-  token: string;
-}
-
 const api = async (runtime: Runtime, method: string, path: string, token: string | undefined, body?: unknown) => (await call(runtime, method, path, token, body)).body;
 
 /** The DocumentClient command for each low-level command name the call observer reports. */
@@ -84,10 +77,7 @@ function documentCommand(command: string, input: unknown) {
 /** A UUID: the ids the service mints, in its keys and items. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
-/**
- * `text` with every UUID in it replaced as `fresh` maps it; one it does not map yet gets a random
- * UUID, kept in `fresh`, so a recorded call's ids replay as a new entity's, the same in every call.
- */
+/** `text` with every UUID replaced as `fresh` maps it (a new one mapped to a random UUID): a recorded call's ids replay as a new entity's. */
 const freshIds = (fresh: Map<string, string>, text: string) => text.replace(UUID, (id) => fresh.get(id) ?? fresh.set(id, randomUUID()).get(id)!);
 
 /** Every string in `value` (Sets, arrays and objects walked) through `replace`. */
@@ -104,11 +94,7 @@ function mapStrings(value: unknown, replace: (text: string) => string): unknown 
 /** The item types the table's stream consumers act on (the outbox publisher's). */
 const consumedTypes = new Set<string>(workers.publisher.stream?.itemTypes ?? []);
 
-/**
- * A write's input (a Put or a TransactWriteItems) with the items the stream's consumers act on
- * renamed (`outbox` → `floor-outbox`): the floor writes the same items, and the service's stream
- * reader skips them, so the copy starts no background work.
- */
+/** A write's input with the items the stream's consumers act on renamed (`outbox` → `floor-outbox`): the copy starts no background work. */
 function unconsumed(input: Record<string, unknown>): Record<string, unknown> {
   const puts = (input.TransactItems as { Put?: { Item: Record<string, unknown> } }[] | undefined) ?? [];
   const items = [input.Item as Record<string, unknown> | undefined, ...puts.map((item) => item.Put?.Item)];
@@ -119,12 +105,9 @@ function unconsumed(input: Record<string, unknown>): Record<string, unknown> {
 /** A conditional write refused on replay costs DynamoDB the same round trip; any other failure means the floor is wrong. */
 const refusedCondition = (error: unknown) => error instanceof Error && /ConditionalCheckFailed|TransactionCanceled/.test(error.name);
 
-type Rounds = { command: string; input: unknown }[][];
+type Rounds = { service?: string; command: string; input: unknown }[][];
 
-/**
- * The DynamoDB calls one function's invocation made (recorded as its DocumentClient sent them),
- * calls of one round trip together.
- */
+/** The DynamoDB calls one function's invocation made (as its DocumentClient sent them), calls of one round trip together. */
 function recordRounds(functionName: string, calls: ReturnType<typeof dynamoCalls>): Rounds {
   const recorded = calls.calls.filter((call) => call.functionName === functionName);
   const rounds: Rounds = [];
@@ -139,26 +122,22 @@ function recordRounds(functionName: string, calls: ReturnType<typeof dynamoCalls
   return rounds;
 }
 
-/** The floor of one request: its recorded calls sent again with a DocumentClient of the bench's own. */
-function replayWith(document: DynamoDBDocumentClient, rounds: Rounds) {
+/** Every replayed floor: recorded calls (DynamoDB's, SES's SendEmail) sent again straight, round trip by round trip. */
+function replayWith(document: DynamoDBDocumentClient, rounds: Rounds, ses?: SESClient) {
+  const send = ({ service, command, input }: Rounds[number][number]) => {
+    if (service === 'SES' && (command !== 'SendEmailCommand' || !ses)) throw new Error(`no floor for SES ${command}`);
+    return (service === 'SES' ? ses!.send(new SendEmailCommand(input as SendEmailCommandInput)) : document.send(documentCommand(command, input))) as Promise<unknown>;
+  };
   return async () => {
-    for (const round of rounds) {
-      await Promise.all(
-        round.map(async ({ command, input }) => {
-          await document.send(documentCommand(command, input)).catch((error: unknown) => {
-            if (!refusedCondition(error)) throw error;
-          });
-        }),
-      );
-    }
+    for (const round of rounds) await Promise.all(round.map((entry) => send(entry).catch((error: unknown) => {
+      if (!refusedCondition(error)) throw error;
+    })));
   };
 }
 
 /**
- * The floor of warm invocation CPU, bundled as the functions are (`bundleSource`): a function
- * that sends the rounds of calls it is given with a DocumentClient configured as the service's
- * (`shared/platform/db/client.ts`: the lean client, the same marshalling), so that both sides run the SDK as
- * it deploys and differ only by what the handler adds.
+ * The floor of warm invocation CPU, bundled as the functions are: the rounds of calls it is given, sent with a
+ * DocumentClient configured as the service's, so both sides run the SDK as it deploys and differ only by the handler.
  */
 const REPLAY_SOURCE = `import * as lib from '@aws-sdk/lib-dynamodb';
 import { newDocumentClient } from './shared/platform/db/client.ts';
@@ -190,12 +169,8 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   const files = { handler: join(dir, 'incidents-get.mjs'), baseline: join(dir, 'baseline.mjs') };
   writeFileSync(files.handler, functions.find((bundle) => bundle.name === 'incidents-get')!.code);
   writeFileSync(files.baseline, baseline.code);
-  const load = (file: string) =>
-    Number(
-      execFileSync(process.execPath, ['--input-type=module', '-e', `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`], {
-        env: { ...process.env, TABLE_NAME: 'x', AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' },
-      }).toString(),
-    );
+  const script = (file: string) => `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`;
+  const load = (file: string) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', script(file)], { env: { ...process.env, TABLE_NAME: 'x', AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' } }).toString());
   rows.push(await rounds('module load of incidents-get in a fresh process vs baseline bundle', 'ms', '≤ 1.25×', async () => {
     const service: number[] = [];
     const floor: number[] = [];
@@ -207,20 +182,14 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   }));
 
   // ----- Data: a caller with a monitor, incidents and subscribers ---------------------------------
-  const caller: Caller = await api(runtime, 'POST', '/local/users', undefined, { email: `bench-${randomUUID()}@bench.example`, name: 'Bench' }).then(
-    (body) => ({ id: body.user.id, email: body.user.email, token: body.token }),
-  );
+  const caller = await signUp(runtime, 'Bench');
   const monitor = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: 'Bench monitor' })).monitor;
   const incident = (await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Bench incident' })).incident;
   for (let index = 0; index < 20; index++) await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: `Older ${index}` });
 
-  // ----- Warm invocation CPU: the deployed handler called directly vs the DynamoDB calls it makes --
-  // The bundle Lambda runs, called as Lambda calls it, in a process of its own (warm-cpu-probe.ts):
-  // with its own DynamoDB client, which carries none of the local runtime's middlewares (the IAM
-  // check, the stream's wake-up, this bench's call log), and none of the runtime's threads and async
-  // hooks, which process.cpuUsage() would count. Its floor makes the same calls from a bundle built the
-  // same way (the SDK as it deploys, not node_modules' build), in the same process. Each round is a
-  // fresh process, as each Lambda instance is: V8 optimizes each process a little differently.
+  // ----- Warm invocation CPU: the deployed bundle called as Lambda calls it, in a process of its own
+  // (warm-cpu-probe.ts: none of the runtime's middlewares, threads and async hooks), vs its calls from a
+  // bundle built the same way. Each round a fresh process, as each Lambda instance is.
   calls.reset();
   await api(runtime, 'GET', `/api/incidents/${incident.id}`, caller.token);
   const getRounds = recordRounds('incidents-get', calls);
@@ -257,18 +226,11 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   };
   const getIncident = loadClient.prepare('GET', `/api/incidents/${incident.id}`, auth);
   const listIncidents = loadClient.prepare('GET', '/api/incidents?limit=20', auth);
+  const putTitle = () => loadClient.request('PUT', `/api/incidents/${incident.id}`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ title: `Bench ${randomUUID().slice(0, 8)}` }));
   const requests = [
     { name: 'GET incident', route: 'incidents-get', send: () => succeeded('GET incident', getIncident()) },
     { name: 'list incidents', route: 'incidents-list', send: () => succeeded('list incidents', listIncidents()) },
-    {
-      name: 'PUT title',
-      route: 'incidents-update',
-      send: () =>
-        succeeded(
-          'PUT title',
-          loadClient.request('PUT', `/api/incidents/${incident.id}`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ title: `Bench ${randomUUID().slice(0, 8)}` })),
-        ),
-    },
+    { name: 'PUT title', route: 'incidents-update', send: () => succeeded('PUT title', putTitle()) },
   ];
   const floors = new Map<string, () => Promise<void>>();
   for (const request of requests) {
@@ -285,9 +247,7 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   stopObservingCalls();
   for (const request of requests) {
     const floor = floors.get(request.route)!;
-    // Steady state, as a warm Lambda instance serves: both paths run 3 s before they are timed. Until
-    // then both still speed up (Node's JIT, and DynamoDB Local's for this call), the service's larger
-    // path a little more: after 50 pairs, rounds of 200 pairs went from 1.25× to 1.20× over 5 s.
+    // Steady state, as a warm Lambda instance serves: both paths run 3 s before they are timed (Node's JIT, DynamoDB Local's).
     for (const until = performance.now() + 3_000; performance.now() < until; ) {
       await request.send();
       await floor();
@@ -307,14 +267,9 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   const throughput = async (work: () => Promise<unknown>) => {
     let done = 0;
     const until = performance.now() + 3_000;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (performance.now() < until) {
-          await work();
-          done++;
-        }
-      }),
-    );
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (; performance.now() < until; done++) await work();
+    }));
     return done / 3;
   };
   // Steady state at concurrency 8 too (the latency rows ran one request at a time): each side 3 s first.
@@ -327,12 +282,7 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
     await api(runtime, 'POST', `/api/monitors/${monitor.id}/subscribers`, caller.token, { email: `reader-${index}-${randomUUID().slice(0, 6)}@bench.example` });
   }
   const createIncident = () => api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Background' });
-  /**
-   * An incident's writes alone: its recorded calls sent straight, under fresh ids (the caller's and
-   * the monitor's kept), its event out of the stream consumers' reach (`unconsumed`): DynamoDB
-   * Local and its stream do all they do for an incident, and nothing else runs (no publisher, no
-   * e-mail).
-   */
+  /** An incident's writes alone: its recorded calls under fresh ids, its event out of the consumers' reach (no publisher, no e-mail). */
   const writeAlone = () => {
     const fresh = new Map([caller.id, monitor.id].map((id) => [id, id]));
     const substitute = (text: string) => freshIds(fresh, text);
@@ -340,11 +290,9 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
     return replayWith(document, rounds)();
   };
   /**
-   * The p99 of `read`, called one after another for 3 s, while incidents are created (and e-mailed to
-   * their 20 subscribers) meanwhile: `steady`, one every 200 ms, as a sustained storm of 5 a second
-   * (100 e-mails a second) that the e-mail work keeps pace with; `back to back`, each as soon as the
-   * last is answered, which outruns the e-mail work and DynamoDB Local on two cores; or none.
-   * `create` makes one (the service's POST unless told).
+   * The p99 of `read`, called one after another for 3 s, while incidents are created (each e-mailed to 20
+   * subscribers): `steady`, 5 a second (the e-mail work keeps pace); `back to back`, which outruns the e-mail
+   * work and DynamoDB Local on two cores; or none. `create` makes one (the service's POST unless told).
    */
   const readP99 = async (read: () => Promise<unknown>, writes: 'steady' | 'back to back' | 'none', create: () => Promise<unknown> = createIncident) => {
     let writing = writes !== 'none';
@@ -369,8 +317,7 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   };
   // The write path warms up (DynamoDB Local's JIT too) before anything is timed.
   await readP99(requests[0]!.send, 'back to back');
-  // Each round takes the seven measures, in an order that turns from round to round, so that what one
-  // leaves behind does not always land on the same next one.
+  // Each round takes the seven measures in an order that turns from round to round.
   const loads = ['steady', 'back to back', 'none'] as const;
   const sides = { service: requests[0]!.send, floor: getFloor };
   const p99s = new Map<string, number[]>();
@@ -383,10 +330,8 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
     for (let index = 0; index < measures.length; index++) await measures[(round + index) % measures.length]!();
   }
   const p99 = (side: keyof typeof sides, writes: (typeof loads)[number] | 'writes alone') => median(p99s.get(`${side} ${writes}`)!);
-  // DynamoDB Local runs on the same two cores as the writes and their e-mail work, and the same
-  // calls sent straight to it slow down under the writes by themselves (the comparison rows); what
-  // the service adds to a read under writes is its p99 over theirs. The issue's own figure, against
-  // reads alone, is the two rows after.
+  // The same calls sent straight slow down under the writes by themselves (DynamoDB Local shares the cores):
+  // what the service adds is its p99 over theirs; against reads alone, the two rows after.
   rows.push(row('GET incident p99 while incidents (20 subscribers each) are created 5 a second vs the same calls straight under the same writes', p99('service', 'steady'), p99('floor', 'steady'), 'ms', '≤ 1.3×'));
   rows.push(row('GET incident p99 while incidents are created back to back vs the same calls straight under the same writes', p99('service', 'back to back'), p99('floor', 'back to back'), 'ms', '≤ 1.3×'));
   rows.push(row('GET incident p99 while incidents are created 5 a second vs reads alone (DynamoDB Local slowing down included)', p99('service', 'steady'), p99('service', 'none'), 'ms', '≤ 1.3×'));
@@ -396,38 +341,27 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   // What writing the incidents costs a read by itself, whatever the runtime: no event, no e-mail.
   rows.push(row("(for comparison) the same calls straight to DynamoDB Local, p99 while 5 incidents a second are written straight (each incident's own calls; no event, no e-mail) vs alone", p99('floor', 'writes alone'), p99('floor', 'none'), 'ms', '—'));
 
-  document.destroy();
-  loadClient.close();
+  for (const client of [document, loadClient]) 'destroy' in client ? client.destroy() : client.close();
   return rows;
 }
 
 /** Runs `measure` ROUNDS times and takes the median of each side. */
 async function rounds(figure: string, unit: string, goal: string, measure: () => Promise<[number, number]>): Promise<Row> {
-  const service: number[] = [];
-  const floor: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const [s, f] = await measure();
-    service.push(s);
-    floor.push(f);
-  }
-  return row(figure, median(service), median(floor), unit, goal);
+  const measured: [number, number][] = [];
+  for (let round = 0; round < ROUNDS; round++) measured.push(await measure());
+  return row(figure, median(measured.map(([service]) => service)), median(measured.map(([, floor]) => floor)), unit, goal);
 }
 
 // ----- check → e-mail ----------------------------------------------------------------------------
 
 /**
- * The e-mail path's rows: monitor-check → the first e-mail in the local mailbox,
- * and → the escalation step 1 e-mail, against their floor: the same calls sent straight. The
- * service's calls on that path are recorded (`Service.recordCalls`: monitor-check's reads and
- * its transaction; then, per background invocation, the notifier's reads, delivery records and
- * SendEmail), and the floor replays them with the low-level clients: monitor-check's rounds → the
- * transaction's record read off the stream without sleeping → each invocation's rounds at once →
- * the mailbox. What the service adds is its own path between them: the stream reader, the outbox
- * publisher, the event bus, the functions' handler stacks and the background thread's SES API in
- * front of the mailbox (the floor sends to the mailbox itself). The background invocations' calls
- * are replayed concurrently, as the service runs them. A row beside them keeps the smallest such path
- * (one Put in a TransactWriteItems → stream → one SendEmail). The floor's clients are configured as
- * the service's are (`newDocumentClient`, `leanClient`).
+ * The e-mail path's rows: monitor-check → the first e-mail in the local mailbox, and → step 1's e-mail,
+ * against the same calls sent straight. The service's calls on the path are recorded (`Service.recordCalls`,
+ * both threads), and the floor replays them: monitor-check's rounds → the transaction's record read off the
+ * stream without sleeping → each background invocation's rounds at once (as the service runs them) → the
+ * mailbox. What the service adds is its path between them: the stream reader, the publisher, the bus, the
+ * handler stacks and the SES API in front of the mailbox. A row beside them keeps the smallest such path
+ * (one Put in a TransactWriteItems → stream → one SendEmail).
  */
 const RUNS = 5;
 
@@ -456,34 +390,22 @@ async function benchEmailPath(runtime: Runtime): Promise<Row[]> {
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table!.LatestStreamArn!;
 
-  const caller = (await call(runtime, 'POST', '/local/users', undefined, { email: `email-bench-${randomUUID()}@bench.example`, name: 'Bench' })).body as {
-    user: { id: string };
-    token: string;
-  };
-  const api = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, caller.token, body)).body;
+  const caller = await signUp(runtime, 'E-mail bench');
+  const send = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, caller.token, body)).body;
   /** What one run needs of its own: a monitor paging `oncall` at once, with a subscriber. */
   const prepare = async (): Promise<Setup> => {
     const confirm = confirmFromMailbox(async () => (JSON.parse(await mailboxCall('GET', '/store')) as { emails: Awaited<ReturnType<ReadMail>> }).emails, (path) => confirmer.request('POST', path));
-    const setup = await pagingMonitor(api, confirm, 'bench.example');
+    const setup = await pagingMonitor(send, confirm, 'bench.example');
     await runtime.idle();
     return setup;
   };
 
-  // The mailbox is emptied before each timed path, so that a poll reads a run's own mail (two
-  // e-mails, not every rendered page since the section began), over a kept-alive connection: the
-  // polls run on the thread that serves requests, and cost both sides the same.
+  // The mailbox emptied before each timed path (a poll reads a run's own mail), polled over a kept-alive connection.
   const mailboxClient = new KeptAlive(mailboxUrl);
   const confirmer = new KeptAlive(runtime.url);
   const mailboxCall = async (method: string, path: string) => (await mailboxClient.request(method, path)).body;
   const emptyMailbox = () => mailboxCall('POST', '/clear-store');
-  const mailbox = async (to: string) => {
-    for (const deadline = Date.now() + PATIENCE_MS; ; ) {
-      if (Date.now() > deadline) throw new Error(`No e-mail to ${to} in the mailbox after ${PATIENCE_MS} ms`);
-      const { emails } = JSON.parse(await mailboxCall('GET', '/store')) as { emails: { destination: { to: string[] } }[] };
-      if (emails.some((email) => email.destination.to.includes(to))) return;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  };
+  const mailbox = (to: string) => mailTo(mailboxClient, to, 2);
   /** Iterators at the end of every open shard: what is written after this is what a read finds. */
   const streamEnd = async () => {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
@@ -536,51 +458,31 @@ async function benchEmailPath(runtime: Runtime): Promise<Row[]> {
     throw new Error(`The recorded path lacks monitor-check's transaction or a SendEmail: ${recorded.map((entry) => `${entry.functionName} ${entry.command}`).join(', ')}`);
   }
   const replay = (setup: Setup) => {
-    const fresh = new Map<string, string>([
-      [template.monitorId, setup.monitorId],
-      [template.policyId, setup.policyId],
-      [caller.user.id, caller.user.id],
-    ]);
+    const fresh = new Map<string, string>([[template.monitorId, setup.monitorId], [template.policyId, setup.policyId], [caller.id, caller.id]]);
     const substitute = (text: string) =>
       text === tableName
         ? text
         : freshIds(fresh, text)
         .replace(HEX_64, (hash) => fresh.get(hash) ?? fresh.set(hash, randomBytes(32).toString('hex')).get(hash)!)
         .replaceAll(template.tag, setup.tag);
-    const prepared = (entry: RecordedCall) => {
-      return { ...entry, input: unconsumed(mapStrings(entry.input, substitute) as Record<string, unknown>) };
-    };
-    const send = async ({ service, command, input, failed }: ReturnType<typeof prepared>) => {
-      const sent =
-        service === 'SES'
-          ? command === 'SendEmailCommand'
-            ? ses.send(new SendEmailCommand(input as unknown as SendEmailCommandInput))
-            : Promise.reject(new Error(`no floor for SES ${command}`))
-          : document.send(documentCommand(command, input));
-      // A call that failed in the recorded run (a refused condition) costs its round trip here too.
-      await (sent as Promise<unknown>).catch((error: unknown) => {
-        if (!failed || !(error instanceof Error) || error.name !== failed) throw error;
-      });
-    };
-    const run = async (rounds: ReturnType<typeof prepared>[][]) => {
-      for (const round of rounds) await Promise.all(round.map(send));
-    };
+    const prepared = (entry: RecordedCall) => ({ ...entry, input: unconsumed(mapStrings(entry.input, substitute) as Record<string, unknown>) });
     const checkRounds = roundsOf(check).map((round) => round.map(prepared));
     const transaction = checkRounds.flat().find((entry) => entry.command === 'TransactWriteItemsCommand')!;
     const written = new Set(
       (transaction.input.TransactItems as { Put?: { Item: Record<string, string> } }[]).flatMap((item) => (item.Put ? [`${item.Put.Item.pk} ${item.Put.Item.sk}`] : [])),
     );
-    const background = [...invocations.values()].map((calls) => roundsOf(calls).map((round) => round.map(prepared)));
+    const background = [...invocations.values()].map((calls) => replayWith(document, roundsOf(calls).map((round) => round.map(prepared)), ses));
+    const checkFloor = replayWith(document, checkRounds, ses);
     return async () => {
       const iterators = await streamEnd();
       await emptyMailbox();
       const start = performance.now();
-      await run(checkRounds);
+      await checkFloor();
       // As for the service: the mailbox is watched once monitor-check's calls are done.
       const mails = Promise.all([mailbox(setup.subscriber).then(() => performance.now() - start), mailbox(setup.oncall).then(() => performance.now() - start)]);
       try {
         await readUntil(iterators, written);
-        await Promise.all(background.map(run));
+        await Promise.all(background.map((run) => run()));
       } catch (error) {
         mails.catch(() => undefined);
         throw error;
@@ -597,44 +499,27 @@ async function benchEmailPath(runtime: Runtime): Promise<Row[]> {
     const id = randomUUID();
     const to = `floor-${id}@bench.example`;
     const start = performance.now();
-    await raw.send(
-      new TransactWriteItemsCommand({
-        TransactItems: [{ Put: { TableName: tableName, Item: { pk: { S: `BENCH#${id}` }, sk: { S: 'BENCH' }, to: { S: to }, ttl: { N: String(Math.floor(Date.now() / 1000) + 3600) } } } }],
-      }),
-    );
+    const item = { pk: { S: `BENCH#${id}` }, sk: { S: 'BENCH' }, to: { S: to }, ttl: { N: String(Math.floor(Date.now() / 1000) + 3600) } };
+    await raw.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: tableName, Item: item } }] }));
     await readUntil(iterators, new Set([`BENCH#${id} BENCH`]));
     await ses.send(new SendEmailCommand({ Source: 'floor@bench.example', Destination: { ToAddresses: [to] }, Message: { Subject: { Data: 'floor' }, Body: { Text: { Data: 'floor' } } } }));
     await mailbox(to);
     return performance.now() - start;
   };
 
-  const rounds: { first: number; page: number; floorFirst: number; floorPage: number; smallest: number }[] = [];
+  const medians: Record<string, number[]> = {};
   for (let round = 0; round < ROUNDS; round++) {
-    const sides = { first: [] as number[], page: [] as number[], floorFirst: [] as number[], floorPage: [] as number[], smallest: [] as number[] };
+    const runs: Record<string, number[]> = {};
     for (let run = 0; run < RUNS; run++) {
       const service = await checkToEmail(await prepare());
       const floor = await replay(await prepare())();
-      sides.first.push(service.first);
-      sides.page.push(service.page);
-      sides.floorFirst.push(floor.first);
-      sides.floorPage.push(floor.page);
-      sides.smallest.push(await smallest());
+      const measured = { first: service.first, page: service.page, floorFirst: floor.first, floorPage: floor.page, smallest: await smallest() };
+      for (const [name, value] of Object.entries(measured)) (runs[name] ??= []).push(value);
     }
-    rounds.push({
-      first: median(sides.first),
-      page: median(sides.page),
-      floorFirst: median(sides.floorFirst),
-      floorPage: median(sides.floorPage),
-      smallest: median(sides.smallest),
-    });
+    for (const [name, values] of Object.entries(runs)) (medians[name] ??= []).push(median(values));
   }
-  const of = (side: keyof (typeof rounds)[number]) => median(rounds.map((entry) => entry[side]));
-  streams.destroy();
-  ses.destroy();
-  raw.destroy();
-  document.destroy();
-  mailboxClient.close();
-  confirmer.close();
+  const of = (name: string) => median(medians[name]!);
+  for (const client of [streams, ses, raw, document, mailboxClient, confirmer]) 'destroy' in client ? client.destroy() : client.close();
   return [
     row('monitor-check → first e-mail in the local mailbox vs the same calls straight (TransactWrite → stream → SendEmail)', of('first'), of('floorFirst'), 'ms', '≤ 2×'),
     row('monitor-check → escalation step 1 e-mail vs the same calls straight', of('page'), of('floorPage'), 'ms', '≤ 3×'),

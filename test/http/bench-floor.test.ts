@@ -215,5 +215,11 @@ describe("the floor's page path pages as the service does", () => {
     const hash = (key: string) => createHash('sha256').update(key).digest('hex');
     expect(await get(`INTEGRATIONKEY#${hash(first)}`, 'INTEGRATIONKEY')).toMatchObject({ rate_count: counted(3) });
     expect(await get(`INTEGRATIONKEY#${hash(second)}`, 'INTEGRATIONKEY')).toMatchObject({ rate_count: counted(1) });
+    // The service's open incident of a dedup key is the floor's too (the same claim): a repeat counts on it.
+    const serviceEvent = { ...event(second), dedup_key: 'cpu-service' };
+    expect((await api.request('POST', '/v2/enqueue', { body: serviceEvent })).status).toBe(202);
+    for (const key of [first, first]) expect((await floorPost('/v2/enqueue', { ...event(key), dedup_key: 'cpu-service' })).status).toBe(202);
+    const serviceIncident = (await get(`MONITOR#${monitorId}`, 'ALERT#cpu-service'))!.incident_id as string;
+    expect((await serviceRequest('GET', `/api/incidents/${serviceIncident}`)).body.incident).toMatchObject({ alert_count: 3 });
   });
 });
