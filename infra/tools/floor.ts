@@ -612,29 +612,20 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   events = leanClient(new EventBridgeClient({ endpoint: url }));
-  return {
-    url,
-    close: async () => {
-      await poller.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const client of [events, ses, db]) client?.destroy();
-    },
+  const close = async () => {
+    await poller.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const client of [events, ses, db]) client?.destroy();
   };
+  return { url, close };
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set`); })();
-  const floor = await startFloor({
-    tableName: env('TABLE_NAME'),
-    issuer: env('FLOOR_ISSUER'),
-    audience: env('FLOOR_AUDIENCE'),
-    jwks: JSON.parse(env('FLOOR_JWKS')) as JSONWebKeySet,
-    sesUrl: env('FLOOR_SES_URL'),
-    publicUrl: env('FLOOR_PUBLIC_URL'),
-    port: Number(process.env.FLOOR_PORT ?? 0),
-    with: (process.env.FLOOR_WITH ?? '').split(',').filter((part): part is 'delivery' | 'transaction' => part === 'delivery' || part === 'transaction'),
-  });
+  const [tableName, issuer, audience, jwks, sesUrl, publicUrl] = ['TABLE_NAME', 'FLOOR_ISSUER', 'FLOOR_AUDIENCE', 'FLOOR_JWKS', 'FLOOR_SES_URL', 'FLOOR_PUBLIC_URL'].map(env) as string[];
+  const variant = (process.env.FLOOR_WITH ?? '').split(',').filter((part): part is 'delivery' | 'transaction' => part === 'delivery' || part === 'transaction');
+  const floor = await startFloor({ tableName: tableName!, issuer: issuer!, audience: audience!, jwks: JSON.parse(jwks!) as JSONWebKeySet, sesUrl: sesUrl!, publicUrl: publicUrl!, port: Number(process.env.FLOOR_PORT ?? 0), with: variant });
   process.on('SIGTERM', () => void floor.close().then(() => process.exit(0)));
   console.log(JSON.stringify({ port: Number(new URL(floor.url).port) }));
 }

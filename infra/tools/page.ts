@@ -20,9 +20,7 @@ async function pagingSetup(runtime: Runtime, count: number) {
   const oncall = `oncall-${tag}@bench.example`;
   const policy = (await call(runtime, 'POST', '/api/escalation-policies', token, { name: `Pages ${tag}`, steps: [{ delay_minutes: 0, emails: [oncall] }, { delay_minutes: 30, emails: [oncall] }] })).body.escalation_policy;
   const monitors: string[] = [];
-  for (let index = 0; index < count; index++) {
-    monitors.push((await call(runtime, 'POST', '/api/monitors', token, { name: `Paged ${tag} ${index}`, failure_threshold: 1, escalation_policy_id: policy.id })).body.monitor.id);
-  }
+  for (let index = 0; index < count; index++) monitors.push((await call(runtime, 'POST', '/api/monitors', token, { name: `Paged ${tag} ${index}`, failure_threshold: 1, escalation_policy_id: policy.id })).body.monitor.id);
   const key = async (monitorId: string) => (await call(runtime, 'POST', `/api/monitors/${monitorId}/integrations`, token, { name: 'Bench tool' })).body.integration.key as string;
   const halves = { service: monitors.filter((_, index) => index % 2 === 0), floor: monitors.filter((_, index) => index % 2 === 1) };
   return { token, oncall, monitors, halves, key };
@@ -34,17 +32,11 @@ export async function benchPagePath(runtime: Runtime, floorUrl: string, quick: b
   // Per side: a monitor per timed run, one for the warm-up run, and one for the alerts.
   const setup = await pagingSetup(runtime, 2 * (runs + 2));
   const { service, floor } = setup.halves;
-  const pages = {
-    mailboxUrl: runtime.mailbox.url,
-    oncall: setup.oncall,
-    runs,
-    kinds: ['check', 'alert'] as const,
-    monitors: { service: service.slice(1), floor: floor.slice(1) },
-    keys: { service: await setup.key(service[0]!), floor: await setup.key(floor[0]!) },
-  };
+  const keys = { service: await setup.key(service[0]!), floor: await setup.key(floor[0]!) };
+  const pages: Plan['pages'] = { mailboxUrl: runtime.mailbox.url, oncall: setup.oncall, runs, kinds: ['check', 'alert'], monitors: { service: service.slice(1), floor: floor.slice(1) }, keys };
   await runtime.idle();
   try {
-    return await runClient({ serviceUrl: runtime.url.replace('localhost', '127.0.0.1'), floorUrl, pages: { ...pages, kinds: [...pages.kinds] } } satisfies Plan);
+    return await runClient({ serviceUrl: runtime.url.replace('localhost', '127.0.0.1'), floorUrl, pages } satisfies Plan);
   } finally {
     await runtime.idle();
   }

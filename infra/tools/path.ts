@@ -34,7 +34,7 @@ import type { Service as Runtime } from '../local/perf/service.js';
 import type { RecordedCall } from '../local/perf/call-recorder.js';
 import { invokeFunction } from '../local/aws/functions.js';
 import { leanClient } from '../../shared/platform/aws-client.js';
-import { confirmFromMailbox, pagingMonitor, type PagingMonitor as Setup, type ReadMail } from '../testing/scenarios.js';
+import { confirmFromMailbox, pagingMonitor, type PagingMonitor, type ReadMail } from '../testing/scenarios.js';
 import { httpEvent } from '../testing/events.js';
 import { dynamoCalls, stopObservingCalls } from '../testing/ddb-calls.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
@@ -238,9 +238,27 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
     await request.send();
     floors.set(request.route, replayWith(document, recordRounds(request.route, calls)));
   }
-  // An incident's own DynamoDB calls, for the reads-under-writes row that sends the writes alone.
+  // The reads-under-writes rows' writes: incidents of a team's monitor with 20 confirmed subscribers, created by
+  // its members in turn (the service counts 100 incidents a day per account); the first member's is recorded.
+  const team = (await api(runtime, 'POST', '/api/teams', caller.token, { name: 'Bench writers', slug: `bench-${randomUUID().slice(0, 8)}` })).team;
+  const shared = (await api(runtime, 'POST', '/api/monitors', caller.token, { name: 'Bench writes', team_id: team.id })).monitor;
+  const [mailbox, pages] = [new KeptAlive(runtime.mailbox.url), new KeptAlive(runtime.url)];
+  const confirm = confirmFromMailbox(async () => JSON.parse((await mailbox.request('GET', '/store')).body).emails, (path) => pages.request('POST', path));
+  for (let index = 0; index < 20; index++) {
+    const email = `reader-${index}-${randomUUID().slice(0, 6)}@bench.example`;
+    await api(runtime, 'POST', `/api/monitors/${shared.id}/subscribers`, caller.token, { email });
+    await confirm(email);
+  }
+  for (const client of [mailbox, pages]) client.close();
+  const writers: { id: string; token: string }[] = [];
+  for (let index = 0; index < 40; index++) {
+    const writer = await signUp(runtime, `Writer ${index}`);
+    const { invite } = await api(runtime, 'POST', `/api/teams/${team.id}/invite`, caller.token, { email: writer.email, role: 'MEMBER' });
+    await api(runtime, 'POST', `/api/teams/invites/${invite.token}/accept`, writer.token);
+    writers.push(writer);
+  }
   calls.reset();
-  await api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Recorded' });
+  await api(runtime, 'POST', '/api/incidents', writers[0]!.token, { monitorId: shared.id, title: 'Recorded' });
   const createRounds = recordRounds('incidents-create', calls);
   // Everything to replay is recorded: the bench's call log comes off the service's client, so that
   // neither side pays for this bench's own instrumentation.
@@ -278,13 +296,15 @@ async function benchRequestPath(runtime: Runtime): Promise<Row[]> {
   rows.push(await rounds('throughput at concurrency 8, GET incident vs floor', 'req/s', '≥ 0.8', async () => [await throughput(requests[0]!.send), await throughput(getFloor)]));
 
   // ----- Reads while writes run (e-mail work in the same process) ------------------------------
-  for (let index = 0; index < 20; index++) {
-    await api(runtime, 'POST', `/api/monitors/${monitor.id}/subscribers`, caller.token, { email: `reader-${index}-${randomUUID().slice(0, 6)}@bench.example` });
-  }
-  const createIncident = () => api(runtime, 'POST', '/api/incidents', caller.token, { monitorId: monitor.id, title: 'Background' });
+  let created = 0;
+  const createIncident = () => {
+    const writer = writers[1 + Math.floor(created++ / 90)];
+    if (!writer) throw new Error('the bench ran out of writers (90 incidents each)');
+    return api(runtime, 'POST', '/api/incidents', writer.token, { monitorId: shared.id, title: 'Background' });
+  };
   /** An incident's writes alone: its recorded calls under fresh ids, its event out of the consumers' reach (no publisher, no e-mail). */
   const writeAlone = () => {
-    const fresh = new Map([caller.id, monitor.id].map((id) => [id, id]));
+    const fresh = new Map([writers[0]!.id, shared.id, team.id].map((id) => [id, id]));
     const substitute = (text: string) => freshIds(fresh, text);
     const rounds = createRounds.map((round) => round.map(({ command, input }) => ({ command, input: unconsumed(mapStrings(input, substitute) as Record<string, unknown>) })));
     return replayWith(document, rounds)();
@@ -364,6 +384,7 @@ async function rounds(figure: string, unit: string, goal: string, measure: () =>
  * (one Put in a TransactWriteItems → stream → one SendEmail).
  */
 const RUNS = 5;
+type Setup = PagingMonitor & { ownerId: string };
 
 const HEX_64 = /\b[0-9a-f]{64}\b/g;
 /** How long a run may wait for its record on the stream or its e-mail in the mailbox. */
@@ -390,12 +411,12 @@ async function benchEmailPath(runtime: Runtime): Promise<Row[]> {
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table!.LatestStreamArn!;
 
-  const caller = await signUp(runtime, 'E-mail bench');
-  const send = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, caller.token, body)).body;
-  /** What one run needs of its own: a monitor paging `oncall` at once, with a subscriber. */
+  /** What one run needs of its own: a monitor paging `oncall` at once, with a subscriber, of an account of its own (one pages 25 outside addresses a day). */
   const prepare = async (): Promise<Setup> => {
+    const owner = await signUp(runtime, 'E-mail bench');
+    const send = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, owner.token, body)).body;
     const confirm = confirmFromMailbox(async () => (JSON.parse(await mailboxCall('GET', '/store')) as { emails: Awaited<ReturnType<ReadMail>> }).emails, (path) => confirmer.request('POST', path));
-    const setup = await pagingMonitor(send, confirm, 'bench.example');
+    const setup = { ...(await pagingMonitor(send, confirm, 'bench.example')), ownerId: owner.id };
     await runtime.idle();
     return setup;
   };
@@ -458,7 +479,7 @@ async function benchEmailPath(runtime: Runtime): Promise<Row[]> {
     throw new Error(`The recorded path lacks monitor-check's transaction or a SendEmail: ${recorded.map((entry) => `${entry.functionName} ${entry.command}`).join(', ')}`);
   }
   const replay = (setup: Setup) => {
-    const fresh = new Map<string, string>([[template.monitorId, setup.monitorId], [template.policyId, setup.policyId], [caller.id, caller.id]]);
+    const fresh = new Map<string, string>([[template.monitorId, setup.monitorId], [template.policyId, setup.policyId], [template.ownerId, setup.ownerId]]);
     const substitute = (text: string) =>
       text === tableName
         ? text
