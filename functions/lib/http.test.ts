@@ -8,7 +8,7 @@ import { httpRoute, nextPageLink, publicHtmlRoute } from './http.js';
 import { logger } from './observability.js';
 import { NotFoundError } from '../../shared/platform/errors.js';
 import { idParams } from '../../shared/platform/validation.js';
-import { httpEvent, lambdaContext } from '../../test/support/events.js';
+import { httpEvent, lambdaContext } from '../../infra/testing/events.js';
 
 const body = z.strictObject({ title: z.string().check(z.trim(), z.minLength(1), z.maxLength(5)), count: z.optional(z.int()) });
 

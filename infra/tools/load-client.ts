@@ -1,13 +1,9 @@
 /**
- * The bench's load generator: HTTP/1.1 requests built once and written as they are on kept-alive
- * sockets, each answer read by its Content-Length, as load generators (autocannon, wrk) do so that
- * the client is not what is measured. `node:http`'s client costs about 0.1 ms of CPU a request
- * (its ClientRequest, agent and parser), and the bench runs on the gateway's thread: with it, a
- * third of what the service seemed to add to a GET was the bench's own client.
- *
- * It speaks only what it needs: one request at a time per connection, answers with a
- * Content-Length (the local gateway gives every answer one, as API Gateway does), and a connection
- * the server closes is opened again for the next request.
+ * The bench's load generator: HTTP/1.1 requests built once and written as they are on kept-alive sockets,
+ * each answer read by its Content-Length, as autocannon and wrk do, so that the client is not what is
+ * measured (`node:http`'s client costs about 0.1 ms of CPU a request). It speaks only what it needs: one
+ * request at a time per connection, answers with a Content-Length (the gateway gives every answer one, as
+ * API Gateway does), and a connection the server closes is opened again for the next request.
  */
 import { connect, type Socket } from 'node:net';
 

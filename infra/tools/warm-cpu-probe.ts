@@ -1,14 +1,10 @@
 /**
- * The warm-CPU probe of `npm run bench -- path` (bench-path.ts bundles it and runs it with node):
- * a process that holds what a warm Lambda instance holds, one deployed function's bundle, and beside
- * it the floor's bundle (the same DynamoDB calls, made with a client configured as the service's).
- * `process.cpuUsage()` counts every thread of a process; in the bench's own process those are the
- * local runtime's gateway and background threads too, and the runtime's AsyncLocalStorage hooks
- * run on every promise there. Here only the two sides run.
- *
- * It warms both sides up (V8 keeps optimizing them for the first thousand calls or so), then times
- * blocks of calls, the sides alternating which goes first, and writes the CPU milliseconds per call
- * of each side to the output file.
+ * The warm-CPU probe of `npm run bench -- path` (path.ts bundles it and runs it with node): a process that
+ * holds what a warm Lambda instance holds, one deployed function's bundle, and beside it the floor's bundle.
+ * `process.cpuUsage()` counts every thread of a process, and in the bench's own process the runtime's
+ * threads and async hooks run too; here only the two sides run. It warms both up (V8 optimizes for the
+ * first thousand calls or so), times blocks of calls, the sides alternating, and writes each side's CPU
+ * milliseconds per call to the output file.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -11,7 +11,7 @@ import { batchWrite } from '../../shared/platform/db/ops.js';
 import { subscriptionItems } from '../../shared/subscribers/repository.js';
 import { newSubscriber, subscribersOf } from '../../shared/subscribers/service.js';
 import { createMonitor } from '../support/teams.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { count, scaled } from '../support/scale.js';
 import { within } from '../support/deadlines.js';
 

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { keys, transitAttributePrefix } from '../../shared/platform/db/keys.js';
 import { getByKeys } from '../../shared/platform/db/ops.js';
-import { seedIncidents } from '../support/seed.js';
+import { seedIncidents } from '../../infra/testing/seed.js';
 import { Api, eventually, settle, uniqueEmail, walk, type User } from '../support/api.js';
-import { holdCalls } from '../support/ddb-calls.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
 import { count, scaled } from '../support/scale.js';
 import { within } from '../support/deadlines.js';

@@ -18,8 +18,8 @@ import { incidentSnapshot } from '../../shared/platform/events/snapshots.js';
 import { nameBasedUuid } from '../../shared/platform/ids.js';
 import { newAcknowledgeLink, OUTSIDE_RECIPIENT_NAMESPACE } from '../../shared/incidents/acknowledge-link.js';
 import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
-import { holdCalls } from '../support/ddb-calls.js';
-import { seedIncidents, type SeedMonitor } from '../support/seed.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
+import { seedIncidents, type SeedMonitor } from '../../infra/testing/seed.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 
 let api: Api;

@@ -13,7 +13,7 @@ import { startService, type Service } from '../../infra/local/perf/service.js';
 import { BACKGROUND_NICE } from '../../infra/local/perf/priority.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
-import { confirmFromMailbox, pagingMonitor } from '../support/scenarios.js';
+import { confirmFromMailbox, pagingMonitor } from '../../infra/testing/scenarios.js';
 import { dynamodbEndpoint } from '../support/api.js';
 import { within } from '../support/deadlines.js';
 

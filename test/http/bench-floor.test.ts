@@ -1,15 +1,15 @@
 /**
- * The bench's floor server (infra/tools/floor/server.ts) answers what the service answers, row by
+ * The bench's floor (infra/tools/floor.ts) answers what the service answers, row by
  * row, so the bench compares the service with a correct minimal implementation, not with a fast wrong
  * one: the reads answer the same bodies for the same items, the writes the same shapes, every answer
  * is valid against docs/openapi.json, and what the floor writes (incident, timeline entry, outbox
  * record) is what the service itself reads and publishes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { startFloorServer } from '../../infra/tools/floor/server.js';
-import { startPagePathFloor } from '../../infra/tools/floor/page-path.js';
+import { startFloor } from '../../infra/tools/floor.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { eventDetails } from '../../shared/platform/events/model.js';
@@ -18,14 +18,14 @@ import { checkContract } from '../support/contract.js';
 import { createMonitor } from '../support/teams.js';
 
 let api: Api;
-let floor: Awaited<ReturnType<typeof startFloorServer>>;
+let floor: Awaited<ReturnType<typeof startFloor>>;
 let owner: User;
 let monitorId: string;
 
 beforeAll(async () => {
   api = await Api.start();
   const issuer = api.runtime.issuer;
-  floor = await startFloorServer({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks() });
+  floor = await startFloor({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks(), sesUrl: api.runtime.url, publicUrl: api.runtime.url });
   owner = await api.signUp(uniqueEmail('floor'), 'Fiona Floor');
   monitorId = (await createMonitor(api, owner, { name: 'Floor monitor' })).id;
 });
@@ -144,25 +144,23 @@ describe('the bench floor answers as the service does', () => {
   });
 });
 
-describe('the page-path floor (floor/page-path.ts) pages as the service does', () => {
-  let pageFloor: Awaited<ReturnType<typeof startPagePathFloor>>;
+describe("the floor's page path pages as the service does", () => {
   let lambda: LambdaClient;
   const oncall = uniqueEmail('floor-oncall');
   let policyId: string;
 
   beforeAll(async () => {
-    pageFloor = await startPagePathFloor({ tableName: process.env[TABLE_NAME_ENV]!, sesUrl: api.runtime.url, publicUrl: api.runtime.url });
     lambda = new LambdaClient({ endpoint: api.url, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
     policyId = (await serviceRequest('POST', '/api/escalation-policies', { name: 'Floor pages', steps: [{ delay_minutes: 0, emails: [oncall] }] })).body.escalation_policy.id;
   });
   afterAll(async () => {
     lambda?.destroy();
-    await pageFloor?.close();
   });
 
+  const newKey = async (monitorId: string) => (await serviceRequest('POST', `/api/monitors/${monitorId}/integrations`, { name: 'Tool' })).body.integration.key as string;
   const pagedMonitor = async (name: string) => (await serviceRequest('POST', '/api/monitors', { name, failure_threshold: 1, escalation_policy_id: policyId })).body.monitor.id as string;
   const floorPost = async (path: string, body: unknown) => {
-    const response = await fetch(`${pageFloor.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${floor.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as any };
   };
   const down = (monitorId: string) => ({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
@@ -199,5 +197,29 @@ describe('the page-path floor (floor/page-path.ts) pages as the service does', (
     const page = await eventually(() => allMailTo(api, oncall), (emails) => emails.some((email) => email.subject.startsWith('[CRITICAL] Disk full on db-1')));
     expect(page.find((email) => email.subject.startsWith('[CRITICAL] Disk full on db-1'))!.body.text).toContain('Monitor: Floor alerts');
     expect(await floorPost('/v2/enqueue', { ...event, routing_key: 'x'.repeat(32) })).toMatchObject({ status: 400, body: { message: 'Invalid routing key' } });
+  });
+
+  it("a repeat trigger of the open incident counts on it and on its key's rate, from any key of the monitor, and opens nothing", async () => {
+    const monitorId = (await serviceRequest('POST', '/api/monitors', { name: 'Floor repeats' })).body.monitor.id as string;
+    const [first, second] = [await newKey(monitorId), await newKey(monitorId)];
+    const event = (key: string) => ({ routing_key: key, event_action: 'trigger', dedup_key: 'cpu-1', payload: { summary: 'CPU high', source: 'web-1', severity: 'warning' } });
+    const TableName = process.env[TABLE_NAME_ENV]!;
+    const get = async (pk: string, sk: string) => (await db().send(new GetCommand({ TableName, Key: { pk, sk } }))).Item;
+    const minute = () => Math.floor(Date.now() / 60_000);
+    const before = minute();
+    for (const key of [first, first, second, first]) expect(await floorPost('/v2/enqueue', event(key))).toMatchObject({ status: 202, body: { status: 'success', dedup_key: 'cpu-1' } });
+    // The rate counts in fixed one-minute windows: across a minute's turn, a key's count starts again.
+    const counted = (count: number) => (minute() === before ? count : expect.any(Number));
+    const incidentId = (await get(`MONITOR#${monitorId}`, 'ALERT#cpu-1'))!.incident_id as string;
+    expect(await get(`INCIDENT#${incidentId}`, 'INCIDENT')).toMatchObject({ monitor_id: monitorId, dedup_key: 'cpu-1', status: 'INVESTIGATING', alert_count: 4 });
+    const hash = (key: string) => createHash('sha256').update(key).digest('hex');
+    expect(await get(`INTEGRATIONKEY#${hash(first)}`, 'INTEGRATIONKEY')).toMatchObject({ rate_count: counted(3) });
+    expect(await get(`INTEGRATIONKEY#${hash(second)}`, 'INTEGRATIONKEY')).toMatchObject({ rate_count: counted(1) });
+    // The service's open incident of a dedup key is the floor's too (the same claim): a repeat counts on it.
+    const serviceEvent = { ...event(second), dedup_key: 'cpu-service' };
+    expect((await api.request('POST', '/v2/enqueue', { body: serviceEvent })).status).toBe(202);
+    for (const key of [first, first]) expect((await floorPost('/v2/enqueue', { ...event(key), dedup_key: 'cpu-service' })).status).toBe(202);
+    const serviceIncident = (await get(`MONITOR#${monitorId}`, 'ALERT#cpu-service'))!.incident_id as string;
+    expect((await serviceRequest('GET', `/api/incidents/${serviceIncident}`)).body.incident).toMatchObject({ alert_count: 3 });
   });
 });

@@ -8,9 +8,9 @@ import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clo
 import { routes, workers } from '../../shared/system.js';
 import { Api, awaitMail, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { createTeam, invite, join, reportDown } from '../support/teams.js';
-import { seedIncidents } from '../support/seed.js';
+import { seedIncidents } from '../../infra/testing/seed.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 import { newUnsubscribeLink } from '../../shared/subscribers/service.js';
 

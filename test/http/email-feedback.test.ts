@@ -12,7 +12,7 @@ import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { allMailTo, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { captureLogs } from '../support/logs.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { workers } from '../../shared/system.js';
 
 const calls = dynamoCalls();

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { HEARTBEAT_GONE_NOTES, sweepHeartbeats } from '../../shared/heartbeats/service.js';
-import { holdCalls } from '../support/ddb-calls.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
 
 let api: Api;
 let owner: User;

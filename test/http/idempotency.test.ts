@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 
 const calls = dynamoCalls();
 let api: Api;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHORT_LIVED_JVM } from '../../infra/local/aws/dynamodb-local.js';
 import { freePort } from '../../infra/local/runtime/ports.js';
 import { repositoryRoot } from '../../infra/paths.js';
-import { confirmFromMailbox, type ReadMail } from '../support/scenarios.js';
+import { confirmFromMailbox, type ReadMail } from '../../infra/testing/scenarios.js';
 import { within } from '../support/deadlines.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));

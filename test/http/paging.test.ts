@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Incident } from '../../shared/incidents/model.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { encodeCursor } from '../../shared/platform/api/paging.js';
-import { seedIncidents, type SeedMonitor } from '../support/seed.js';
+import { seedIncidents, type SeedMonitor } from '../../infra/testing/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';

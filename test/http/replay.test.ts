@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { replayMessages } from '../../infra/tools/replay.js';
+import { replayMessages } from '../../infra/ops/replay.js';
 import { Api, awaitMail, mailTo, settle, uniqueEmail, type User, subscribeConfirmed } from '../support/api.js';
 import { createMonitor, reportDown } from '../support/teams.js';
 import { eventRules, workers } from '../../shared/system.js';
@@ -227,7 +227,7 @@ describe('npm run replay', () => {
 
   it('answers a mistaken command line with its usage and exit code 2', async () => {
     const run = promisify(execFile);
-    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/tools/replay.ts', '--from', '2026-11-23T10:00:00Z'], { env: { ...process.env } }).catch(
+    const failure = await run(process.execPath, ['--import', 'tsx', 'infra/ops/replay.ts', '--from', '2026-11-23T10:00:00Z'], { env: { ...process.env } }).catch(
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: npm run replay') });

@@ -8,7 +8,7 @@ import ICAL from 'ical.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail } from '../support/api.js';
-import { holdCalls } from '../support/ddb-calls.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { keys } from '../../shared/platform/db/keys.js';
 import { queryCollection } from '../../shared/platform/db/ops.js';
 import { Api, settle, uniqueEmail, walk, type User } from '../support/api.js';
-import { holdCalls } from '../support/ddb-calls.js';
-import { seedIncidents, type SeedMonitor } from '../support/seed.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
+import { seedIncidents, type SeedMonitor } from '../../infra/testing/seed.js';
 import { createIncident, createMonitor, createTeam, seedTeam, teamWithRoles } from '../support/teams.js';
 
 let api: Api;

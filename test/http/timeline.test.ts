@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { Api, awaitMail, settle, uniqueEmail, walk, type User, subscribeConfirmed } from '../support/api.js';
-import { holdCalls } from '../support/ddb-calls.js';
+import { holdCalls } from '../../infra/testing/ddb-calls.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
 import { entryRecord, timelineEntry } from '../../shared/incidents/timeline.js';

@@ -13,7 +13,7 @@ import { bundleAll } from '../../infra/build/bundling.js';
 import { invoke, lambdaContext, loadHandler } from '../../infra/local/aws/functions.js';
 import { allFunctions, routes } from '../../shared/system.js';
 import { signUp } from '../../shared/accounts/service.js';
-import { httpEvent, type EventOptions } from '../support/events.js';
+import { httpEvent, type EventOptions } from '../../infra/testing/events.js';
 import { within } from '../support/deadlines.js';
 
 let dir: string;

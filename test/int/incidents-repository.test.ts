@@ -7,8 +7,8 @@ import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
 import { readSource } from '../../shared/platform/db/paging.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
-import { dynamoCalls } from '../support/ddb-calls.js';
-import { openedIncident } from '../support/seed.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
+import { openedIncident } from '../../infra/testing/seed.js';
 
 const calls = dynamoCalls();
 

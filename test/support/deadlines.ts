@@ -13,8 +13,10 @@
  * `TEST_DEADLINE_SCALE`, which `within` reads.
  */
 import { calibrationMs } from '../calibrate.mjs';
+import { parseScale, SCALE_ENV } from '../../infra/testing/deadlines.js';
 
-export const SCALE_ENV = 'TEST_DEADLINE_SCALE';
+export { deadlineScale, SCALE_ENV, within } from '../../infra/testing/deadlines.js';
+
 
 /** The share of test/calibrate.mjs's loop a run times (about 0.1 s here). */
 const SHARE = 0.25;
@@ -29,34 +31,14 @@ export interface RunScale {
   source: string;
 }
 
-const parse = (value: string): number => {
-  const factor = Number(value);
-  if (!Number.isFinite(factor) || factor < 1) throw new Error(`${SCALE_ENV} must be a number of at least 1 (deadlines never shrink), not "${value}"`);
-  return factor;
-};
-
 const run = globalThis as { deadlineScale?: RunScale };
 
 /** The run's factor (vitest's main process): found once, then the same for the config and the reporter. */
 export function runScale(): RunScale {
   if (run.deadlineScale) return run.deadlineScale;
   const given = process.env[SCALE_ENV];
-  if (given !== undefined) return (run.deadlineScale = { factor: parse(given), source: `${SCALE_ENV}=${given}` });
+  if (given !== undefined) return (run.deadlineScale = { factor: parseScale(given), source: `${SCALE_ENV}=${given}` });
   const ms = calibrationMs(SHARE);
   const factor = Math.min(MAX_MEASURED, Math.max(1, Math.ceil((ms / REFERENCE_MS) * 10) / 10));
   return (run.deadlineScale = { factor, source: `a quarter of test/calibrate.mjs took ${Math.round(ms)} ms, ${REFERENCE_MS} ms on the reference machine` });
 }
-
-/**
- * The factor in a test file. Outside a vitest run (the bench imports test/support/scenarios.ts) there
- * is none and deadlines are their bases; inside one the config always sets it.
- */
-export function deadlineScale(): number {
-  const given = process.env[SCALE_ENV];
-  if (given !== undefined) return parse(given);
-  if (process.env.VITEST) throw new Error(`${SCALE_ENV} is not set: vitest.config.ts sets it for every test file`);
-  return 1;
-}
-
-/** A deadline of `baseMs` on the reference machine, on this one: `baseMs` × the run's factor. */
-export const within = (baseMs: number) => Math.ceil(baseMs * deadlineScale());

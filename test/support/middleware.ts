@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpMiddleware, HttpResult, ParsedRequest } from '../../functions/lib/middleware/types.js';
-import { lambdaContext } from './events.js';
+import { lambdaContext } from '../../infra/testing/events.js';
 
 export function runWith(
   middlewares: HttpMiddleware | HttpMiddleware[],

@@ -7,7 +7,7 @@ import { batchWrite } from '../../shared/platform/db/ops.js';
 import { teamView, type Member, type Role, type Team } from '../../shared/teams/model.js';
 import { memberRecord, membershipOf, membershipRecord, slugRecord, teamRecord } from '../../shared/teams/repository.js';
 import { uniqueEmail, type Api, type User } from './api.js';
-import { seedSharedMonitors } from './seed.js';
+import { seedSharedMonitors } from '../../infra/testing/seed.js';
 
 let slugs = 0;
 export const uniqueSlug = (prefix = 'team') => `${prefix}-${process.pid}-${Date.now()}-${slugs++}`;

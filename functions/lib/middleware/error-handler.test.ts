@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BadRequestError, ConflictError, NotFoundError, TooManyRequestsError } from '../../../shared/platform/errors.js';
-import { httpEvent } from '../../../test/support/events.js';
+import { httpEvent } from '../../../infra/testing/events.js';
 import { runWith } from '../../../test/support/middleware.js';
 import { logger } from '../observability.js';
 import { errorHandler } from './error-handler.js';

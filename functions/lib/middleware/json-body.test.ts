@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpEvent } from '../../../test/support/events.js';
+import { httpEvent } from '../../../infra/testing/events.js';
 import { runWith } from '../../../test/support/middleware.js';
 import { jsonBodyParser, MAX_BODY_BYTES } from './json-body.js';
 import type { HttpRequest } from './types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../../shared/platform/errors.js';
-import { httpEvent, lambdaContext } from '../../../test/support/events.js';
+import { httpEvent, lambdaContext } from '../../../infra/testing/events.js';
 import { runWith } from '../../../test/support/middleware.js';
 import { errorHandler } from './error-handler.js';
 import { requestIdHeader, requestIdOf } from './request-id.js';

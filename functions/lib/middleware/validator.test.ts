@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from '../../../shared/platform/zod.js';
 import { idParams, noBody, noParams, noQuery } from '../../../shared/platform/validation.js';
-import { httpEvent } from '../../../test/support/events.js';
+import { httpEvent } from '../../../infra/testing/events.js';
 import { runWith } from '../../../test/support/middleware.js';
 import { jsonBodyParser } from './json-body.js';
 import { validatedInput, validator } from './validator.js';

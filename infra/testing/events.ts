@@ -1,7 +1,7 @@
 /** API Gateway HTTP API (payload 2.0) event fixtures carrying JWT claims, for unit tests of the handler stack. */
 import type { Context } from 'aws-lambda';
 import type { HttpEvent } from '../../functions/lib/http.js';
-import { lambdaContext as localContext } from '../../infra/local/aws/functions.js';
+import { lambdaContext as localContext } from '../local/aws/functions.js';
 
 export interface EventOptions {
   routeKey?: string;

@@ -1,30 +1,16 @@
 /**
- * `npm run bench -- headline` (its page rows) and `npm run bench -- profile` (issue 33): the service's
- * "monitor check / alert trigger → first page e-mail" against the minimal design path
- * (floor/page-path.ts, a process of its own), timed by a client process of its own
- * (floor/page-client.ts) from the trigger's request to the page's arrival in the local mailbox; and
- * where the service's time on that path goes, hop by hop, from the calls and invocations the runtime
- * records (`Service.recordCalls`), with what a person's acknowledgement takes to stop the next step.
+ * The headline's page rows and `npm run bench -- profile` (issue 33): the service's "monitor check / alert
+ * trigger → first page e-mail" against the floor's page path (floor.ts), timed by the client (client.ts,
+ * `pages`) from the trigger's request to the page's arrival in the local mailbox; what each guarantee of
+ * the design costs on the floor; and where the service's time on that path goes, hop by hop, from the calls
+ * and invocations the runtime records (`Service.recordCalls`), with what a person's acknowledgement takes to
+ * stop the next step.
  */
 import { randomUUID } from 'node:crypto';
 import type { Service as Runtime } from '../local/perf/service.js';
 import type { RecordedCall } from '../local/perf/call-recorder.js';
-import { call } from './bench-path.js';
-import type { ClientRow } from './floor/client.js';
-import { runClientProcess, startServerProcess } from './floor/processes.js';
-import { KeptAlive, type PageClientPlan } from './floor/page-client.js';
-
-/** The page-path floor's process, once it listens. */
-const startPageFloor = (runtime: Runtime, variant: string[] = []) =>
-  startServerProcess('infra/tools/floor/page-path.ts', {
-    ...process.env,
-    TABLE_NAME: runtime.tableName,
-    // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
-    FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'),
-    FLOOR_PUBLIC_URL: runtime.url,
-    FLOOR_PORT: '0',
-    FLOOR_WITH: variant.join(','),
-  });
+import type { Plan } from './client.js';
+import { call, KeptAlive, mailTo, median, runClient, startFloorProcess, type Row } from './lib.js';
 
 /** A caller with a policy paging one address at once, and `count` monitors on it (failure threshold 1). */
 async function pagingSetup(runtime: Runtime, count: number) {
@@ -34,68 +20,43 @@ async function pagingSetup(runtime: Runtime, count: number) {
   const oncall = `oncall-${tag}@bench.example`;
   const policy = (await call(runtime, 'POST', '/api/escalation-policies', token, { name: `Pages ${tag}`, steps: [{ delay_minutes: 0, emails: [oncall] }, { delay_minutes: 30, emails: [oncall] }] })).body.escalation_policy;
   const monitors: string[] = [];
-  for (let index = 0; index < count; index++) {
-    monitors.push((await call(runtime, 'POST', '/api/monitors', token, { name: `Paged ${tag} ${index}`, failure_threshold: 1, escalation_policy_id: policy.id })).body.monitor.id);
-  }
+  for (let index = 0; index < count; index++) monitors.push((await call(runtime, 'POST', '/api/monitors', token, { name: `Paged ${tag} ${index}`, failure_threshold: 1, escalation_policy_id: policy.id })).body.monitor.id);
   const key = async (monitorId: string) => (await call(runtime, 'POST', `/api/monitors/${monitorId}/integrations`, token, { name: 'Bench tool' })).body.integration.key as string;
-  return { token, oncall, policyId: policy.id as string, monitors, key };
+  const halves = { service: monitors.filter((_, index) => index % 2 === 0), floor: monitors.filter((_, index) => index % 2 === 1) };
+  return { token, oncall, monitors, halves, key };
 }
 
-/** The headline's page rows: check → page and alert trigger → page, service and floor run by run. */
-export async function benchPagePath(runtime: Runtime, options: { quick: boolean }): Promise<ClientRow[]> {
-  const runs = options.quick ? 9 : 31;
+/** The headline's page rows against the floor at `floorUrl`: check → page and alert trigger → page, run by run. */
+export async function benchPagePath(runtime: Runtime, floorUrl: string, quick: boolean): Promise<Row[]> {
+  const runs = quick ? 9 : 31;
   // Per side: a monitor per timed run, one for the warm-up run, and one for the alerts.
   const setup = await pagingSetup(runtime, 2 * (runs + 2));
-  const half = (side: 0 | 1) => setup.monitors.filter((_, index) => index % 2 === side);
-  const [service, floorSide] = [half(0), half(1)];
-  const plan: PageClientPlan = {
-    serviceUrl: runtime.url.replace('localhost', '127.0.0.1'),
-    floorUrl: '',
-    mailboxUrl: runtime.mailbox.url,
-    oncall: setup.oncall,
-    runs,
-    monitors: { service: service.slice(1), floor: floorSide.slice(1) },
-    keys: { service: await setup.key(service[0]!), floor: await setup.key(floorSide[0]!) },
-  };
+  const { service, floor } = setup.halves;
+  const keys = { service: await setup.key(service[0]!), floor: await setup.key(floor[0]!) };
+  const pages: Plan['pages'] = { mailboxUrl: runtime.mailbox.url, oncall: setup.oncall, runs, kinds: ['check', 'alert'], monitors: { service: service.slice(1), floor: floor.slice(1) }, keys };
   await runtime.idle();
-  const floor = await startPageFloor(runtime);
   try {
-    plan.floorUrl = floor.url;
-    return await runClientProcess<ClientRow[]>('infra/tools/floor/page-client.ts', plan);
+    return await runClient({ serviceUrl: runtime.url.replace('localhost', '127.0.0.1'), floorUrl, pages } satisfies Plan);
   } finally {
-    await floor.stop();
     await runtime.idle();
   }
 }
 
-/**
- * What each guarantee of the design costs on the check → page path, measured: the floor against itself
- * with the guarantee added (`floor/page-path.ts`'s `with`), run by run in a client process of its own.
- */
-export async function guaranteeCosts(runtime: Runtime, runs = 9): Promise<ClientRow[]> {
-  const rows: ClientRow[] = [];
+/** What each guarantee of the design costs on the check → page path: the floor against itself with the guarantee added (`with`). */
+export async function guaranteeCosts(runtime: Runtime, runs = 9): Promise<Row[]> {
+  const rows: Row[] = [];
   const variants: [string, string[]][] = [
-    ['exactly-once pages: the delivery record (with the acknowledge link\'s record) written before the send, marked after', ['delivery']],
-    ['the atomic timeline: the steps, the monitor\'s count, the `created` and `paged` entries and the second event in the opening transaction', ['transaction']],
+    ["exactly-once pages: the delivery record (with the acknowledge link's record) written before the send, marked after", ['delivery']],
+    ["the atomic timeline: the steps, the monitor's count, the `created` and `paged` entries and the second event in the opening transaction", ['transaction']],
     ['both', ['delivery', 'transaction']],
   ];
   for (const [figure, variant] of variants) {
     const setup = await pagingSetup(runtime, 2 * (runs + 1));
-    const [base, added] = [await startPageFloor(runtime), await startPageFloor(runtime, variant)];
+    const [base, added] = [await startFloorProcess(runtime), await startFloorProcess(runtime, variant)];
     try {
-      const plan: PageClientPlan = {
-        serviceUrl: added.url,
-        floorUrl: base.url,
-        serviceIsFloor: true,
-        kinds: ['check'],
-        mailboxUrl: runtime.mailbox.url,
-        oncall: setup.oncall,
-        runs,
-        monitors: { service: setup.monitors.filter((_, index) => index % 2 === 0), floor: setup.monitors.filter((_, index) => index % 2 === 1) },
-        keys: { service: '', floor: '' },
-      };
-      const [row] = await runClientProcess<ClientRow[]>('infra/tools/floor/page-client.ts', plan);
-      rows.push({ ...row!, figure, goal: '—' });
+      const pages = { mailboxUrl: runtime.mailbox.url, oncall: setup.oncall, runs, serviceIsFloor: true, kinds: ['check' as const], monitors: setup.halves, keys: { service: '', floor: '' } };
+      const [measured] = await runClient({ serviceUrl: added.url, floorUrl: base.url, pages } satisfies Plan);
+      rows.push({ ...measured!, figure, goal: '—' });
     } finally {
       await Promise.all([base.stop(), added.stop()]);
     }
@@ -104,32 +65,30 @@ export async function guaranteeCosts(runtime: Runtime, runs = 9): Promise<Client
 }
 
 /** The guarantees' costs as Markdown. */
-export function guaranteeTable(rows: ClientRow[]): string {
+export function guaranteeTable(rows: Row[]): string {
   return [
     '| The floor with | p50 with it | p50 without | Ratio | Costs (ms, p50) |',
     '|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.figure} | ${row.service.p50.toFixed(1)} ms | ${row.floor.p50.toFixed(1)} ms | ${(row.service.p50 / row.floor.p50).toFixed(2)}× | ${(row.service.p50 - row.floor.p50).toFixed(1)} |`),
+    ...rows.map((entry) => `| ${entry.figure} | ${entry.service.toFixed(1)} ms | ${entry.floor.toFixed(1)} ms | ${(entry.service / entry.floor).toFixed(2)}× | ${(entry.service - entry.floor).toFixed(1)} |`),
   ].join('\n');
 }
 
 // ----- Where the time goes ------------------------------------------------------------------------
 
 const epochNow = () => performance.timeOrigin + performance.now();
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** A hop, in milliseconds after the trigger's request (medians over the runs). */
 export interface ProfileHop {
   hop: string;
-  /** Milliseconds after the trigger's request (medians over the runs). */
   start: number;
   end: number;
 }
 
+/** The hops, the page's arrival; a person's acknowledge: its latency, and when its transaction (after which no step pages) ended. */
 export interface PageProfile {
   runs: number;
   hops: ProfileHop[];
-  /** The page's arrival in the mailbox after the trigger (median). */
   arrival: number;
-  /** A person's acknowledge request: its latency, and when its transaction (after which no step pages) ended, after the request began. */
   acknowledge: { latency: number; settled: number; hops: ProfileHop[] };
 }
 
@@ -169,21 +128,11 @@ function medianHops(runs: ProfileHop[][]): ProfileHop[] {
   });
 }
 
-/**
- * Profiles the service's check → page path (`runs` runs, one at a time, each recorded) and a person's
- * acknowledge of an open incident.
- */
+/** Profiles the service's check → page path (`runs` runs, one at a time, each recorded) and a person's acknowledge. */
 export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageProfile> {
   const setup = await pagingSetup(runtime, runs + 1);
   const service = new KeptAlive(runtime.url.replace('localhost', '127.0.0.1'));
   const mailbox = new KeptAlive(runtime.mailbox.url);
-  const store = mailbox.prepare('GET', '/store');
-  const arrived = async () => {
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 1))) {
-      if ((JSON.parse((await store()).body) as { emails: { destination: { to: string[] } }[] }).emails.some((email) => email.destination.to.includes(setup.oncall))) return;
-    }
-    throw new Error('no page within 10 s');
-  };
   const json = { 'content-type': 'application/json' };
   const all: ProfileHop[][] = [];
   const arrivals: number[] = [];
@@ -194,7 +143,7 @@ export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageP
     const t0 = epochNow();
     const [answer] = await Promise.all([
       service.request('POST', '/2015-03-31/functions/monitor-check/invocations', json, JSON.stringify({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() })),
-      arrived(),
+      mailTo(mailbox, setup.oncall),
     ]);
     const arrival = epochNow() - t0;
     await runtime.idle();
@@ -223,8 +172,7 @@ export async function profilePagePath(runtime: Runtime, runs = 9): Promise<PageP
     hops.push({ hop: 'the answer back to the client', start: invocation ? invocation.endedAt - t0 : 0, end: latency });
     acks.push({ latency, settled: transaction ? transaction.endedAt - t0 : Number.NaN, hops });
   }
-  service.close();
-  mailbox.close();
+  for (const client of [service, mailbox]) client.close();
   const measured = acks.slice(1);
   return {
     runs: all.length,

@@ -2,7 +2,7 @@
  * Observes the service's DynamoDB client through the SDK middleware stack: counts the calls
  * each request makes (the per-endpoint budget) and injects failures (the 500 paths).
  */
-import { invocationScope } from '../../infra/local/aws/functions.js';
+import { invocationScope } from '../local/aws/functions.js';
 import { db } from '../../shared/platform/db/client.js';
 import { onNewSandbox } from '../../shared/platform/sandbox.js';
 

@@ -1,22 +1,17 @@
 /**
- * `npm run bench -- profile-list` (issue 33 §3): where the first page of `GET /api/incidents` spends its
- * time, for a caller with 100 incidents and one with 10,000 (own monitors, no team), the two sizes
- * interleaved request by request. Each request is cut at the points the process can see: the client
- * sends it and reads the answer (a kept-alive connection from this process), the function's invocation
- * starts and ends (the local runtime's `local:invocation` channel), each DynamoDB call starts and ends
- * (a middleware on the service's client). Between them: the gateway (HTTP, the token's check, routing,
- * the event), the handler before its Queries (middy, validation, the cursor), the Queries' round trip
- * (the owner-index page ∥ the memberships, each timed too), the handler after them (the items parsed,
- * the view, the JSON, middy's after-steps, the log line), and the way back. Beside it, the same two
- * Queries sent straight from this process, interleaved: what DynamoDB Local itself takes at each size.
+ * `npm run bench -- profile-list`: where the first page of `GET /api/incidents` spends its time for a caller
+ * with 100 incidents and one with 10,000 (own monitors), interleaved request by request, each request cut at
+ * the points the process sees: the client's send and answer, the invocation's start and end (the runtime's
+ * `local:invocation` channel), each DynamoDB call (a middleware on the service's client). Beside it, the same
+ * two Queries sent straight, interleaved: what DynamoDB Local itself takes at each size.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/platform/db/client.js';
 import { invocationChannel, invocationScope } from '../local/aws/functions.js';
 import type { Service as Runtime } from '../local/perf/service.js';
-import { seedIncidents } from '../../test/support/seed.js';
-import { call } from './bench-path.js';
+import { seedIncidents } from '../testing/seed.js';
+import { call, median } from './lib.js';
 import { LoadClient } from './load-client.js';
 
 const FUNCTION = 'incidents-list';
@@ -47,7 +42,6 @@ function span(trace: Trace, kind: 'page' | 'memberships') {
 }
 
 const label = (size: number) => size.toLocaleString('en');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function benchProfileList(runtime: Runtime, options: { requests?: number; warmMs?: number } = {}): Promise<string> {
   const requests = options.requests ?? 300;
