@@ -48,7 +48,7 @@ import { median } from '../build/bundling.js';
 import type { Service as Runtime } from '../local/perf/service.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { newIntegrationKey } from '../../shared/alerts/keys.js';
+import { newIntegrationKey } from '../../shared/integrations/keys.js';
 import { call, row, type Row } from './bench-path.js';
 import type { AlertClientInput, AlertClientOutput } from './bench-alert-client.js';
 

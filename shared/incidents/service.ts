@@ -18,7 +18,7 @@ import type { Scope } from '../platform/db/keys.js';
 import { membershipItem } from '../teams/model.js';
 import { tableName } from '../platform/db/client.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from './snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { applyChanges, statusEvents } from './changes.js';
 import * as repository from './repository.js';

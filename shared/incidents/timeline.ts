@@ -12,7 +12,7 @@ import { itemAbsent, keys } from '../platform/db/keys.js';
 import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 

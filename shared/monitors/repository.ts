@@ -1,4 +1,4 @@
-import { heartbeatWrite } from '../heartbeats/repository.js';
+import { heartbeatWrite } from './heartbeats.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../platform/db/client.js';

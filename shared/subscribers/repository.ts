@@ -1,7 +1,7 @@
 import { tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../platform/db/keys.js';
 import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
-import { linkTokenHash } from '../notifications/emailed-link.js';
+import { linkTokenHash } from '../platform/emailed-link.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
 import type { Source } from '../platform/db/paging.js';

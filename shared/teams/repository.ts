@@ -22,7 +22,7 @@ import {
   type Team,
 } from './model.js';
 import type { Source } from '../platform/db/paging.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash } from '../platform/emailed-link.js';
 
 export type { TransactItem };
 export { getByKeys };
