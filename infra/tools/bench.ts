@@ -20,7 +20,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { encodeCursor } from '../../shared/platform/api/paging.js';
+import { encodeCursor } from '../../shared/platform/api/pagination.js';
 import { db } from '../../shared/platform/db/client.js';
 import { freePort } from '../local/runtime/ports.js';
 import { startDynamoDbLocal } from '../local/aws/dynamodb-local.js';

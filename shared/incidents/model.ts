@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
 import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { AcknowledgementMethod, Severity, Status, STATUSES } from '../platform/vocabulary.js';
 
 export { ACKNOWLEDGEMENT_METHODS, AcknowledgementMethod, SEVERITIES, Severity, STATUSES, Status } from '../platform/vocabulary.js';

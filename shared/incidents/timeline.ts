@@ -6,7 +6,7 @@
 import * as z from '../platform/zod.js';
 import { timelineEntryExample } from '../platform/api/examples.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
 import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';

@@ -13,7 +13,7 @@ import {
   type TransactItem,
 } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { memberWithRole, OPERATORS, teamGuard, teamPresent, type GuardOutcome, type Transit } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';

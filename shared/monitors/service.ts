@@ -16,7 +16,7 @@ import {
   writeGuard,
 } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
-import type { PageView } from '../platform/api/paging.js';
+import type { PageView } from '../platform/api/pagination.js';
 import * as repository from './repository.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';

@@ -4,7 +4,7 @@ import { batchGet, queryCollection, transactOutcome, type TransactItem } from '.
 import { linkTokenHash } from '../platform/emailed-link.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber, type UnsubscribeLink } from './model.js';
 
 /** The monitor with its subscribers, oldest first: one Query of the monitor's item collection. */

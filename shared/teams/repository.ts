@@ -21,7 +21,7 @@ import {
   type Role,
   type Team,
 } from './model.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { LINK_TOKEN_PATTERN, linkTokenHash } from '../platform/emailed-link.js';
 
 export type { TransactItem };

@@ -9,8 +9,8 @@ import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from './hooks.js';
 import { linkTokenHash } from '../platform/emailed-link.js';
-import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
-import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
+import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/pagination.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import * as repository from './repository.js';
 import {
