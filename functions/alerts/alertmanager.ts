@@ -1,6 +1,6 @@
 import * as z from '../../shared/platform/zod.js';
 import { described, FieldError } from '../../shared/platform/api/common.js';
-import { WEBHOOK_MAX_BYTES } from '../../shared/alerts/alertmanager.js';
+import { WEBHOOK_MAX_BYTES, WebhookPayload } from '../../shared/alerts/alertmanager.js';
 import { EVENTS_PER_MINUTE, OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
 import { receiveWebhook, WEBHOOK_ACCEPTED_MESSAGE, WEBHOOK_RATE_MESSAGE } from '../../shared/alerts/receive.js';
 import { jsonResponse, rawRoute } from '../lib/http.js';
@@ -13,25 +13,7 @@ export const handler = rawRoute(
     status: 202,
     requestBody: {
       description: `An Alertmanager (\`version\` "4") or Grafana (\`version\` "1") webhook payload, up to ${WEBHOOK_MAX_BYTES} bytes`,
-      schema: described(
-        z.looseObject({
-          version: z.enum(['4', '1']),
-          groupKey: z.optional(z.string()),
-          status: z.optional(z.enum(['firing', 'resolved'])),
-          alerts: z.array(
-            z.looseObject({
-              status: z.enum(['firing', 'resolved']),
-              labels: z.record(z.string(), z.string()),
-              annotations: z.optional(z.record(z.string(), z.string())),
-              startsAt: z.optional(z.string()),
-              endsAt: z.optional(z.string()),
-              generatorURL: z.optional(z.string()),
-              fingerprint: z.string(),
-            }),
-          ),
-        }),
-        { id: 'AlertmanagerWebhook' },
-      ),
+      schema: described(WebhookPayload, { id: 'AlertmanagerWebhook' }),
     },
     responses: {
       202: {

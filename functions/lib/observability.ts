@@ -21,7 +21,7 @@ import { onNewSandbox } from '../../shared/platform/sandbox.js';
 // serialized text, and one that swallowed half an escape would leave a line that is not JSON.
 const EMAIL = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 const JWT = /(?<!\\(?:u[0-9A-Fa-f]{0,3})?)eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/g;
-// An integration key (`shared/alerts/keys.ts`): 32 characters of `[a-z0-9]` standing alone, or right
+// An integration key (`shared/integrations/keys.ts`): 32 characters of `[a-z0-9]` standing alone, or right
 // after a one-letter escape (`\n`); never from inside a `\u` escape.
 const INTEGRATION_KEY = /(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9\\]))[a-z0-9]{32}(?![A-Za-z0-9])/g;
 

@@ -3,7 +3,7 @@ import { SubscriberBody } from '../../shared/subscribers/model.js';
 import { listSubscribers } from '../../shared/subscribers/service.js';
 import { idParams } from '../../shared/platform/validation.js';
 import { NextCursor } from '../../shared/platform/api/common.js';
-import { pageQuery } from '../../shared/platform/api/paging.js';
+import { pageQuery } from '../../shared/platform/api/pagination.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

@@ -1,6 +1,6 @@
 import { MessageBody } from '../../shared/platform/api/common.js';
 import { teamParams } from '../../shared/teams/model.js';
-import { deleteTeam } from '../../shared/teams/service.js';
+import { deleteTeam } from '../../shared/team-deletion/service.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

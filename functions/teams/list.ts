@@ -2,7 +2,7 @@ import * as z from '../../shared/platform/zod.js';
 import { TeamListItem } from '../../shared/teams/model.js';
 import { listTeams } from '../../shared/teams/service.js';
 import { NextCursor } from '../../shared/platform/api/common.js';
-import { pageQuery } from '../../shared/platform/api/paging.js';
+import { pageQuery } from '../../shared/platform/api/pagination.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

@@ -10,7 +10,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
-import { encodeCursor } from '../../shared/platform/api/paging.js';
+import { encodeCursor } from '../../shared/platform/api/pagination.js';
 import { db } from '../../shared/platform/db/client.js';
 import { startDynamoDbLocal } from '../local/aws/dynamodb-local.js';
 import { startService, type Service as Runtime } from '../local/perf/service.js';

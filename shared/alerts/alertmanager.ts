@@ -35,7 +35,8 @@ const WebhookAlert = z.looseObject({
   ),
 });
 
-const WebhookPayload = z.looseObject({
+/** The payload, as the parser reads it and as OpenAPI documents it (`POST /alerts/alertmanager`). */
+export const WebhookPayload = z.looseObject({
   version: z.enum(['4', '1'], { error: 'Must be "4" (Alertmanager) or "1" (Grafana)' }),
   groupKey: z.optional(z.string()),
   status: z.optional(z.enum(['firing', 'resolved'], { error: 'Must be "firing" or "resolved"' })),

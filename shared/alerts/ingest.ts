@@ -25,7 +25,7 @@ import { integrationKeyItem } from '../integrations/model.js';
 import { monitorItem as monitorSchema } from '../monitors/model.js';
 import { entryRecord, timelineEntry } from '../incidents/timeline.js';
 import type { AlertDetails, Severity, Status } from '../incidents/model.js';
-import { integrationKeyHash, isIntegrationKeyShaped } from './keys.js';
+import { integrationKeyHash, isIntegrationKeyShaped } from '../integrations/keys.js';
 import { incidentTitle, type AlertEvent, type TriggerEvent } from './model.js';
 
 /**

@@ -14,7 +14,7 @@ import {
   type EventsV2Answer,
 } from './events-v2.js';
 import { admitKey, countRepeat, ingestEvent, prefetchDedup } from './ingest.js';
-import { integrationKeyHash, keyFromAuthorization } from './keys.js';
+import { integrationKeyHash, keyFromAuthorization } from '../integrations/keys.js';
 import { recordNotification } from './intake.js';
 
 /** One Events API v2 event: PagerDuty's answer (202, 400, 413, 429). */

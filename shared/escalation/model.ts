@@ -1,7 +1,7 @@
 import * as z from '../platform/zod.js';
 import { policyExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { Email } from '../accounts/model.js';
 
 export const MAX_STEP_DELAY_MINUTES = 1440;

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../platform/db/keys.js';
 import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../platform/db/ops.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { personChecks, returnToOwner, teamGuard, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { policyItem, targetIds, type Policy } from './model.js';

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
-import { accessRefusal, accessTo, allows, colleagueChecks, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, type GuardOutcome } from '../teams/access.js';
+import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
 import { policyItem, policyView, storedStep, targetIds, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
@@ -90,36 +91,25 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
   return retryOnConflict(async () => {
     const current = await repository.getPolicy(policyId);
     if (!current) throw policyNotFound();
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw policyNotFound();
-    const moving = changes.team_id !== undefined && changes.team_id !== current.team_id;
+    // A shared policy pages the team's people: changing it takes a role in the team, even for its
+    // owner (who may always take it back out, if no monitor uses it).
+    const access = updateAccess(caller.userId, current, changes.team_id, policyNotFound, { ownerThroughTeam: true });
     const next: Policy = {
       ...current,
       name: changes.name ?? current.name,
       steps: changes.steps ? changes.steps.map(storedStep) : current.steps,
       repeat: changes.repeat ?? current.repeat,
-      team_id: moving ? changes.team_id! : current.team_id,
+      team_id: access.teamId,
     };
-    // A shared policy pages the team's people: changing it takes a role in the team, even for its
-    // owner (who may always take it back out, if no monitor uses it).
-    const through = current.team_id && !(owner && moving);
-    const { outcome, item } = await repository.updatePolicy(current, next, {
-      from: through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [],
-      to: moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [],
-    }, caller.userId, await colleaguesOf(next, current, changes.steps));
+    const { outcome, item } = await repository.updatePolicy(current, next, access, caller.userId, await colleaguesOf(next, current, changes.steps));
     if (outcome === 'ok') return policyView({ ...next, version: (current.version ?? 0) + 1 });
-    const refusal = targetRefusal(outcome, changes.steps, next.team_id);
-    if (refusal) throw refusal;
+    const targets = targetRefusal(outcome, changes.steps, next.team_id);
+    if (targets) throw targets;
     if (outcome === 'conflict') return undefined;
-    if (outcome === 'from_gone' || outcome === 'from_role') {
-      // Its owner sees it (403); anyone else without a role there is told nothing (404).
-      if (owner) throw new ForbiddenError('Not authorized');
-      throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, policyNotFound);
-    }
-    if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
+    const refusal = updateRefusal(outcome, item, access, policyNotFound);
+    if (refusal) throw refusal;
     // Refused after the guards passed: in use (a policy that monitors use does not move), or gone or moved meanwhile.
-    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
-    if (stillSame && moving && Number(item.monitor_count ?? 0) > 0) throw new BadRequestError('Escalation policy in use');
+    if (unmoved(item, current) && access.moving && Number(item.monitor_count ?? 0) > 0) throw new BadRequestError('Escalation policy in use');
     return undefined;
   }, policyKeptChanging(policyId));
 }
@@ -136,15 +126,12 @@ export async function deletePolicy(caller: Caller, policyId: string) {
     if (current.owner_id === caller.userId && !current.team_id && current.monitor_count > 0) {
       throw new BadRequestError('Escalation policy in use');
     }
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw policyNotFound();
-    const guard = owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS);
+    const { guard } = deleteGuard(caller.userId, current, policyNotFound);
     const { outcome, item } = await repository.deletePolicy(current, guard);
     if (outcome === 'ok') return DONE;
     if (outcome === 'conflict') return undefined;
     if (outcome === 'refused') {
-      const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
-      if (stillSame) throw new BadRequestError('Escalation policy in use');
+      if (unmoved(item, current)) throw new BadRequestError('Escalation policy in use');
       return undefined; // gone or moved meanwhile: read again
     }
     throw accessRefusal(outcome, item, policyNotFound);

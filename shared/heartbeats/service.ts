@@ -22,9 +22,9 @@ import type { TransactItem } from '../platform/db/ops.js';
 import * as incidents from '../incidents/repository.js';
 import { applyChanges, statusEvents } from '../incidents/changes.js';
 import { changeEntries, entryPut, timelineEntry, timelinePut, type Actor } from '../incidents/timeline.js';
-import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from './repository.js';
+import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from '../monitors/heartbeats.js';
 import { integrationKeyItem } from '../integrations/model.js';
-import { integrationKeyHash, isIntegrationKeyShaped } from '../alerts/keys.js';
+import { integrationKeyHash, isIntegrationKeyShaped } from '../integrations/keys.js';
 
 /**
  * One ping of `key`: a GetItem of the key's lookup (unknown or revoked: 404) and one UpdateItem of the

@@ -15,7 +15,7 @@ import { getByKeys, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import type { EventDetail } from '../platform/events/model.js';
 import { nameBasedUuid } from '../platform/ids.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
 import { accountItem } from '../accounts/model.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { acknowledgementItem, type Acknowledgement, type Incident } from './model.js';

@@ -3,7 +3,7 @@
  * the incident after it, and the outbox events it asks for. Pure; the writes are the caller's.
  */
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from './snapshots.js';
 import type { Incident, UpdateIncidentInput } from './model.js';
 import type { TimelineEntry } from './timeline.js';
 

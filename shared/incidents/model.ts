@@ -2,18 +2,10 @@ import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
 import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
+import { AcknowledgementMethod, Severity, Status, STATUSES } from '../platform/vocabulary.js';
 
-export const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
-export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
-export const ACKNOWLEDGEMENT_METHODS = ['web', 'api', 'slack', 'email', 'sms'] as const;
-
-export const Status = z.enum(STATUSES);
-export const Severity = z.enum(SEVERITIES);
-export const AcknowledgementMethod = z.enum(ACKNOWLEDGEMENT_METHODS);
-export type Status = z.output<typeof Status>;
-export type Severity = z.output<typeof Severity>;
-export type AcknowledgementMethod = z.output<typeof AcknowledgementMethod>;
+export { ACKNOWLEDGEMENT_METHODS, AcknowledgementMethod, SEVERITIES, Severity, STATUSES, Status } from '../platform/vocabulary.js';
 
 /** Titles are trimmed; 1-200 characters remain. */
 export const IncidentTitle = Text({ min: 1, max: 200 });

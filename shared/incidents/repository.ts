@@ -15,7 +15,7 @@ import {
   type TransactItem,
   PREFIX_END,
 } from '../platform/db/ops.js';
-import type { Source, SourceRead } from '../platform/db/paging.js';
+import type { Source, SourceRead } from '../platform/db/pagination.js';
 import { incidentFilterDimensions, type IncidentFilterDimension } from '../system.js';
 import {
   acknowledgementItem,
@@ -220,7 +220,7 @@ export type IncidentFilters = Partial<Record<IncidentFilterDimension, string>>;
 /**
  * Where a scope's page of incidents is read: the scope's filter index of the first filter in
  * `incidentFilterDimensions` order that is set (open and status are the most selective), else the
- * scope index; the other filters apply after the key condition (see `shared/platform/db/paging.ts`).
+ * scope index; the other filters apply after the key condition (see `shared/platform/db/pagination.ts`).
  */
 export function incidentSource(scope: Scope, scopeId: string, filters: IncidentFilters): { source: Source; rest: IncidentFilters } {
   const dimension = (['open', 'status', 'acknowledged', 'severity'] as const).find((candidate) => filters[candidate] !== undefined);

@@ -6,13 +6,13 @@
 import * as z from '../platform/zod.js';
 import { timelineEntryExample } from '../platform/api/examples.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
 import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 

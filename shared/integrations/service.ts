@@ -4,7 +4,7 @@ import { timeOrderedUuid } from '../platform/ids.js';
 import { NotFoundError } from '../platform/errors.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { identityOf } from '../accounts/service.js';
-import { integrationKeyHash, integrationKeyHint, newIntegrationKey } from '../alerts/keys.js';
+import { integrationKeyHash, integrationKeyHint, newIntegrationKey } from './keys.js';
 import { getMonitor } from '../monitors/repository.js';
 import { missingRefusal, monitorNotFound, monitorWriteGuard } from '../monitors/service.js';
 import { accessRefusal, allows, OPERATORS, READERS, type Access } from '../teams/access.js';

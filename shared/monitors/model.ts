@@ -1,7 +1,7 @@
 import * as z from '../platform/zod.js';
 import { monitorExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 
 export const MonitorName = Text({ min: 1, max: 200, name: true });
 export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));

@@ -1,4 +1,4 @@
-import { heartbeatWrite } from '../heartbeats/repository.js';
+import { heartbeatWrite } from './heartbeats.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../platform/db/client.js';
@@ -13,7 +13,7 @@ import {
   type TransactItem,
 } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { memberWithRole, OPERATORS, teamGuard, teamPresent, type GuardOutcome, type Transit } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
 import { monitorItem, type Monitor, type UpdateMonitorInput } from './model.js';

@@ -8,15 +8,15 @@ import {
   accessRefusal,
   accessTo,
   allows,
-  MANAGERS,
   OPERATORS,
   READERS,
   pageOfScopes,
   shareRefusal,
   writeGuard,
 } from '../teams/access.js';
+import { deleteGuard, updateAccess, updateRefusal } from '../teams/sharing.js';
 import type { Role } from '../teams/model.js';
-import type { PageView } from '../platform/api/paging.js';
+import type { PageView } from '../platform/api/pagination.js';
 import * as repository from './repository.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
@@ -145,16 +145,15 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
   let currentTeamGone = false;
   return retryOnConflict<MonitorView>(async () => {
     if (!current) throw monitorNotFound();
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw monitorNotFound();
-    const moving = teamId !== undefined && teamId !== current.team_id;
+    const access = updateAccess(caller.userId, current, teamId, monitorNotFound, { ownerThroughTeam: false });
+    const { owner, moving } = access;
     // Turning the heartbeat off resolves its open missed-heartbeat incident in the same transaction.
     const resolution = fields.heartbeat === null && current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'off') : [];
     const next: Monitor = {
       ...current,
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
       escalation_policy_id: policyId === undefined ? current.escalation_policy_id : policyId,
-      team_id: moving ? teamId : current.team_id,
+      team_id: access.teamId,
       team_seq: moving ? current.team_seq + 1 : current.team_seq,
       updated_at: clock.nowIso(),
     };
@@ -163,7 +162,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       next,
       set: fields,
       callerId: caller.userId,
-      through: owner ? undefined : moving ? MANAGERS : OPERATORS,
+      through: access.through,
       currentTeamGone,
       with: resolution,
     });
@@ -179,11 +178,6 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
         if (!owner) throw monitorNotFound();
         currentTeamGone = true;
         return undefined;
-      case 'from_role':
-        throw accessRefusal('team_role', item, monitorNotFound);
-      case 'team_gone':
-      case 'team_role':
-        throw shareRefusal(outcome, item);
       case 'policy_not_found':
         throw policyNotFound();
       case 'policy_misfit':
@@ -194,6 +188,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
           },
         ]);
     }
+    const refusal = updateRefusal(outcome, item, access, monitorNotFound);
+    if (refusal) throw refusal;
     return undefined;
   }, gaveUp(monitorId));
 }
@@ -221,14 +217,13 @@ export async function deleteMonitor(caller: Caller, monitorId: string, heartbeat
   await retryOnConflict(async () => {
     const current = await repository.getMonitor(monitorId);
     if (!current) throw monitorNotFound();
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw monitorNotFound();
+    const { owner, through } = deleteGuard(caller.userId, current, monitorNotFound);
     // Its heartbeat goes with it, and so does an open missed-heartbeat incident (resolved in the same transaction).
     const resolution = current.heartbeat ? await heartbeatGone(current.id, actorOf(caller), 'monitor_deleted') : [];
     const { outcome, item } = await repository.changeMonitor({
       current,
       callerId: caller.userId,
-      through: owner ? undefined : MANAGERS,
+      through,
       currentTeamGone,
       with: resolution,
     });

@@ -4,12 +4,11 @@
  * (deterministic names, deleted after they fire), each invoking the escalation-step function
  * (`page.ts`). Steps already due are paged at once.
  */
-import { ConflictException, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { atExpression, scheduler } from '../platform/scheduler.js';
+import { scheduleOnce } from '../platform/scheduler.js';
 import { sendEscalationStep, type NobodyOnCallReport } from './page.js';
 
 /** Steps due within this window are sent now rather than scheduled. */
@@ -26,30 +25,15 @@ export async function scheduleEscalation(event: EventDetail<'incident.created'>,
       outcomes.push({ step_order: step.step_order, outcome: await sendEscalationStep(input, report) });
       continue;
     }
-    try {
-      await scheduler().send(
-        new CreateScheduleCommand({
-          Name: scheduleName(event.incident.id, step.step_order),
-          GroupName: requireEnv(env.schedulerGroup),
-          ScheduleExpression: atExpression(step.due_at),
-          ScheduleExpressionTimezone: 'UTC',
-          FlexibleTimeWindow: { Mode: 'OFF' },
-          ActionAfterCompletion: 'DELETE',
-          Target: {
-            Arn: requireEnv(env.escalationStepArn),
-            RoleArn: requireEnv(env.schedulerRoleArn),
-            Input: JSON.stringify(input),
-            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
-            ...(process.env[env.escalationDlqArn] ? { DeadLetterConfig: { Arn: process.env[env.escalationDlqArn] } } : {}),
-          },
-        }),
-      );
-      outcomes.push({ step_order: step.step_order, outcome: 'scheduled' });
-    } catch (error) {
-      // A redelivered event: the schedule exists already.
-      if (!(error instanceof ConflictException)) throw error;
-      outcomes.push({ step_order: step.step_order, outcome: 'already_scheduled' });
-    }
+    // A redelivered event finds the schedule there already.
+    const created = await scheduleOnce({
+      name: scheduleName(event.incident.id, step.step_order),
+      at: step.due_at,
+      target: requireEnv(env.escalationStepArn),
+      input,
+      deadLetterArn: process.env[env.escalationDlqArn],
+    });
+    outcomes.push({ step_order: step.step_order, outcome: created === 'created' ? 'scheduled' : 'already_scheduled' });
   }
   return outcomes;
 }

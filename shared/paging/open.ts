@@ -17,7 +17,7 @@ import type { TransactItem } from '../platform/db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
 import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { Monitor } from '../monitors/model.js';
 import { countIncident } from '../monitors/repository.js';

@@ -23,7 +23,7 @@ import { conditionFailure, transactOutcome, type TransactItem } from '../platfor
 import type { EventDetail } from '../platform/events/model.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { quotaCharge, utcDay } from '../platform/quotas/daily.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
 import { timelinePut } from '../incidents/timeline.js';
 
 type PageEvent = EventDetail<'incident.escalation_step'>;

@@ -12,7 +12,7 @@ import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../platform/events/snapshots.js';
+import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';

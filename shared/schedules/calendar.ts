@@ -17,7 +17,7 @@ import { itemPresent, keys, ownerIndex, teamIndex } from '../platform/db/keys.js
 import { batchGet, queryIndex, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { NotFoundError } from '../platform/errors.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash } from '../platform/emailed-link.js';
 import { readScopes } from '../teams/access.js';
 import { scheduleItem, type Schedule } from './model.js';
 import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';

@@ -6,7 +6,7 @@
 import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { overrideExample, scheduleExample } from '../platform/api/examples.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { isCalendarDate, localDateTimeMinute, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
 
 export const MAX_LAYERS = 10;

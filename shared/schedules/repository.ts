@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, ownerIndex, scheduleItemSk, teamIndex } from '../platform/db/keys.js';
 import { purgeCollection, queryAll, queryCollection, transactOutcome, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { returnToOwner, type GuardOutcome } from '../teams/access.js';
 import { personChecks, type PersonOutcome } from '../teams/access.js';
 export type { PersonOutcome } from '../teams/access.js';

@@ -10,12 +10,13 @@ import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { accountItem } from '../accounts/model.js';
 import { attributes, keys, teamItemSk } from '../platform/db/keys.js';
-import { batchGet, type Item, type TransactItem } from '../platform/db/ops.js';
+import { batchGet, type Item } from '../platform/db/ops.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
-import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
-import { decodeCursor, pageView } from '../platform/api/paging.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.js';
-import { accessRefusal, accessTo, allows, colleagueChecks, MANAGERS, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard, type GuardOutcome } from '../teams/access.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
+import { decodeCursor, pageView } from '../platform/api/pagination.js';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard } from '../teams/access.js';
+import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
 import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';
 import {
@@ -40,8 +41,6 @@ export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
 
 const scheduleKeptChanging = (scheduleId: string) => (attempts: number) => `Schedule ${scheduleId} kept changing; gave up after ${attempts} attempts`;
 const DAY_MS = 86_400_000;
-
-type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
 
 /** The refusal of a person a schedule names: every place the body names them. */
 function personRefusal(outcome: string, layers: readonly Layer[] | undefined, teamId: string | null, field?: string) {
@@ -128,20 +127,16 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
   return retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw scheduleNotFound();
-    const moving = changes.team_id !== undefined && changes.team_id !== current.team_id;
+    const access = updateAccess(caller.userId, current, changes.team_id, scheduleNotFound, { ownerThroughTeam: true });
+    const { from, to, moving } = access;
     const next: Schedule = {
       ...current,
       name: changes.name ?? current.name,
       time_zone: changes.time_zone ?? current.time_zone,
       layers: changes.layers ?? current.layers,
-      team_id: moving ? changes.team_id! : current.team_id,
+      team_id: access.teamId,
       updated_at: clock.nowIso(),
     };
-    const through = current.team_id && !(owner && moving);
-    const from: Guard = through ? teamGuard(current.team_id!, caller.userId, moving ? MANAGERS : OPERATORS) : [];
-    const to: Guard = moving && next.team_id ? teamGuard(next.team_id, caller.userId, OPERATORS) : [];
     // The caller's membership of the team the schedule ends in is already checked by a guard.
     const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
     const people =
@@ -149,13 +144,9 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
     if (outcome === 'ok') return scheduleView(next);
     if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
-    if (outcome === 'from_gone' || outcome === 'from_role') {
-      if (owner) throw new ForbiddenError('Not authorized');
-      throw accessRefusal(outcome === 'from_gone' ? 'team_gone' : 'team_role', item, scheduleNotFound);
-    }
-    if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
-    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
-    if (stillSame && moving && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
+    const refusal = updateRefusal(outcome, item, access, scheduleNotFound);
+    if (refusal) throw refusal;
+    if (unmoved(item, current) && moving && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
     return undefined;
   }, scheduleKeptChanging(scheduleId));
 }
@@ -174,16 +165,13 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
   await retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
-    const owner = current.owner_id === caller.userId;
-    if (!owner && !current.team_id) throw scheduleNotFound();
-    const { outcome, item } = await repository.deleteSchedule(current, owner ? [] : teamGuard(current.team_id!, caller.userId, MANAGERS));
+    const { outcome, item } = await repository.deleteSchedule(current, deleteGuard(caller.userId, current, scheduleNotFound).guard);
     if (outcome === 'ok') {
       await repository.purgeSchedule(scheduleId);
       return DONE;
     }
     if (outcome !== 'refused') throw accessRefusal(outcome, item, scheduleNotFound);
-    const stillSame = item && item.owner_id === current.owner_id && (item.team_id ?? null) === current.team_id;
-    if (stillSame && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
+    if (unmoved(item, current) && Number(item.policy_count ?? 0) > 0) throw await inUse(scheduleId);
     return undefined; // gone or moved meanwhile: read again
   }, scheduleKeptChanging(scheduleId));
 }

@@ -12,7 +12,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
 import { transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
 import { confirmationLinkItem, type ConfirmationLink } from './model.js';
 
 /** A confirmation link works for 7 days. */

@@ -1,10 +1,10 @@
 import { tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorItemSk } from '../platform/db/keys.js';
 import { batchGet, queryCollection, transactOutcome, type TransactItem } from '../platform/db/ops.js';
-import { linkTokenHash } from '../notifications/emailed-link.js';
+import { linkTokenHash } from '../platform/emailed-link.js';
 import { monitorItem, type Monitor } from '../monitors/model.js';
 import { getMonitorAnd, monitorAsRead } from '../monitors/repository.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { subscriberItem, unsubscribeTokenItem, type Subscriber, type UnsubscribeLink } from './model.js';
 
 /** The monitor with its subscribers, oldest first: one Query of the monitor's item collection. */

@@ -1,9 +1,9 @@
 import { keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
-import { linkTokenHash, newEmailedLink } from '../notifications/emailed-link.js';
+import { linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
 import { timeOrderedUuid } from '../platform/ids.js';
-import { decodeCursor, pageView, type PageRequest } from '../platform/api/paging.js';
-import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
+import { decodeCursor, pageView, type PageRequest } from '../platform/api/pagination.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { subscriberItem } from './model.js';
 import type { Caller } from '../platform/caller.js';

@@ -15,8 +15,8 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemPresent, keys, teamIndex, transitAttributePrefix } from '../platform/db/keys.js';
 import { batchGet, conditionFailure, type Item, type TransactItem } from '../platform/db/ops.js';
 import { ForbiddenError, NotFoundError } from '../platform/errors.js';
-import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../platform/db/paging.js';
-import { decodeCursor, pageView, type PageView } from '../platform/api/paging.js';
+import { mergePage, readSource, type PageWindow, type Source, type SourceRead } from '../platform/db/pagination.js';
+import { decodeCursor, pageView, type PageView } from '../platform/api/pagination.js';
 import { membershipItem, ROLES, teamItem, type Role } from './model.js';
 import { listMemberships } from './repository.js';
 

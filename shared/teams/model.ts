@@ -2,13 +2,9 @@ import * as z from '../platform/zod.js';
 import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
+import { AssignableRole, Role } from '../platform/vocabulary.js';
 
-export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
-/** Roles an invite or a role change may give: never OWNER. */
-export const ASSIGNABLE_ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
-export const Role = z.enum(ROLES);
-export const AssignableRole = z.enum(ASSIGNABLE_ROLES);
-export type Role = z.output<typeof Role>;
+export { ASSIGNABLE_ROLES, AssignableRole, ROLES, Role } from '../platform/vocabulary.js';
 
 /** Invites live 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;

@@ -21,8 +21,8 @@ import {
   type Role,
   type Team,
 } from './model.js';
-import type { Source } from '../platform/db/paging.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash } from '../notifications/emailed-link.js';
+import type { Source } from '../platform/db/pagination.js';
+import { LINK_TOKEN_PATTERN, linkTokenHash } from '../platform/emailed-link.js';
 
 export type { TransactItem };
 export { getByKeys };

@@ -7,13 +7,10 @@ import { clock } from '../platform/clock.js';
 import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceeded } from '../platform/quotas/daily.js';
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
-import { inviteCreated } from '../notifications/hooks.js';
-import { linkTokenHash } from '../notifications/emailed-link.js';
-import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/paging.js';
-import { mergePage, readSource, type PageWindow } from '../platform/db/paging.js';
-import { returnPolicyToOwner } from '../escalation/repository.js';
-import { returnScheduleToOwner } from '../schedules/repository.js';
-import { returnToOwner } from '../monitors/service.js';
+import { inviteCreated } from './hooks.js';
+import { linkTokenHash } from '../platform/emailed-link.js';
+import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/pagination.js';
+import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import * as repository from './repository.js';
 import {
@@ -152,26 +149,18 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
 }
 
 /**
- * Deletes the team (gone at once: nobody sees anything through it from then on), gives every
- * shared monitor, policy and schedule back to its owner, then removes every membership, invite and
- * lookup item. No monitor, incident, subscriber or acknowledgement is lost.
+ * Deletes the team (gone at once: nobody sees anything through it from then on), has
+ * `returnToOwners` give every shared monitor, policy and schedule back to its owner, then removes
+ * every membership, invite and lookup item. The resources sit on floors above teams/, so the
+ * returning is passed in by `team-deletion/service.ts`, which the handler calls.
  */
-export async function deleteTeam(caller: Caller, teamId: string) {
+export async function deleteTeam(caller: Caller, teamId: string, returnToOwners: (shared: repository.Shared) => Promise<void>) {
   const { team, guard } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
   fail(await repository.deleteTeamRecord(guard, team), {
     forbidden: () => new ForbiddenError('Only owner can delete team'),
     not_found: teamNotFound,
   });
-  await repository.purgeTeamItems(teamId, async (shared) => {
-    await inBatches(shared.policyIds, (policyId) => returnPolicyToOwner(policyId, teamId));
-    await inBatches(shared.scheduleIds, (scheduleId) => returnScheduleToOwner(scheduleId, teamId));
-    await inBatches(shared.monitorIds, (monitorId) => returnToOwner(monitorId, teamId));
-  });
-}
-
-/** Runs `work` on each id, a few at a time. */
-async function inBatches(ids: string[], work: (id: string) => Promise<void>, size = 8) {
-  for (let start = 0; start < ids.length; start += size) await Promise.all(ids.slice(start, start + size).map(work));
+  await repository.purgeTeamItems(teamId, returnToOwners);
 }
 
 /** A new invite token (256 random bits, base64url) and its SHA-256, which is all the table keeps of it. */

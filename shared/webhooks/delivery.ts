@@ -14,7 +14,6 @@
  *   messages wait behind it. Success or failure of the head sends the next one at once.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictException, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
@@ -23,7 +22,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../platform/db/keys.js';
 import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { atExpression, scheduler } from '../platform/scheduler.js';
+import { scheduleOnce } from '../platform/scheduler.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
@@ -403,28 +402,13 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
  * ask for it.
  */
 async function schedulePair(input: RetryInput, messageId: string, suffix: string, at: Date, context: SendContext) {
-  try {
-    await scheduler().send(
-      new CreateScheduleCommand({
-        Name: `whk-${messageId.replace(/^msg_/, '')}-${suffix}`,
-        GroupName: requireEnv(env.schedulerGroup),
-        ScheduleExpression: atExpression(at.toISOString()),
-        ScheduleExpressionTimezone: 'UTC',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        ActionAfterCompletion: 'DELETE',
-        Target: {
-          Arn: context.selfArn,
-          RoleArn: requireEnv(env.schedulerRoleArn),
-          Input: JSON.stringify(input),
-          RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
-          // Set on AWS (the worker's on-failure queue); the local scheduler keeps its own dead letters.
-          ...(process.env[env.webhookRetryDlqArn] ? { DeadLetterConfig: { Arn: process.env[env.webhookRetryDlqArn] } } : {}),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConflictException)) throw error;
-  }
+  await scheduleOnce({
+    name: `whk-${messageId.replace(/^msg_/, '')}-${suffix}`,
+    at: at.toISOString(),
+    target: context.selfArn,
+    input,
+    deadLetterArn: process.env[env.webhookRetryDlqArn],
+  });
 }
 
 /**

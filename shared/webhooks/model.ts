@@ -6,7 +6,7 @@
  */
 import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
-import { pageParams } from '../platform/api/paging.js';
+import { pageParams } from '../platform/api/pagination.js';
 import { MAX_URL_LENGTH } from './target.js';
 import { incidentDetailExample } from '../platform/api/examples.js';
 import { AcknowledgementMethod, IncidentDetail, Severity, Status } from '../incidents/model.js';

@@ -13,7 +13,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex } from '../platform/db/keys.js';
 import { conditionFailure, queryIndex, transactOutcome, updateExpression, type TransactItem, type UpdateSpec } from '../platform/db/ops.js';
-import type { Source } from '../platform/db/paging.js';
+import type { Source } from '../platform/db/pagination.js';
 import { webhookItem, type Webhook } from './model.js';
 
 export type WebhookScope = 'monitor' | 'team' | 'owner';

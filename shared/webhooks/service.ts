@@ -18,7 +18,7 @@ import { monitorNotFound } from '../monitors/service.js';
 import { getMonitor } from '../monitors/repository.js';
 import type { Monitor } from '../monitors/model.js';
 import { accessRefusal, accessTo, allows, OPERATORS, pageOfScopes, READERS, roleIn, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
-import type { PageView } from '../platform/api/paging.js';
+import type { PageView } from '../platform/api/pagination.js';
 import { generateSecret } from './signing.js';
 import { checkTarget, loopbackPortsFrom, TargetRefused, type TargetOptions } from './target.js';
 import * as repository from './repository.js';

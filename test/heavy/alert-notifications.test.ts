@@ -19,7 +19,7 @@ import { within } from '../support/deadlines.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { integrationKeyHash } from '../../shared/alerts/keys.js';
+import { integrationKeyHash } from '../../shared/integrations/keys.js';
 import { count, fullScale, scaled } from '../support/scale.js';
 
 const N = scaled(1_000, 150);

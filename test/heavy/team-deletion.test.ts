@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { keys, ownerIndex } from '../../shared/platform/db/keys.js';
 import { batchGet, batchWrite, queryAll, type Item } from '../../shared/platform/db/ops.js';
 import { ttlOf } from '../../shared/teams/repository.js';
-import { deleteTeam, getTeam, listTeams } from '../../shared/teams/service.js';
+import { deleteTeam } from '../../shared/team-deletion/service.js';
+import { getTeam, listTeams } from '../../shared/teams/service.js';
 import { count, scaled } from '../support/scale.js';
 import { within } from '../support/deadlines.js';
 

@@ -14,7 +14,7 @@ import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platf
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
-import { incidentSnapshot } from '../../shared/platform/events/snapshots.js';
+import { incidentSnapshot } from '../../shared/incidents/snapshots.js';
 import { nameBasedUuid } from '../../shared/platform/ids.js';
 import { newAcknowledgeLink, OUTSIDE_RECIPIENT_NAMESPACE } from '../../shared/incidents/acknowledge-link.js';
 import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';

@@ -20,7 +20,7 @@ import { reportDown } from '../support/teams.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { integrationKeyHash } from '../../shared/alerts/keys.js';
+import { integrationKeyHash } from '../../shared/integrations/keys.js';
 import { EVENTS_PER_MINUTE, OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
 import { within } from '../support/deadlines.js';
 

@@ -8,7 +8,7 @@ import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createMonitor, teamWithRoles, type TeamWithRoles } from '../support/teams.js';
 import { getByKeys } from '../../shared/platform/db/ops.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { integrationKeyHash } from '../../shared/alerts/keys.js';
+import { integrationKeyHash } from '../../shared/integrations/keys.js';
 
 let api: Api;
 let owner: User;

@@ -11,7 +11,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { attributes, keys } from '../../shared/platform/db/keys.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
-import { linkTokenHash } from '../../shared/notifications/emailed-link.js';
+import { linkTokenHash } from '../../shared/platform/emailed-link.js';
 import { getMonitorWithSubscribers } from '../../shared/subscribers/repository.js';
 
 const itemAt = async (key: Record<string, string>) => (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;

@@ -4,7 +4,7 @@ import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite, join, teamWithRoles, uniqueSlug } from '../support/teams.js';
 import { insertInvite } from '../../shared/teams/repository.js';
-import { linkTokenHash } from '../../shared/notifications/emailed-link.js';
+import { linkTokenHash } from '../../shared/platform/emailed-link.js';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { attributes, keys } from '../../shared/platform/db/keys.js';

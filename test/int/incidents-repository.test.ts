@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerIndex } from '../../shared/platform/db/keys.js';
 import { queryAll, queryOwnerIndex } from '../../shared/platform/db/ops.js';
 import { createdEntry, timelinePut } from '../../shared/incidents/timeline.js';
-import { readSource } from '../../shared/platform/db/paging.js';
+import { readSource } from '../../shared/platform/db/pagination.js';
 import * as repository from '../../shared/incidents/repository.js';
 import type { Acknowledgement, Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../../infra/testing/ddb-calls.js';

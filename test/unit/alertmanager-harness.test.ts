@@ -15,7 +15,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhookNotification } from '../../shared/alerts/alertmanager.js';
 import { acceptedAnswer, parseEventsV2 } from '../../shared/alerts/events-v2.js';
-import { keyFromAuthorization, newIntegrationKey } from '../../shared/alerts/keys.js';
+import { keyFromAuthorization, newIntegrationKey } from '../../shared/integrations/keys.js';
 import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
 import { within } from '../support/deadlines.js';
 

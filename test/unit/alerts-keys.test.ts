@@ -6,7 +6,7 @@ import {
   isIntegrationKeyShaped,
   keyFromAuthorization,
   newIntegrationKey,
-} from '../../shared/alerts/keys.js';
+} from '../../shared/integrations/keys.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../infra/paths.js';
 import { parseEventsV2 } from '../../shared/alerts/events-v2.js';
-import { newIntegrationKey } from '../../shared/alerts/keys.js';
+import { newIntegrationKey } from '../../shared/integrations/keys.js';
 import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
 import { eventually } from '../support/api.js';
 

@@ -4,8 +4,7 @@
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
 import * as z from '../zod.js';
-import { AcknowledgementMethod, Severity, Status } from '../../incidents/model.js';
-import { AssignableRole } from '../../teams/model.js';
+import { AcknowledgementMethod, AssignableRole, Severity, Status } from '../vocabulary.js';
 
 export const incidentSnapshot = z.object({
   id: z.string(),

@@ -4,7 +4,7 @@ import { tableName } from '../platform/db/client.js';
 import { keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { NotFoundError } from '../platform/errors.js';
-import type { Heartbeat } from '../monitors/model.js';
+import type { Heartbeat } from './model.js';
 
 export const HEARTBEAT_INDEX = 'heartbeat-due';
 export const SHARDS = '0123456789abcdef';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Incident } from '../../shared/incidents/model.js';
 import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
-import { encodeCursor } from '../../shared/platform/api/paging.js';
+import { encodeCursor } from '../../shared/platform/api/pagination.js';
 import { seedIncidents, type SeedMonitor } from '../../infra/testing/seed.js';
 import { Api, uniqueEmail, walk, type User } from '../support/api.js';
 import { createMonitor, createTeam, join } from '../support/teams.js';

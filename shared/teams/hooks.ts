@@ -5,7 +5,7 @@
  */
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import type { Invite, Team } from '../teams/model.js';
+import type { Invite, Team } from './model.js';
 
 export interface InviteCreated {
   invite: Invite;

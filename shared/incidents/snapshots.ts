@@ -1,5 +1,5 @@
-import type { Incident } from '../../incidents/model.js';
-import type { IncidentSnapshot } from './model.js';
+import type { Incident } from './model.js';
+import type { IncidentSnapshot } from '../platform/events/model.js';
 
 /** The incident as events carry it. */
 export const incidentSnapshot = (incident: Incident): IncidentSnapshot => ({

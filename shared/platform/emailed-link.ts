@@ -5,10 +5,10 @@
  * "expired" rather than "not valid".
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { clock } from '../platform/clock.js';
-import { tableName } from '../platform/db/client.js';
-import { attributes } from '../platform/db/keys.js';
-import type { TransactItem } from '../platform/db/ops.js';
+import { clock } from './clock.js';
+import { tableName } from './db/client.js';
+import { attributes } from './db/keys.js';
+import type { TransactItem } from './db/ops.js';
 
 /** 32 random bytes, base64url. */
 export const LINK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
