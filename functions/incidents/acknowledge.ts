@@ -3,7 +3,6 @@ import { acknowledgeIncidentInput, IncidentBody } from '../../shared/incidents/m
 import { acknowledgeIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
-import { incidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -11,7 +10,6 @@ export const handler = httpRoute(
     params: idParams,
     body: acknowledgeIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
-    example: { incident: incidentExample },
     errors: { 400: ['Incident already acknowledged'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },

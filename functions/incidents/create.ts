@@ -3,7 +3,6 @@ import { createIncidentInput, IncidentBody } from '../../shared/incidents/model.
 import { createIncident } from '../../shared/incidents/service.js';
 import { quotaMessage } from '../../shared/platform/quotas/daily.js';
 import { httpRoute } from '../lib/http.js';
-import { createdIncidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -11,7 +10,6 @@ export const handler = httpRoute(
     body: createIncidentInput,
     status: 201,
     response: z.strictObject({ incident: IncidentBody }),
-    example: { incident: createdIncidentExample },
     errors: { 403: ['Not authorized'], 404: ['Monitor not found'], 429: [quotaMessage('incidents')] },
     idempotent: true,
     failure: 'Failed to create incident',

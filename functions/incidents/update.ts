@@ -3,7 +3,6 @@ import { IncidentBody, updateIncidentInput } from '../../shared/incidents/model.
 import { updateIncident } from '../../shared/incidents/service.js';
 import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
-import { updatedIncidentExample } from '../../shared/platform/api/examples.js';
 
 export const handler = httpRoute(
   {
@@ -11,7 +10,6 @@ export const handler = httpRoute(
     params: idParams,
     body: updateIncidentInput,
     response: z.strictObject({ incident: IncidentBody }),
-    example: { incident: updatedIncidentExample },
     errors: { 400: ['No updates provided'], 403: ['Not authorized'], 404: ['Incident not found'] },
     failure: 'Failed to update incident',
   },

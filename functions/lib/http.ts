@@ -67,12 +67,6 @@ export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, 
   paged?: boolean;
   /** A creating POST that honours `Idempotency-Key`. */
   idempotent?: boolean;
-  /**
-   * The success body as this route answers it, for the OpenAPI document, where the response
-   * schema's own example is not a state this route can answer (a created incident is never
-   * acknowledged; an acknowledged one always is).
-   */
-  example?: z.output<R>;
 }
 
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
@@ -88,7 +82,6 @@ export interface RouteContract {
   failure: string;
   paged: boolean;
   idempotent: boolean;
-  example?: unknown;
   /**
    * A raw route's answers, as documented (`rawRoute`): each status with its description, its JSON body
    * and the headers it carries; the generator writes these instead of deriving them.
@@ -170,7 +163,6 @@ export function httpRoute<
     failure: options.failure,
     paged: options.paged ?? false,
     idempotent: options.idempotent ?? false,
-    ...(options.example === undefined ? {} : { example: options.example }),
   };
   return Object.assign(handler, { contract });
 }

@@ -1,9 +1,10 @@
 /**
  * Lets a bundle leave out the schemas its function never uses.
  *
- * Every module of `shared/` builds its values when it loads: zod schemas, their documentation,
- * the OpenAPI examples. A function uses a few of them, but esbuild keeps every top-level
- * `const` whose initializer calls a function, since the call might have side effects. zod marks its
+ * Every module of `shared/` builds its values when it loads: zod schemas and their documentation
+ * (the OpenAPI examples live in infra/openapi/examples.ts, which no bundle imports). A function
+ * uses a few of them, but esbuild keeps every top-level `const` whose initializer calls a
+ * function, since the call might have side effects. zod marks its
  * own functions free of side effects, but esbuild honours that mark only inside the module that
  * declares the function (evanw/esbuild#4369). So the incidents-get bundle built about 550 schemas
  * when it loaded, and carried all of them.
@@ -23,7 +24,7 @@ import ts from 'typescript';
  * not `z.config` nor its registries) and mini's `.check`, zod core's `$constructor` (a schema class, for
  * `shared/platform/zod.ts`), the documentation and text helpers of
  * `shared/platform/api/common.ts` (whose only effect, zod's metadata registry, matters to the OpenAPI
- * generator alone, which reads the sources), the examples' `at`, `documented` in the timeline,
+ * generator alone, which reads the sources), `documented` in the timeline,
  * `Object.keys`, and `perSandbox` and `sandboxClient` (`shared/platform/sandbox.ts`, `aws-client.ts`: their
  * only effect registers how the value they hold is reset, which a bundle that never reads the value
  * does not need either; on Lambda nothing resets). Helpers are allowed by name: adding one here is a promise that it only builds a value.
@@ -35,7 +36,6 @@ export const PURE_CALLEES = [
   /^described$/,
   /^Text$/,
   /^documented$/,
-  /^at$/,
   /^Object\.keys$/,
   /^perSandbox$/,
   /^sandboxClient$/,

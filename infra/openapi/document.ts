@@ -11,6 +11,7 @@ import { monitorCheckInput } from '../../shared/paging/check.js';
 import { webhookMessages } from '../../shared/webhooks/model.js';
 import type { RouteContract } from '../../functions/lib/http.js';
 import { repositoryRoot } from '../paths.js';
+import { incidentDetailExample, routeExamples, schemaExamples } from './examples.js';
 import { routes, type RouteDescription } from '../../shared/system.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -90,8 +91,11 @@ class Components {
     return withoutDefault;
   }
 
+  /** A named schema as a component, with its example from `./examples.ts` (the models name it only). */
   private add(id: string, schema: JsonSchema) {
-    const component = tidy(schema) as JsonSchema;
+    const example = schemaExamples[id];
+    if (example !== undefined && 'example' in schema) throw new Error(`${id} has an example of its own and one in infra/openapi/examples.ts; keep one`);
+    const component = tidy(example === undefined ? schema : { ...schema, example }) as JsonSchema;
     const existing = this.schemas[id];
     if (existing && JSON.stringify(existing) !== JSON.stringify(component)) {
       throw new Error(`Two different schemas are named ${id} (a request's and a response's?); give one another id`);
@@ -196,7 +200,7 @@ const WEBHOOK_HEADERS = [
 /** OpenAPI 3.1 `webhooks`: what a webhook's URL receives, per event type (the `standard` format). */
 function webhooksOf(components: Components) {
   return Object.fromEntries(
-    webhookMessages().map((schema) => {
+    webhookMessages(incidentDetailExample).map((schema) => {
       const type = (schema.def.shape.type as unknown as { def: { values: string[] } }).def.values[0]!;
       return [
         type,
@@ -256,7 +260,7 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
       content: {
         [contract.contentType]: {
           schema: components.of(contract.response, 'output'),
-          ...(contract.example === undefined ? {} : { example: contract.example }),
+          ...(routeExamples[route.name] === undefined ? {} : { example: routeExamples[route.name] }),
         },
       },
       ...(contract.paged
@@ -381,6 +385,14 @@ export async function buildDocument() {
     };
   }
 
+  const webhooks = webhooksOf(components);
+  // An example under a name that no schema or route has would be left out of the document silently.
+  const unused = [
+    ...Object.keys(schemaExamples).filter((id) => !components.schemas[id]),
+    ...Object.keys(routeExamples).filter((name) => !routes.some((route) => route.name === name)),
+  ];
+  if (unused.length) throw new Error(`infra/openapi/examples.ts has examples for no schema or route: ${unused.join(', ')}`);
+
   const version = (await import(pathToFileURL(join(repositoryRoot, 'package.json')).href, { with: { type: 'json' } })) as {
     default: { version: string };
   };
@@ -411,7 +423,7 @@ export async function buildDocument() {
     ],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
-    webhooks: webhooksOf(components),
+    webhooks,
     components: {
       schemas: components.schemas,
       securitySchemes: {

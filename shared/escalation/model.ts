@@ -1,5 +1,4 @@
 import * as z from '../platform/zod.js';
-import { policyExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { Email } from '../accounts/model.js';
@@ -160,7 +159,7 @@ export const PolicyBody = described(
     team_id: described(z.nullable(Id), { description: 'The team the policy is shared with; null when it is its owner\'s alone' }),
     created_at: Timestamp,
   }),
-  { id: 'EscalationPolicy', example: policyExample },
+  { id: 'EscalationPolicy' },
 );
 
 export const policyView = (policy: Policy): z.output<typeof PolicyBody> => ({

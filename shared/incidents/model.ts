@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
-import { acknowledgementExample, incidentDetailExample, incidentExample, incidentListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { AcknowledgementMethod, Severity, Status, STATUSES } from '../platform/vocabulary.js';
@@ -232,7 +231,7 @@ export const IncidentBody = described(
     resolved_at: z.nullable(Timestamp),
     created_at: Timestamp,
   }),
-  { id: 'Incident', example: incidentExample },
+  { id: 'Incident' },
 );
 
 export const IncidentListItem = described(
@@ -244,7 +243,7 @@ export const IncidentListItem = described(
     }),
     last_alert_at: described(z.optional(Timestamp), { description: 'Incidents opened by an alert only: when the last trigger arrived' }),
   }),
-  { id: 'IncidentListItem', example: incidentListItemExample },
+  { id: 'IncidentListItem' },
 );
 
 export const AcknowledgementBody = described(
@@ -257,7 +256,7 @@ export const AcknowledgementBody = described(
     method: AcknowledgementMethod,
     acknowledged_at: Timestamp,
   }),
-  { id: 'Acknowledgement', example: acknowledgementExample },
+  { id: 'Acknowledgement' },
 );
 
 export const IncidentDetail = described(
@@ -268,7 +267,7 @@ export const IncidentDetail = described(
       z.array(described(z.strictObject({ step_order: z.int().check(z.minimum(1)), delay_minutes: z.int().check(z.minimum(0)) }), { id: 'EscalationStep' })),
     ),
   }),
-  { id: 'IncidentDetail', example: incidentDetailExample },
+  { id: 'IncidentDetail' },
 );
 
 export const incidentView = (incident: Incident): z.output<typeof IncidentBody> => ({

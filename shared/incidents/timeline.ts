@@ -4,7 +4,6 @@
  * so the timeline is never missing what happened, and never shows what did not.
  */
 import * as z from '../platform/zod.js';
-import { timelineEntryExample } from '../platform/api/examples.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { tableName } from '../platform/db/client.js';
@@ -90,7 +89,7 @@ export const TimelineEntryBody = described(
     created_at: Timestamp,
     details: z.nullable(TimelineDetails),
   }),
-  { id: 'IncidentUpdate', example: timelineEntryExample },
+  { id: 'IncidentUpdate' },
 );
 export type TimelineEntry = z.output<typeof TimelineEntryBody>;
 

@@ -4,7 +4,6 @@
  * when created; the table keeps its SHA-256 (the lookup item's key) and its last 4 characters.
  */
 import * as z from '../platform/zod.js';
-import { integrationExample, integrationListExample } from '../platform/api/examples.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 
 export const createIntegrationInput = described(z.strictObject({ name: Text({ min: 1, max: 100, name: true }) }), {
@@ -55,7 +54,7 @@ const fields = {
 };
 
 /** An integration as lists show it: never its key. */
-export const IntegrationBody = described(z.strictObject(fields), { id: 'Integration', example: integrationListExample });
+export const IntegrationBody = described(z.strictObject(fields), { id: 'Integration' });
 
 /** The creating response: the key, once. */
 export const CreatedIntegrationBody = described(
@@ -66,7 +65,7 @@ export const CreatedIntegrationBody = described(
         'The key: 32 characters of `[a-z0-9]`, shown in this response only (the service keeps its SHA-256). Use it as `routing_key` of `POST /v2/enqueue`, or as the bearer token (or Basic password) of `POST /integrations/alertmanager`.',
     }),
   }),
-  { id: 'CreatedIntegration', example: integrationExample },
+  { id: 'CreatedIntegration' },
 );
 
 export const integrationView = (integration: Integration, lookup: IntegrationKey | undefined, creatorLeft = false): z.output<typeof IntegrationBody> => ({

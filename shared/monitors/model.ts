@@ -1,5 +1,4 @@
 import * as z from '../platform/zod.js';
-import { monitorExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 
@@ -100,7 +99,7 @@ export const MonitorBody = described(
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  { id: 'Monitor', example: monitorExample },
+  { id: 'Monitor' },
 );
 
 /** `lastPingAt`: the heartbeat item's `last_ping_at` (read beside the monitor); shown only while it has a heartbeat. */

@@ -5,7 +5,6 @@
  */
 import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
-import { overrideExample, scheduleExample } from '../platform/api/examples.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { isCalendarDate, localDateTimeMinute, parseLocalDateTime, parseWallTime, timeZoneName } from './zone.js';
 
@@ -228,7 +227,7 @@ export const ScheduleBody = described(
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  { id: 'Schedule', example: scheduleExample },
+  { id: 'Schedule' },
 );
 
 export const scheduleView = (schedule: Schedule): z.output<typeof ScheduleBody> => ({
@@ -258,7 +257,7 @@ export type StoredOverride = z.output<typeof scheduleOverrideItem>;
 
 export const OverrideBody = described(
   z.strictObject({ id: Id, user_id: Id, start: Timestamp, end: Timestamp, created_by: Id, created_at: Timestamp }),
-  { id: 'ScheduleOverride', example: overrideExample },
+  { id: 'ScheduleOverride' },
 );
 
 export const overrideView = (override: StoredOverride): z.output<typeof OverrideBody> => ({

@@ -1,5 +1,4 @@
 import * as z from '../platform/zod.js';
-import { subscriberExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 
@@ -77,7 +76,7 @@ export const SubscriberBody = described(
         '`pending` until the address confirms through the link of the one confirmation e-mail subscribing sends (valid 7 days); nothing else is e-mailed to a pending address. Subscriptions from before double opt-in are `confirmed`.',
     }),
   }),
-  { id: 'Subscriber', example: subscriberExample },
+  { id: 'Subscriber' },
 );
 
 export const subscriberView = (subscriber: Subscriber): z.output<typeof SubscriberBody> => ({

@@ -1,5 +1,4 @@
 import * as z from '../platform/zod.js';
-import { inviteExample, memberDetailExample, memberExample, teamDetailExample, teamExample, teamListItemExample } from '../platform/api/examples.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { Email } from '../accounts/model.js';
 import { AssignableRole, Role } from '../platform/vocabulary.js';
@@ -129,22 +128,19 @@ export const TeamBody = described(
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  { id: 'Team', example: teamExample },
+  { id: 'Team' },
 );
 
 export const TeamListItem = described(z.extend(TeamBody, { member_count: z.int().check(z.minimum(1)), user_role: Role }), {
   id: 'TeamListItem',
-  example: teamListItemExample,
 });
 
 export const MemberBody = described(z.strictObject({ id: Id, team_id: Id, user_id: Id, role: Role, joined_at: Timestamp }), {
   id: 'TeamMember',
-  example: memberExample,
 });
 
 export const MemberDetail = described(z.extend(MemberBody, { name: z.string(), email: z.string() }), {
   id: 'TeamMemberDetail',
-  example: memberDetailExample,
 });
 
 export const InviteBody = described(
@@ -161,12 +157,12 @@ export const InviteBody = described(
     expires_at: Timestamp,
     created_at: Timestamp,
   }),
-  { id: 'TeamInvite', example: inviteExample },
+  { id: 'TeamInvite' },
 );
 
 export const TeamDetail = described(
   z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role }),
-  { id: 'TeamDetail', example: teamDetailExample },
+  { id: 'TeamDetail' },
 );
 
 export const teamView = (team: Team): z.output<typeof TeamBody> => ({

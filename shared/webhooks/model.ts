@@ -8,7 +8,6 @@ import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { MAX_URL_LENGTH } from './target.js';
-import { incidentDetailExample } from '../platform/api/examples.js';
 import { AcknowledgementMethod, IncidentDetail, Severity, Status } from '../incidents/model.js';
 import { INCIDENT_EVENT_TYPES } from './payloads.js';
 
@@ -237,9 +236,10 @@ function message<T extends string>(type: T, data: Record<string, z.ZodMiniType>,
 
 /**
  * The bodies of the `standard` format, by event type; the `slack` format posts `{text, blocks}`
- * instead. (A function: only the OpenAPI generator needs them, and no bundle should build them.)
+ * instead. (A function: only the OpenAPI generator needs them, and no bundle should build them. It
+ * passes the incident the examples carry, from infra/openapi/examples.ts, which no bundle imports.)
  */
-export const webhookMessages = () => [
+export const webhookMessages = (incidentDetailExample: Record<string, unknown>) => [
   message('incident.created', { incident: IncidentDetail }, 'An incident was opened (by hand, by an alert, or by a monitor check)', { incident: incidentDetailExample }),
   message(
     'incident.updated',

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASELINE_SOURCE, bundleSource, median } from '../../infra/build/bundling.js';
 import { allFunctions } from '../../shared/system.js';
+import { ids } from '../../infra/openapi/examples.js';
 import { repositoryRoot } from '../../infra/paths.js';
 import { within } from '../support/deadlines.js';
 
@@ -72,6 +73,8 @@ describe('cdk synth', () => {
       expect(sources.some((source) => source.endsWith(description.handler)), `${description.name}: ${asset}`).toBe(true);
       // Relative to the repository: the same bundle (and asset hash) from any checkout.
       expect(sources.filter((source) => source.includes(repositoryRoot)), description.name).toEqual([]);
+      // infra/ (the OpenAPI generator and its examples among it) is never part of a function.
+      expect(sources.filter((source) => /(^|\/)infra\//.test(source)), description.name).toEqual([]);
     }
   });
 
@@ -92,6 +95,8 @@ describe('cdk synth', () => {
       expect(code.includes('"ZodString"'), bundle.name).toBe(false);
       // zod's English messages go wherever zod does (shared/platform/zod.ts): a worker's logged error reads like the API's.
       if (code.includes('"$ZodType"')) expect(code.includes('Too small: expected'), bundle.name).toBe(true);
+      // The OpenAPI examples (infra/openapi/examples.ts, about 3.4 KB) are the generator's alone: the models name their schemas only.
+      expect(code.includes(ids.incident), bundle.name).toBe(false);
     }
   });
 });

@@ -1,9 +1,14 @@
 /**
+ * The OpenAPI document's examples, kept here (imported by the generator alone) so that no Lambda
+ * bundle carries them: the models name their schemas (`{ id: 'Incident' }`), and `schemaExamples`
+ * gives the example of each named schema, `routeExamples` the success body of a route whose answer
+ * is not its schema's example.
+ *
  * One consistent story for the OpenAPI document's examples: Alice owns the "Checkout API" monitor,
  * shared with the SRE team; it opened an incident at 10:05 that she acknowledged at 10:09 and that
  * is still being investigated; Bob is invited. Every example obeys the domain's rules (distinct
  * ids, `resolved_at` only when RESOLVED, an acknowledgement only when acknowledged), which
- * test/infra/openapi-examples.test.ts checks, so "Try it out" never shows an impossible object.
+ * test/unit/openapi.test.ts checks, so "Try it out" never shows an impossible object.
  */
 export const ids = {
   alice: '0b6f3c1e-6c2a-4d1f-9a5e-2f7d8c9b1a01',
@@ -177,4 +182,37 @@ export const overrideExample = {
   end: '2026-11-21T18:00:00.000Z',
   created_by: ids.alice,
   created_at: at('10:30'),
+};
+
+/** The example of each named schema (`described(…, { id })` in the models), by its id. */
+export const schemaExamples: Record<string, unknown> = {
+  Monitor: monitorExample,
+  Incident: incidentExample,
+  IncidentListItem: incidentListItemExample,
+  Acknowledgement: acknowledgementExample,
+  IncidentDetail: incidentDetailExample,
+  IncidentUpdate: timelineEntryExample,
+  EscalationPolicy: policyExample,
+  Team: teamExample,
+  TeamListItem: teamListItemExample,
+  TeamMember: memberExample,
+  TeamMemberDetail: memberDetailExample,
+  TeamInvite: inviteExample,
+  TeamDetail: teamDetailExample,
+  Integration: integrationListExample,
+  CreatedIntegration: integrationExample,
+  Subscriber: subscriberExample,
+  Schedule: scheduleExample,
+  ScheduleOverride: overrideExample,
+};
+
+/**
+ * The success body as a route answers it, by route name, where the response schema's own example
+ * is not a state this route can answer (a created incident is never acknowledged; an acknowledged
+ * one always is).
+ */
+export const routeExamples: Record<string, unknown> = {
+  'incidents-create': { incident: createdIncidentExample },
+  'incidents-acknowledge': { incident: incidentExample },
+  'incidents-update': { incident: updatedIncidentExample },
 };
