@@ -15,7 +15,7 @@
  *   the reason) in the transaction that decides it: it never reaches nobody silently, and the
  *   account holders of the same step are paged all the same.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
@@ -23,7 +23,7 @@ import { conditionFailure, transactOutcome, type TransactItem } from '../platfor
 import type { EventDetail } from '../platform/events/model.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { quotaCharge, utcDay } from '../platform/quotas/daily.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
+import { newEmailedLink, readEmailedLink } from '../platform/emailed-link.js';
 import { timelinePut } from '../incidents/timeline.js';
 
 type PageEvent = EventDetail<'incident.escalation_step'>;
@@ -141,8 +141,7 @@ interface StopLink {
 export type StopLinkState = { state: 'unknown' } | { state: 'expired' } | { state: 'valid' | 'stopped'; link: StopLink };
 
 async function readStopLink(token: string): Promise<StopLink | undefined> {
-  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.stopPagingLink(linkTokenHash(token)), ConsistentRead: true }));
+  const Item = await readEmailedLink(keys.stopPagingLink, token);
   if (!Item) return undefined;
   return { account_id: String(Item.account_id), email: String(Item.email), monitor_name: String(Item.monitor_name), expires_at: String(Item.expires_at) };
 }

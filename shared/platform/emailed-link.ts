@@ -5,8 +5,9 @@
  * "expired" rather than "not valid".
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from './clock.js';
-import { tableName } from './db/client.js';
+import { db, tableName } from './db/client.js';
 import { attributes } from './db/keys.js';
 import type { TransactItem } from './db/ops.js';
 
@@ -46,4 +47,14 @@ export function newEmailedLink(
       },
     },
   };
+}
+
+/**
+ * The record of a link e-mailed under `keyOf(hash)`, read consistently (a click follows its e-mail
+ * closely); undefined for a token of another shape (no read) or a link never written.
+ */
+export async function readEmailedLink(keyOf: (tokenHash: string) => Record<string, string>, token: string): Promise<Record<string, unknown> | undefined> {
+  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keyOf(linkTokenHash(token)), ConsistentRead: true }));
+  return Item;
 }

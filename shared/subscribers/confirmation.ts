@@ -6,13 +6,12 @@
  * days) and confirms the subscription (still there, still pending). Nothing but that one e-mail goes to
  * a pending address.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../platform/clock.js';
-import { db, tableName } from '../platform/db/client.js';
+import { tableName } from '../platform/db/client.js';
 import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
 import { transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import type { EventDetail } from '../platform/events/model.js';
-import { LINK_TOKEN_PATTERN, linkTokenHash, newEmailedLink } from '../platform/emailed-link.js';
+import { linkTokenHash, newEmailedLink, readEmailedLink } from '../platform/emailed-link.js';
 import { confirmationLinkItem, type ConfirmationLink } from './model.js';
 
 /** A confirmation link works for 7 days. */
@@ -42,11 +41,8 @@ export type ConfirmationState =
   | { state: 'used' | 'expired' | 'valid' | 'confirmed'; link: ConfirmationLink };
 
 async function readLink(token: string): Promise<ConfirmationLink | undefined> {
-  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.subscriptionConfirmation(linkTokenHash(token)), ConsistentRead: true }),
-  );
-  return Item ? confirmationLinkItem.parse(Item) : undefined;
+  const item = await readEmailedLink(keys.subscriptionConfirmation, token);
+  return item ? confirmationLinkItem.parse(item) : undefined;
 }
 
 /** The state of a link as read (DynamoDB deletes expired items late: the expiry is compared here too). */
