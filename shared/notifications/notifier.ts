@@ -75,10 +75,11 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
         eventId: detail.event_id,
         emails: detail.step.emails.map((to) => {
           const link = newAcknowledgeLink(detail, to);
-          if (people.has(to.toLowerCase())) return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+          const acknowledgeUrl = `${apiUrl}/acknowledge/${link.token}`;
+          if (people.has(to.toLowerCase())) return { email: escalationEmail(detail, to, acknowledgeUrl), records: [link.record] };
           const stop = newStopPagingLink(detail, to);
           return {
-            email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`, `${apiUrl}/stop-paging/${stop.token}`),
+            email: escalationEmail(detail, to, acknowledgeUrl, `${apiUrl}/stop-paging/${stop.token}`),
             records: [link.record, stop.record],
             admit: () => admitOutsidePage(detail, to),
           };

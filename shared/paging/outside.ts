@@ -22,7 +22,7 @@ import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.j
 import { conditionFailure, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import type { EventDetail } from '../platform/events/model.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { quotaCharge, utcDay } from '../platform/quotas/daily.js';
+import { dayItemTtl, quotaCharge, utcDay } from '../platform/quotas/daily.js';
 import { newEmailedLink, readEmailedLink } from '../platform/emailed-link.js';
 import { timelinePut } from '../incidents/timeline.js';
 
@@ -64,8 +64,8 @@ export type Admission = 'admitted' | WithheldReason;
 export async function admitOutsidePage(detail: PageEvent, recipient: string): Promise<Admission> {
   const account = sendingAccount(detail);
   const now = clock.now();
-  const { day, next } = utcDay(now);
-  const dayTtl = Math.floor(next.getTime() / 1000) + 2 * 24 * 60 * 60;
+  const { day } = utcDay(now);
+  const dayTtl = dayItemTtl(now);
   const permit = (outcome: Admission): TransactItem => ({
     Put: {
       TableName: tableName(),

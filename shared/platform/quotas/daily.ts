@@ -48,8 +48,10 @@ export function utcDay(at: Date): { day: string; next: Date } {
 export const quotaCharge = (userId: string, kind: QuotaKind, now: Date): TransactItem =>
   counterCharge(keys.dailyQuota(userId, kind, utcDay(now).day), DAILY_QUOTAS[kind], now);
 
+/** The TTL (epoch seconds) of an item that counts for the UTC day of `now`: two days after that day. */
+export const dayItemTtl = (now: Date) => Math.floor((utcDay(now).next.getTime() + RETENTION_MS) / 1000);
+
 function counterCharge(key: Record<string, string>, quota: number, now: Date): TransactItem {
-  const { next } = utcDay(now);
   return {
     Update: {
       TableName: tableName(),
@@ -62,7 +64,7 @@ function counterCharge(key: Record<string, string>, quota: number, now: Date): T
         ':zero': 0,
         ':one': 1,
         ':quota': quota,
-        ':ttl': Math.floor((next.getTime() + RETENTION_MS) / 1000),
+        ':ttl': dayItemTtl(now),
       },
     },
   };
