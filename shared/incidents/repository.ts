@@ -2,7 +2,7 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { accountItem, type Account } from '../accounts/model.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
-import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, type Scope } from '../platform/db/keys.js';
+import { attributes, filterIndex, filterPartition, incidentItemSk, itemAbsent, itemPresent, keys, monitorIndex, ownerIndex, teamIndex, teamSeqIs, type Scope } from '../platform/db/keys.js';
 import {
 
   conditionFailure,
@@ -121,7 +121,7 @@ export const writeInstant = (incident: Pick<Incident, 'updated_at'>): string =>
 
 /** `team_seq = :was_seq` (absent counts as 0): the incident still has the scope it was read with. */
 const sameScope = (incident: Incident) => ({
-  expression: incident.team_seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :was_seq)' : 'team_seq = :was_seq',
+  expression: teamSeqIs(incident.team_seq, ':was_seq'),
   values: { ':was_seq': incident.team_seq },
 });
 

@@ -10,7 +10,7 @@ import { env } from '../system.js';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
-import { itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
+import { itemAbsent, itemPresent, keys, teamSeqIs } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../platform/errors.js';
@@ -53,7 +53,7 @@ async function checkUrl(url: string) {
 
 /** `AND` the monitor has not moved since `seq` (a new webhook is listed where the monitor was read). */
 const unmoved = (seq: number | undefined) =>
-  seq === undefined ? { expression: '', values: {} } : { expression: ` AND ${seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :seq)' : 'team_seq = :seq'}`, values: { ':seq': seq } };
+  seq === undefined ? { expression: '', values: {} } : { expression: ` AND ${teamSeqIs(seq, ':seq')}`, values: { ':seq': seq } };
 
 /** ConditionCheck: the monitor is still in `teamId` (moving it out takes the team's rights on its webhooks with it). */
 const monitorInTeam = (monitorId: string, teamId: string, seq?: number): TransactItem => ({
@@ -169,7 +169,7 @@ export async function disableForLostAccess(webhook: Webhook, monitor: Monitor | 
       ConditionCheck: {
         TableName: tableName(),
         Key: keys.monitor(monitor.id),
-        ConditionExpression: `${itemPresent} AND owner_id <> :creator AND ${monitor.team_seq === 0 ? '(attribute_not_exists(team_seq) OR team_seq = :seq)' : 'team_seq = :seq'}`,
+        ConditionExpression: `${itemPresent} AND owner_id <> :creator AND ${teamSeqIs(monitor.team_seq, ':seq')}`,
         ExpressionAttributeValues: { ':creator': webhook.owner_id, ':seq': monitor.team_seq },
       },
     });

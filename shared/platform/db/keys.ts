@@ -310,6 +310,9 @@ export const transitAttribute = (monitorId: string) => `${transitAttributePrefix
 /** Condition expressions on an item's existence. */
 export const itemAbsent = `attribute_not_exists(${attributes.pk})`;
 export const itemPresent = `attribute_exists(${attributes.pk})`;
+/** `team_seq = <placeholder>`, an absent `team_seq` counting as 0: the item is still in the scope it was read in. */
+export const teamSeqIs = (seq: number, placeholder: string) =>
+  seq === 0 ? `(attribute_not_exists(team_seq) OR team_seq = ${placeholder})` : `team_seq = ${placeholder}`;
 
 /** Condition: the item exists and belongs to `ownerId` (placeholders `#owner_id`, `:caller`). */
 export const ownedBy = (ownerId: string) => ({
