@@ -15,7 +15,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { attempt, attemptOf, getMessage, messageItem, MESSAGE_RETENTION_SECONDS, recordOnWebhook, sendNow, type Message } from './delivery.js';
 import { classify } from './retry.js';
-import { creatorAccess, disableForLostAccess, refusal, visibleWebhook, webhookNotFound, writeGuards } from './service.js';
+import { refusal, reviewCreatorAccess, visibleWebhook, webhookNotFound, writeGuards } from './service.js';
 import { getWebhook } from './repository.js';
 import type { DeliveryView, ListDeliveriesQuery, Webhook } from './model.js';
 
@@ -81,12 +81,7 @@ export async function redeliver(caller: Caller, webhookId: string, deliveryId: s
   if (!message) throw deliveryNotFound();
   if (message.state === 'pending') throw new ConflictError('Delivery is still pending');
   // As the delivery worker: a message goes out only while the webhook's creator may still read it.
-  if (webhook.disabled_reason === 'creator_lost_access') throw new ConflictError(LOST_ACCESS_TEXT);
-  const access = await creatorAccess(webhook);
-  if (!access.mayRead) {
-    await disableForLostAccess(webhook, access.monitor);
-    throw new ConflictError(LOST_ACCESS_TEXT);
-  }
+  if (webhook.disabled_reason === 'creator_lost_access' || (await reviewCreatorAccess(webhook)) !== 'may_read') throw new ConflictError(LOST_ACCESS_TEXT);
   const now = clock.now();
   const result = await attempt(webhook, message);
   const verdict = classify(result);

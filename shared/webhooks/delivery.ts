@@ -34,7 +34,7 @@ import { classify, failedTooLong, failingSince, nextAttemptAt, type Verdict } fr
 import { messageId, newMessageId, signatureHeaders, signingSecrets } from './signing.js';
 import { deliver, RESPONSE_EXCERPT_BYTES, type DeliveryResult } from './target.js';
 import { getWebhook, webhooksFor } from './repository.js';
-import { creatorAccess, disableForLostAccess, targetOptions } from './service.js';
+import { reviewCreatorAccess, targetOptions } from './service.js';
 import type { Webhook } from './model.js';
 
 /** Messages (and their queue entries) are kept 30 days. */
@@ -433,10 +433,10 @@ export async function drain(webhookId: string, incidentId: string, context: Send
       continue;
     }
     // Only while its creator may still read what it sends (settled by the database now, before each message).
-    const access = await creatorAccess(webhook);
-    if (!access.mayRead) {
+    const access = await reviewCreatorAccess(webhook);
+    if (access !== 'may_read') {
       // Disabled on the condition that they still cannot; otherwise something changed meanwhile: read it all again.
-      if (!(await disableForLostAccess(webhook, access.monitor)) && ++recheck > 3) return sent;
+      if (access === 'changed' && ++recheck > 3) return sent;
       continue;
     }
     const now = clock.now();

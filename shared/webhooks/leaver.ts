@@ -12,7 +12,7 @@ import { keys, teamIndex } from '../platform/db/keys.js';
 import { batchGet, queryIndex } from '../platform/db/ops.js';
 import { monitorItem } from '../monitors/model.js';
 import { integrationsCreatedBy } from '../integrations/repository.js';
-import { creatorAccess, disableForLostAccess } from './service.js';
+import { reviewCreatorAccess } from './service.js';
 import { urlHint, webhookItem } from './model.js';
 
 export const LeftBehindBody = described(
@@ -44,8 +44,7 @@ export async function reviewLeaver(teamId: string, userId: string): Promise<Left
   const disabled: LeftBehind['webhooks_disabled'] = [];
   for (const webhook of webhookItems.map((item) => webhookItem.parse(item))) {
     if (webhook.status !== 'enabled') continue;
-    const access = await creatorAccess(webhook);
-    if (access.mayRead || !(await disableForLostAccess(webhook, access.monitor))) continue;
+    if ((await reviewCreatorAccess(webhook)) !== 'disabled') continue;
     disabled.push({ id: webhook.id, monitor_id: webhook.monitor_id, team_id: webhook.team_id, url: urlHint(webhook.url) });
   }
   if (disabled.length === 0 && kept.length === 0) return undefined;

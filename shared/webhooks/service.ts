@@ -138,7 +138,7 @@ async function mayRead(caller: Caller, webhook: Webhook): Promise<boolean> {
  * a monitor's, while they own the monitor or are a member of its team. Answers the monitor as read
  * (a monitor's webhook), which the disabling write holds to.
  */
-export async function creatorAccess(webhook: Webhook): Promise<{ mayRead: boolean; monitor?: Monitor }> {
+async function creatorAccess(webhook: Webhook): Promise<{ mayRead: boolean; monitor?: Monitor }> {
   switch (repository.scopeOfWebhook(webhook)) {
     case 'owner':
       return { mayRead: true };
@@ -161,7 +161,7 @@ export async function creatorAccess(webhook: Webhook): Promise<{ mayRead: boolea
  * what it sends: no membership in the team (of the monitor, still where it was read). Answers
  * whether it did; a PUT by someone who may manage it enables it again.
  */
-export async function disableForLostAccess(webhook: Webhook, monitor: Monitor | undefined): Promise<boolean> {
+async function disableForLostAccess(webhook: Webhook, monitor: Monitor | undefined): Promise<boolean> {
   const teamId = repository.scopeOfWebhook(webhook) === 'team' ? webhook.team_id! : monitor?.team_id;
   const checks: TransactItem[] = [];
   if (monitor) {
@@ -177,6 +177,17 @@ export async function disableForLostAccess(webhook: Webhook, monitor: Monitor | 
   if (teamId) checks.push({ ConditionCheck: { TableName: tableName(), Key: keys.teamMembership(teamId, webhook.owner_id), ConditionExpression: itemAbsent } });
   const { outcome } = await repository.disableWebhook(webhook, CREATOR_LOST_ACCESS, clock.nowIso(), checks);
   return outcome === 'ok';
+}
+
+/**
+ * Whether the webhook's creator may still read what it sends, read now (`may_read`); when not, the
+ * webhook is disabled (`disabled`), unless something changed between the read and the write
+ * (`changed`: read it again). The delivery worker, a redelivery and a member's removal all ask this.
+ */
+export async function reviewCreatorAccess(webhook: Webhook): Promise<'may_read' | 'disabled' | 'changed'> {
+  const access = await creatorAccess(webhook);
+  if (access.mayRead) return 'may_read';
+  return (await disableForLostAccess(webhook, access.monitor)) ? 'disabled' : 'changed';
 }
 
 /** A failed write's error: the guard that failed, or the webhook changed meanwhile (`changed`: try again). */
