@@ -268,6 +268,18 @@ export const routes: readonly RouteDescription[] = [
     indexes: ['gsi1', 'gsi2'],
   }),
 
+  // A person's own contact methods and notification rules (issue 43 §2, §3): their item collection (with the
+  // account); a method's code event; an SMS or voice method's number lookup.
+  route('contact-methods-list', 'GET', '/api/me/contact-methods', 'functions/contacts/list.ts', 'read', { leadingKeys: ['USER#'] }),
+  route('contact-methods-create', 'POST', '/api/me/contact-methods', 'functions/contacts/create.ts', 'readwrite', { leadingKeys: ['USER#', 'PHONE#', 'OUTBOX#'] }),
+  route('contact-methods-update', 'PUT', '/api/me/contact-methods/{id}', 'functions/contacts/update.ts', 'readwrite', { leadingKeys: ['USER#'] }),
+  route('contact-methods-delete', 'DELETE', '/api/me/contact-methods/{id}', 'functions/contacts/delete.ts', 'readwrite', { leadingKeys: ['USER#', 'PHONE#'] }),
+  route('contact-methods-verify', 'POST', '/api/me/contact-methods/{id}/verify', 'functions/contacts/verify.ts', 'readwrite', { leadingKeys: ['USER#'] }),
+  route('contact-methods-send-code', 'POST', '/api/me/contact-methods/{id}/send-code', 'functions/contacts/send-code.ts', 'readwrite', { leadingKeys: ['USER#', 'OUTBOX#'] }),
+  route('notification-rules-list', 'GET', '/api/me/notification-rules', 'functions/contacts/rules-list.ts', 'read', { leadingKeys: ['USER#'] }),
+  route('notification-rules-create', 'POST', '/api/me/notification-rules', 'functions/contacts/rules-create.ts', 'readwrite', { leadingKeys: ['USER#'] }),
+  route('notification-rules-delete', 'DELETE', '/api/me/notification-rules/{id}', 'functions/contacts/rules-delete.ts', 'readwrite', { leadingKeys: ['USER#'] }),
+
   route('subscribers-list', 'GET', '/api/monitors/{id}/subscribers', 'functions/subscribers/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('subscribers-create', 'POST', '/api/monitors/{id}/subscribers', 'functions/subscribers/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'OUTBOX#', 'QUOTA#'] }),
   route(
@@ -494,6 +506,7 @@ export const eventRules: readonly EventRule[] = [
       'incident.escalation_step',
       'team.invite_created',
       'subscriber.confirmation_requested',
+      'contact_method.verification_requested',
       'webhook.disabled',
     ],
     target: workers.notifier.name,
@@ -539,6 +552,12 @@ export const env = {
    * those its user named in LOCAL_WEBHOOK_PORTS). The deployed stack never sets it: no loopback there.
    */
   webhooksLoopbackPorts: 'WEBHOOKS_LOOPBACK_PORTS',
+  /**
+   * End User Messaging SMS and Voice v2 (issue 43 §5): the origination identity (a phone number or pool
+   * ARN/id) SMS and voice go out from. Absent or empty: SMS and voice are not set up on the deployment
+   * (contact methods of those types are refused), and e-mail keeps working.
+   */
+  smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

@@ -21,6 +21,7 @@ import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { Email } from './emails.js';
+import type { Channel, OutgoingMessage } from '../channels/index.js';
 
 /** The SES client, created once per cold start. */
 export const sesClient = sandboxClient(() => new SESClient({}));
@@ -100,6 +101,34 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     } catch (cleanup) {
       throw new AggregateError([error, cleanup], `Sending to ${email.to} failed, and so did removing its delivery record: a retry will not send it`);
     }
+    throw error;
+  }
+}
+
+/**
+ * `deliverOnce` through another channel than e-mail (a contact method's code by SMS or voice): at most
+ * once per (event, `type:address`), the delivery record first and removed again if sending fails.
+ */
+export async function deliverOnceThrough(eventId: string, channel: Channel, message: OutgoingMessage): Promise<'sent' | 'duplicate'> {
+  const key = keys.delivery(eventId, `${channel.type}:${message.to}`);
+  const now = clock.now();
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...key, type: 'delivery', recipient: message.to, channel: channel.type, sent_at: now.toISOString(), [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS },
+        ConditionExpression: itemAbsent,
+      }),
+    );
+  } catch (error) {
+    if (conditionFailure(error)) return 'duplicate';
+    throw error;
+  }
+  try {
+    await channel.send(message);
+    return 'sent';
+  } catch (error) {
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
     throw error;
   }
 }

@@ -10,7 +10,9 @@ export type EmailTags =
   /** To a webhook's owner: it was disabled. */
   | { kind: 'webhook'; webhook: string }
   /** A subscription's confirmation e-mail: a bounce or complaint suppresses the subscription, as for `subscriber`. */
-  | { kind: 'confirmation'; monitor: string; subscriber: string };
+  | { kind: 'confirmation'; monitor: string; subscriber: string }
+  /** A contact method's verification code (issue 43 §2). */
+  | { kind: 'verification'; contact_method: string };
 
 export interface Email {
   to: string;
@@ -138,6 +140,21 @@ export function confirmationEmail(detail: EventDetail<'subscriber.confirmation_r
       'The link works once, for 7 days. If you did not ask for this, ignore this e-mail.',
     ],
     link: { href: confirmUrl, label: 'Confirm the subscription' },
+  });
+}
+
+/** The text of a contact method's verification code, as e-mail, SMS and voice send it. */
+export const verificationText = (code: string) => `Your verification code is ${code}`;
+
+/** A new e-mail contact method's code (issue 43 §2): the code, how long it lives, and that nothing else comes until it is used. */
+export function verificationEmail(detail: EventDetail<'contact_method.verification_requested'>): Email {
+  const { contact_method: method } = detail;
+  return compose(method.address, verificationText(detail.code), { kind: 'verification', contact_method: method.id }, {
+    facts: [['Address', method.address]],
+    paragraphs: [
+      `${verificationText(detail.code)}. Enter it to be notified of pages at ${method.address}; nothing else is sent here until you do.`,
+      'The code works for 15 minutes. If you did not ask for this, ignore this e-mail.',
+    ],
   });
 }
 

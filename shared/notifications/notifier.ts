@@ -5,9 +5,10 @@ import { eventDetails, type EventType } from '../platform/events/model.js';
 import { newUnsubscribeLink, subscribersOf } from '../subscribers/service.js';
 import { rehashUnsubscribeToken } from '../subscribers/repository.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
+import { deliverAtLeastOnce, deliverOnce, deliverOnceThrough, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../platform/concurrency.js';
-import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, webhookDisabledEmail, type Email } from './emails.js';
+import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, verificationEmail, verificationText, webhookDisabledEmail, type Email } from './emails.js';
+import { channelFor, type Channel, type OutgoingMessage } from '../channels/index.js';
 import { getAccount } from '../accounts/repository.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
@@ -24,6 +25,7 @@ const KIND: Record<EventType, string> = {
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
   'subscriber.confirmation_requested': 'confirmation',
+  'contact_method.verification_requested': 'verification',
   'monitor.team_changed': 'none',
   'webhook.disabled': 'webhook',
 };
@@ -34,6 +36,8 @@ interface Outgoing {
   records?: TransactItem[];
   /** A page to an outside address: whether it may go (decided once per event and address), before it is sent. */
   admit?: () => Promise<Admission>;
+  /** Sent through another channel than e-mail (SMS, voice), once: `email` is then only its record's description. */
+  through?: { channel: Channel; message: OutgoingMessage };
 }
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Outgoing[] }> {
@@ -62,6 +66,15 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       const detail = eventDetails[type].parse(rawDetail);
       const link = newConfirmationLink(detail);
       return { eventId: detail.event_id, emails: [{ email: confirmationEmail(detail, `${apiUrl}/confirm/${link.token}`), records: [link.record] }] };
+    }
+    case 'contact_method.verification_requested': {
+      // The code goes through the method itself (issue 43 §2): e-mail as every e-mail goes, SMS and voice through their channel.
+      const detail = eventDetails[type].parse(rawDetail);
+      const email = verificationEmail(detail);
+      const { type: channel, address, id } = detail.contact_method;
+      if (channel === 'email') return { eventId: detail.event_id, emails: [{ email }] };
+      const text = channel === 'voice' ? `${verificationText(detail.code.split('').join(' '))}. Again: ${detail.code.split('').join(' ')}.` : verificationText(detail.code);
+      return { eventId: detail.event_id, emails: [{ email, through: { channel: channelFor(channel), message: { to: address, text, tags: { kind: 'verification', contact_method: id } } } }] };
     }
     case 'team.invite_created': {
       const detail = eventDetails[type].parse(rawDetail);
@@ -120,8 +133,9 @@ export async function notify(type: EventType, detail: unknown, options: AtLeastO
   const { eventId, emails } = await emailsFor(type, detail);
   // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
   const atLeastOnce = KIND[type] === 'escalation';
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit }) => {
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit, through }) => {
     if (admit && (await admit()) !== 'admitted') return 'withheld' as const;
+    if (through) return deliverOnceThrough(eventId, through.channel, through.message);
     return atLeastOnce ? deliverAtLeastOnce(eventId, email, records, options) : deliverOnce(eventId, email, records);
   });
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');

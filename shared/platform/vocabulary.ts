@@ -23,3 +23,13 @@ export const ASSIGNABLE_ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
 export const Role = z.enum(ROLES);
 export const AssignableRole = z.enum(ASSIGNABLE_ROLES);
 export type Role = z.output<typeof Role>;
+
+/**
+ * How urgently an incident wants a person (issue 43 §3): `high` wakes them (their high-urgency
+ * notification rules), `low` does not have to. CRITICAL and HIGH are `high`, MEDIUM and LOW `low`,
+ * unless the incident's monitor fixes one.
+ */
+export const URGENCIES = ['high', 'low'] as const;
+export const Urgency = z.enum(URGENCIES);
+export type Urgency = z.output<typeof Urgency>;
+export const urgencyOfSeverity = (severity: Severity): Urgency => (severity === 'CRITICAL' || severity === 'HIGH' ? 'high' : 'low');

@@ -46,6 +46,21 @@ export const teamItemSk = {
   pendingInvitePrefix: 'INVITEEMAIL#',
 } as const;
 
+/**
+ * Sort-key values inside a user's item collection (`USER#<id>`): the account (`PROFILE`), its contact
+ * methods and notification rules. `CM` … `PROFILE` spans the contact items and the account at once.
+ */
+export const userItemSk = {
+  account: 'PROFILE',
+  contactMethodPrefix: 'CM#',
+  contactMethodAddressPrefix: 'CMADDR#',
+  contactCount: 'CM-COUNT',
+  notificationRulePrefix: 'NR#',
+  notificationRuleShapePrefix: 'NRKEY#',
+  /** The lowest sort key of the contact items. */
+  contactsFrom: 'CM',
+} as const;
+
 /** Sort-key values inside a schedule's item collection. */
 export const scheduleItemSk = {
   schedule: 'SCHEDULE',
@@ -195,6 +210,19 @@ export const keys = {
   webhookQueuePrefix: (incidentId: string) => `QUEUE#${incidentId}#`,
   webhookQueue: (webhookId: string, incidentId: string, occurredAt: string, messageId: string) =>
     key(`WEBHOOK#${webhookId}`, `QUEUE#${incidentId}#${occurredAt}#${messageId}`),
+  /** A contact method of a user (issue 43 §2): its address, whether verified or disabled, its verification code's state. */
+  contactMethod: (userId: string, contactMethodId: string) => key(`USER#${userId}`, `${userItemSk.contactMethodPrefix}${contactMethodId}`),
+  /** One contact method per (type, lower-cased address) of a user. */
+  contactMethodAddress: (userId: string, type: string, address: string) => key(`USER#${userId}`, `${userItemSk.contactMethodAddressPrefix}${type}#${address.toLowerCase()}`),
+  /** How many contact methods and notification rules a user has (the limits); its presence marks the defaults written. */
+  contactCount: (userId: string) => key(`USER#${userId}`, userItemSk.contactCount),
+  /** A notification rule of a user: a contact method, a delay and an urgency. */
+  notificationRule: (userId: string, ruleId: string) => key(`USER#${userId}`, `${userItemSk.notificationRulePrefix}${ruleId}`),
+  /** One rule per (contact method, delay, urgency) of a user. */
+  notificationRuleShape: (userId: string, contactMethodId: string, delayMinutes: number, urgency: string) =>
+    key(`USER#${userId}`, `${userItemSk.notificationRuleShapePrefix}${contactMethodId}#${String(delayMinutes).padStart(4, '0')}#${urgency}`),
+  /** Finds the accounts having a phone number among their SMS or voice methods (inbound SMS: STOP, replies). */
+  phoneContact: (e164: string, userId: string, contactMethodId: string) => key(`PHONE#${e164}`, `USER#${userId}#CM#${contactMethodId}`),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;

@@ -98,6 +98,17 @@ export const eventDetails = {
     ...base,
     subscription: z.object({ id: z.string(), monitor_id: z.string(), monitor_name: z.string(), email: z.string() }),
   }),
+  /**
+   * A contact method was added, or asked for a new code (issue 43 §2): the notifier sends the code through
+   * the method itself ("Your verification code is 123456"; a call reads it), once. The code is in the event
+   * (it lives 15 minutes; the table keeps only its SHA-256).
+   */
+  'contact_method.verification_requested': z.object({
+    ...base,
+    user_id: z.string(),
+    contact_method: z.object({ id: z.string(), type: z.enum(['email', 'sms', 'voice']), address: z.string() }),
+    code: z.string(),
+  }),
   'team.invite_created': z.object({
     ...base,
     invite: z.object({
