@@ -171,6 +171,8 @@ const TAGS: Record<string, string> = {
   alerts: 'Integrations',
   webhooks: 'Webhooks',
   heartbeats: 'Integrations',
+  contact: 'Contact methods and notification rules',
+  notification: 'Contact methods and notification rules',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -183,6 +185,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     "Alerts in from the monitoring tools teams run: a monitor's integration keys, a PagerDuty Events API v2-compatible endpoint and an Alertmanager/Grafana webhook endpoint, both authenticated by a key.",
   Webhooks:
     'Signed outgoing webhooks (Standard Webhooks) and Slack-compatible chat messages for the incidents of a monitor, of a team\'s monitors or of all the caller\'s own monitors. The message bodies are described under `webhooks` and in docs/events.md.',
+  'Contact methods and notification rules':
+    "The caller's own ways of being reached (their account e-mail from the start; more e-mail addresses, SMS and voice numbers, each verified by a code sent through it) and the rules that say which is notified how long after a page, by the incident's urgency.",
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 
