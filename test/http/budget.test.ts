@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { advanceClock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { routes, workers } from '../../shared/system.js';
-import { Api, awaitMail, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
+import { allMailTo, Api, awaitMail, confirmationLink, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { createTeam, invite, join, reportDown } from '../support/teams.js';
@@ -49,7 +49,7 @@ interface Case {
   after?: () => void;
 }
 
-const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '', stopToken: '' };
+const ids = { alertKey: '', monitor: '', spareMonitor: '', incident: '', team: '', cancelInvite: '', acceptToken: '', member: '', policy: '', schedule: '', override: '', subscriber: '', linkToken: '', confirmPath: '', webhook: '', stopToken: '', contactMethod: '', contactAddress: '', code: '' };
 
 /** The partition keys a DynamoDB request names (single items, batches, transactions). */
 function partitionKeysOf(input: unknown): string[] {
@@ -264,6 +264,49 @@ const cases: Case[] = [
   // transaction, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.
   { route: 'monitors-delete', method: 'DELETE', path: () => `/api/monitors/${ids.spareMonitor}`, expectStatus: 200, budget: 5 },
 
+  // A person's contacts (issue 43 §2, §3): one Query of their collection reads methods, rules, the counter and the account.
+  { route: 'contact-methods-list', method: 'GET', path: () => '/api/me/contact-methods', expectStatus: 200, budget: 1, rounds: 1 },
+  // The collection, then one transaction: the defaults written (the first write), the method, its address claim, the code's event.
+  {
+    route: 'contact-methods-create',
+    method: 'POST',
+    path: () => '/api/me/contact-methods',
+    body: () => ({ type: 'email', address: (ids.contactAddress = uniqueEmail('budget-method')) }),
+    expectStatus: 201,
+    budget: 2,
+    rounds: 2,
+  },
+  // One conditional UpdateItem.
+  { route: 'contact-methods-update', method: 'PUT', path: async () => `/api/me/contact-methods/${(ids.contactMethod = await lastContactMethod())}`, body: () => ({ name: 'Desk' }), expectStatus: 200, budget: 1, rounds: 1 },
+  // A minute later: the method (its type and address, for the event), then one transaction (the new code on its conditions, the event).
+  {
+    route: 'contact-methods-send-code',
+    method: 'POST',
+    path: () => {
+      advanceClock(61_000);
+      return `/api/me/contact-methods/${ids.contactMethod}/send-code`;
+    },
+    expectStatus: 202,
+    budget: 2,
+    rounds: 2,
+    after: resetClock,
+  },
+  // The right code: one conditional UpdateItem decides it.
+  {
+    route: 'contact-methods-verify',
+    method: 'POST',
+    path: async () => {
+      ids.code = await lastCode(ids.contactAddress, 2);
+      return `/api/me/contact-methods/${ids.contactMethod}/verify`;
+    },
+    body: () => ({ code: ids.code }), expectStatus: 200, budget: 1, rounds: 1 },
+  { route: 'notification-rules-list', method: 'GET', path: () => '/api/me/notification-rules', expectStatus: 200, budget: 1, rounds: 1 },
+  // The collection, then one transaction: the rule, its claim, the method counting it, the counter.
+  { route: 'notification-rules-create', method: 'POST', path: () => '/api/me/notification-rules', body: () => ({ contact_method_id: ids.contactMethod, delay_minutes: 5, urgency: 'high' }), expectStatus: 201, budget: 2, rounds: 2 },
+  { route: 'notification-rules-delete', method: 'DELETE', path: async () => `/api/me/notification-rules/${await lastRule()}`, expectStatus: 200, budget: 2, rounds: 2 },
+  // The collection (the method's rules), then one transaction: the method, its claims, its rules, the counter.
+  { route: 'contact-methods-delete', method: 'DELETE', path: () => `/api/me/contact-methods/${ids.contactMethod}`, expectStatus: 200, budget: 2, rounds: 2 },
+
   { route: 'teams-create', method: 'POST', path: () => '/api/teams', body: () => ({ name: 'Budget', slug: `budget-${Date.now()}` }), expectStatus: 201, budget: 2 },
   { route: 'teams-list', method: 'GET', path: () => '/api/teams', expectStatus: 200, budget: 2 },
   { route: 'teams-get', method: 'GET', path: () => `/api/teams/${ids.team}`, expectStatus: 200, budget: 1 },
@@ -289,6 +332,23 @@ const cases: Case[] = [
   // Read team + membership, delete team + slug, Query what is left, one BatchWriteItem per 25 items.
   { route: 'teams-delete', method: 'DELETE', path: () => `/api/teams/${ids.team}`, expectStatus: 200, budget: 4 },
 ];
+
+/** The id of the budget user's newest contact method. */
+async function lastContactMethod(): Promise<string> {
+  return (await api.request('GET', '/api/me/contact-methods', { token: user.token })).body.contact_methods.at(-1).id;
+}
+
+/** The id of the budget user's newest notification rule. */
+async function lastRule(): Promise<string> {
+  const rules = (await api.request('GET', '/api/me/notification-rules', { token: user.token })).body.notification_rules as { id: string; created_at: string }[];
+  return rules.sort((a, b) => a.created_at.localeCompare(b.created_at)).at(-1)!.id;
+}
+
+/** The code of the last verification e-mail to `address`, once it has come. */
+async function lastCode(address: string, count: number): Promise<string> {
+  const mails = await eventually(async () => (await allMailTo(api, address)).filter((mail) => mail.subject.startsWith('Your verification code is')), (found) => found.length >= count);
+  return /(\d{6})$/.exec(mails.sort((a, b) => a.at - b.at).at(-1)!.subject)![1]!;
+}
 
 /** The id of the budget user's first webhook (the one `webhooks-create` made). */
 async function firstWebhook(): Promise<string> {
