@@ -25,6 +25,8 @@ export const ids = {
   integration: '6bcf9c7e-c280-4d7f-9abe-8f3d4c5b7a01',
   schedule: '6bcf9c7e-c28a-4d7f-9abe-8f3d4c5b7a01',
   override: '6bcf9c7e-c28a-4d7f-9abe-8f3d4c5b7a02',
+  contactMethod: '7cd0ad8f-d391-4e80-8bcf-9a4e5d6c8b01',
+  notificationRule: '7cd0ad8f-d391-4e80-8bcf-9a4e5d6c8b02',
 } as const;
 
 const at = (time: string) => `2026-11-21T${time}:00.000Z`;
@@ -37,6 +39,7 @@ export const monitorExample = {
   escalation_policy_id: ids.policy,
   team_id: ids.team,
   heartbeat: null,
+  urgency: null,
   last_ping_at: null,
   created_at: at('09:00'),
   updated_at: at('09:30'),
@@ -48,6 +51,7 @@ export const incidentExample = {
   title: 'Checkout API is down',
   status: 'INVESTIGATING' as const,
   severity: 'HIGH' as const,
+  urgency: 'high' as const,
   acknowledged: true,
   started_at: at('10:05'),
   resolved_at: null,
@@ -184,6 +188,19 @@ export const overrideExample = {
   created_at: at('10:30'),
 };
 
+/** Alice's phone as a contact method: verified, notified 5 minutes into a high-urgency page. */
+export const contactMethodExample = {
+  id: ids.contactMethod,
+  type: 'sms' as const,
+  address: '+14155550100',
+  name: 'Work phone',
+  verified: true,
+  disabled: false,
+  created_at: at('08:00'),
+};
+
+export const notificationRuleExample = { id: ids.notificationRule, contact_method_id: ids.contactMethod, delay_minutes: 5, urgency: 'high' as const, created_at: at('08:05') };
+
 /** The example of each named schema (`described(…, { id })` in the models), by its id. */
 export const schemaExamples: Record<string, unknown> = {
   Monitor: monitorExample,
@@ -204,6 +221,8 @@ export const schemaExamples: Record<string, unknown> = {
   Subscriber: subscriberExample,
   Schedule: scheduleExample,
   ScheduleOverride: overrideExample,
+  ContactMethod: contactMethodExample,
+  NotificationRule: notificationRuleExample,
 };
 
 /**
@@ -213,6 +232,8 @@ export const schemaExamples: Record<string, unknown> = {
  */
 export const routeExamples: Record<string, unknown> = {
   'incidents-create': { incident: createdIncidentExample },
+  // A new contact method waits for its code.
+  'contact-methods-create': { contact_method: { ...contactMethodExample, verified: false } },
   'incidents-acknowledge': { incident: incidentExample },
   'incidents-update': { incident: updatedIncidentExample },
 };

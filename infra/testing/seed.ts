@@ -108,6 +108,7 @@ export async function seedSharedMonitors(
       escalation_policy_id: null,
       team_id: teamId,
       heartbeat: null,
+      urgency: null,
       team_seq: 0,
       incident_count: 1,
       created_at: at(0),

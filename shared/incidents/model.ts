@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
-import { AcknowledgementMethod, Severity, Status, STATUSES } from '../platform/vocabulary.js';
+import { AcknowledgementMethod, Severity, Status, STATUSES, Urgency, urgencyOfSeverity } from '../platform/vocabulary.js';
 
-export { ACKNOWLEDGEMENT_METHODS, AcknowledgementMethod, SEVERITIES, Severity, STATUSES, Status } from '../platform/vocabulary.js';
+export { ACKNOWLEDGEMENT_METHODS, AcknowledgementMethod, SEVERITIES, Severity, STATUSES, Status, URGENCIES, Urgency, urgencyOfSeverity } from '../platform/vocabulary.js';
 
 /** Titles are trimmed; 1-200 characters remain. */
 export const IncidentTitle = Text({ min: 1, max: 200 });
@@ -131,6 +131,11 @@ export const incidentItem = z.object({
   message: nullable,
   status: Status,
   severity: Severity,
+  /**
+   * Which of its people's notification rules a page follows (issue 43 §3): its monitor's fixed urgency, else
+   * its severity's, taken when it opened. Absent (opened before urgencies): its severity's, as read.
+   */
+  urgency: z.optional(Urgency),
   acknowledged: z.boolean(),
   /** True for incidents opened by a monitor check; manual incidents never escalate. */
   automatic: z.boolean(),
@@ -164,12 +169,18 @@ export const incidentItem = z.object({
 });
 export type Incident = z.output<typeof incidentItem>;
 
+/** The urgency an incident opens with: its monitor's, when the monitor fixes one, else its severity's. */
+export const urgencyAtOpen = (monitor: { urgency?: Urgency | null }, severity: Severity): Urgency => monitor.urgency ?? urgencyOfSeverity(severity);
+
+/** An incident's urgency: as it opened with, or (opened before urgencies) its severity's. */
+export const urgencyOf = (incident: Pick<Incident, 'urgency' | 'severity'>): Urgency => incident.urgency ?? urgencyOfSeverity(incident.severity);
+
 /**
  * An incident a person opens on a monitor (POST /api/incidents) at `at`: INVESTIGATING, unacknowledged,
  * in the monitor's scope, with no escalation of its own.
  */
 export const manualIncident = (
-  monitor: { id: string; name: string; owner_id: string; team_id: string | null; team_seq: number },
+  monitor: { id: string; name: string; owner_id: string; team_id: string | null; team_seq: number; urgency?: Urgency | null },
   input: { title: string; message: string | null; severity: Incident['severity'] },
   at: string,
 ): Incident => ({
@@ -181,6 +192,7 @@ export const manualIncident = (
   message: input.message,
   status: 'INVESTIGATING',
   severity: input.severity,
+  urgency: urgencyAtOpen(monitor, input.severity),
   acknowledged: false,
   automatic: false,
   started_at: at,
@@ -226,6 +238,11 @@ export const IncidentBody = described(
     title: described(z.string().check(z.minLength(1), z.maxLength(200)), { example: 'Checkout API is down' }),
     status: Status,
     severity: Severity,
+    urgency: described(Urgency, {
+      description:
+        "Which notification rules of the people paged apply: the monitor's `urgency` when it fixes one, else `high` for CRITICAL and HIGH, `low` for MEDIUM and LOW; taken when the incident opened",
+      example: 'high',
+    }),
     acknowledged: z.boolean(),
     started_at: Timestamp,
     resolved_at: z.nullable(Timestamp),
@@ -276,6 +293,7 @@ export const incidentView = (incident: Incident): z.output<typeof IncidentBody> 
   title: incident.title,
   status: incident.status,
   severity: incident.severity,
+  urgency: urgencyOf(incident),
   acknowledged: incident.acknowledged,
   started_at: incident.started_at,
   resolved_at: incident.resolved_at,

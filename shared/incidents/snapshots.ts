@@ -1,4 +1,4 @@
-import type { Incident } from './model.js';
+import { urgencyOf, type Incident } from './model.js';
 import type { IncidentSnapshot } from '../platform/events/model.js';
 
 /** The incident as events carry it. */
@@ -11,6 +11,7 @@ export const incidentSnapshot = (incident: Incident): IncidentSnapshot => ({
   message: incident.message,
   status: incident.status,
   severity: incident.severity,
+  urgency: urgencyOf(incident),
   automatic: incident.automatic,
   acknowledged: incident.acknowledged,
   started_at: incident.started_at,

@@ -1,6 +1,7 @@
 import * as z from '../platform/zod.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
+import { Urgency } from '../platform/vocabulary.js';
 
 export const MonitorName = Text({ min: 1, max: 200, name: true });
 export const FailureThreshold = z.int().check(z.minimum(1), z.maximum(10_000));
@@ -24,6 +25,12 @@ export const TeamId = z.uuid();
 export const listMonitorsQuery = z.object({ team_id: z.optional(TeamId), ...pageParams });
 export type ListMonitorsQuery = z.output<typeof listMonitorsQuery>;
 
+/** The urgency the monitor's incidents open with (issue 43 §3); null: their severity's (CRITICAL and HIGH high, MEDIUM and LOW low). */
+export const MonitorUrgency = described(z.nullable(Urgency), {
+  description: "The urgency its incidents open with, whatever their severity; null (the default): each incident's severity decides (CRITICAL and HIGH are high, MEDIUM and LOW low)",
+  example: null,
+});
+
 export const createMonitorInput = described(
   z.strictObject({
     name: MonitorName,
@@ -31,6 +38,7 @@ export const createMonitorInput = described(
     escalation_policy_id: z._default(z.nullable(z.uuid()), null),
     team_id: z._default(z.nullable(TeamId), null),
     heartbeat: z._default(z.nullable(HeartbeatSettings), null),
+    urgency: z._default(MonitorUrgency, null),
   }),
   { id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } },
 );
@@ -45,6 +53,7 @@ export const updateMonitorInput = z.prefault(
         escalation_policy_id: z.nullable(z.uuid()),
         team_id: z.nullable(TeamId),
         heartbeat: z.nullable(HeartbeatSettings),
+        urgency: MonitorUrgency,
       }),
     ),
     { id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } },
@@ -67,6 +76,11 @@ export const monitorItem = z.object({
   /** Its heartbeat settings; absent (written before heartbeats existed) counts as none. */
   heartbeat: z.pipe(
     z.nullish(z.object({ interval_seconds: z.number(), grace_seconds: z.number() })),
+    z.transform((value) => value ?? null),
+  ),
+  /** The urgency its incidents open with; absent (written before urgencies) or null: their severity's. */
+  urgency: z.pipe(
+    z.nullish(Urgency),
     z.transform((value) => value ?? null),
   ),
   /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
@@ -93,6 +107,7 @@ export const MonitorBody = described(
         example: { interval_seconds: 300, grace_seconds: 60 },
       }),
     ),
+    urgency: MonitorUrgency,
     last_ping_at: described(z.nullable(Timestamp), {
       description: 'When the last heartbeat ping arrived; null before the first ping (turning the heartbeat on is not one) and for a monitor without a heartbeat',
     }),
@@ -111,6 +126,7 @@ export const monitorView = (monitor: Monitor, lastPingAt: string | null = null):
   escalation_policy_id: monitor.escalation_policy_id,
   team_id: monitor.team_id,
   heartbeat: monitor.heartbeat,
+  urgency: monitor.urgency,
   last_ping_at: monitor.heartbeat ? lastPingAt : null,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,

@@ -88,6 +88,7 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     escalation_policy_id: input.escalation_policy_id,
     team_id: input.team_id,
     heartbeat: input.heartbeat,
+    urgency: input.urgency,
     team_seq: 0,
     incident_count: 0,
     created_at: now,

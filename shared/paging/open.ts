@@ -21,7 +21,7 @@ import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { Monitor } from '../monitors/model.js';
 import { countIncident } from '../monitors/repository.js';
-import type { Incident, Severity } from '../incidents/model.js';
+import { urgencyAtOpen, type Incident, type Severity } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
 import { createdEntry, pagedEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
 
@@ -58,6 +58,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     message: spec.message,
     status: 'INVESTIGATING',
     severity: spec.severity,
+    urgency: urgencyAtOpen(monitor, spec.severity),
     acknowledged: false,
     automatic: true,
     started_at: now,

@@ -26,7 +26,7 @@ import { scheduleOnce } from '../platform/scheduler.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
-import { incidentDetailView, type IncidentDetailView } from '../incidents/model.js';
+import { incidentDetailView, urgencyOf, type IncidentDetailView } from '../incidents/model.js';
 import { getMonitor } from '../monitors/repository.js';
 import * as z from '../platform/zod.js';
 import { messageBody, type IncidentEventType, type WebhookEvent, type WebhookEventType } from './payloads.js';
@@ -147,7 +147,7 @@ async function incidentAsOf(snapshot: IncidentSnapshot): Promise<IncidentDetailV
     monitor_name: snapshot.monitor_name,
   };
   if (!collection) {
-    return { ...state, id: snapshot.id, monitor_id: snapshot.monitor_id, started_at: snapshot.started_at, created_at: snapshot.started_at, escalation_policy_id: snapshot.escalation_policy_id };
+    return { ...state, urgency: urgencyOf(snapshot), id: snapshot.id, monitor_id: snapshot.monitor_id, started_at: snapshot.started_at, created_at: snapshot.started_at, escalation_policy_id: snapshot.escalation_policy_id };
   }
   return { ...incidentDetailView(collection.incident, collection.acknowledgement, collection.escalationSteps), ...state };
 }

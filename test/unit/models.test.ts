@@ -49,10 +49,17 @@ describe('incident input schemas', () => {
 });
 
 describe('incident views', () => {
-  it('give create/update/acknowledge exactly the nine summary fields', () => {
+  it('give create/update/acknowledge exactly the ten summary fields (urgency since issue 43)', () => {
     expect(Object.keys(incidentView(incident)).sort()).toEqual(
-      ['acknowledged', 'created_at', 'id', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title'],
+      ['acknowledged', 'created_at', 'id', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title', 'urgency'],
     );
+  });
+
+  it('answer the urgency an incident opened with, and for one stored before urgencies its severity\'s', () => {
+    const { urgency: _, ...before } = incident;
+    expect((['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const).map((severity) => incidentView({ ...before, severity }).urgency)).toEqual(['high', 'high', 'low', 'low']);
+    expect(incidentView({ ...before, severity: 'LOW', urgency: 'high' }).urgency).toBe('high');
+    expect(incidentView({ ...before, severity: 'CRITICAL', urgency: 'low' }).urgency).toBe('low');
   });
 
   it('add monitor_name and escalation_policy_id in lists, never the message or owner', () => {

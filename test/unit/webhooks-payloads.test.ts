@@ -18,6 +18,7 @@ const incident: IncidentDetailView = {
   monitor_id: '1c7a4d2f-7d3b-4e2a-8b6f-3a8e9d0c2b01',
   title: 'Checkout API is down',
   status: 'INVESTIGATING',
+  urgency: 'high',
   severity: 'HIGH',
   acknowledged: false,
   started_at: '2026-11-21T10:05:00.000Z',

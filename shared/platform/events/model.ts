@@ -4,7 +4,7 @@
  * schemas by producers and consumers alike. Documented in docs/events.md.
  */
 import * as z from '../zod.js';
-import { AcknowledgementMethod, AssignableRole, Severity, Status } from '../vocabulary.js';
+import { AcknowledgementMethod, AssignableRole, Severity, Status, Urgency } from '../vocabulary.js';
 
 export const incidentSnapshot = z.object({
   id: z.string(),
@@ -15,6 +15,8 @@ export const incidentSnapshot = z.object({
   message: z.nullable(z.string()),
   status: Status,
   severity: Severity,
+  /** Which notification rules a page follows (issue 43 §3). Absent in events written before it: the severity's. */
+  urgency: z.optional(Urgency),
   automatic: z.boolean(),
   acknowledged: z.boolean(),
   started_at: z.string(),
