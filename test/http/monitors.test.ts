@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const MONITOR_FIELDS = ['created_at', 'escalation_policy_id', 'failure_threshold', 'heartbeat', 'id', 'last_ping_at', 'name', 'owner_id', 'team_id', 'updated_at'];
+const MONITOR_FIELDS = ['created_at', 'escalation_policy_id', 'failure_threshold', 'heartbeat', 'id', 'last_ping_at', 'name', 'owner_id', 'team_id', 'updated_at', 'urgency'];
 
 describe('monitors', () => {
   it('creates with defaults (failure_threshold 3, no policy) and reads it back', async () => {
@@ -27,6 +27,7 @@ describe('monitors', () => {
       owner_id: owner.id,
       failure_threshold: 3,
       escalation_policy_id: null,
+      urgency: null,
     });
     const fetched = await api.request('GET', `/api/monitors/${created.body.monitor.id}`, { token: owner.token });
     expect(fetched).toMatchObject({ status: 200, body: { monitor: created.body.monitor } });
