@@ -160,6 +160,24 @@ describe('contact methods', () => {
     expect((await create({ type: 'email', address: uniqueEmail('m') }, owner)).status).toBe(201);
   });
 
+  it('settles races in the table: one of concurrent adds of an address, the limit under concurrent adds, one of concurrent new codes', async () => {
+    const racer = await api.signUp(uniqueEmail('race'));
+    const address = uniqueEmail('same');
+    // The first write to the account's contacts (the defaults written by exactly one of them) and one address, five times at once.
+    const same = await Promise.all(Array.from({ length: 5 }, () => create({ type: 'email', address }, racer)));
+    expect(same.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (let made = 2; made < 8; made++) expect((await create({ type: 'email', address: uniqueEmail('fill') }, racer)).status).toBe(201);
+    const crowd = await Promise.all(Array.from({ length: 5 }, () => create({ type: 'email', address: uniqueEmail('crowd') }, racer)));
+    expect(crowd.map((response) => response.status).sort()).toEqual([201, 201, 400, 400, 400]);
+    expect((await methods(racer)).body.contact_methods).toHaveLength(10);
+
+    freezeClock();
+    const id = same.find((response) => response.status === 201)!.body.contact_method.id;
+    advanceClock(60_000);
+    const sends = await Promise.all(Array.from({ length: 4 }, () => sendCode(id, racer)));
+    expect(sends.map((response) => response.status).sort()).toEqual([202, 429, 429, 429]);
+  });
+
   it("answers 404 for another account's method, whatever is asked", async () => {
     const mine = await newEmailMethod();
     const notFound = { status: 404, body: { error: 'Contact method not found' } };
