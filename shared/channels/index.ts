@@ -48,16 +48,29 @@ const email: Channel = {
   },
 };
 
-const phone = (type: 'sms' | 'voice'): Channel => ({
-  type,
+/** What SMS and voice share: E.164 numbers, masked; available where an origination identity is configured. */
+const phoneChannel = {
   normalizeAddress: normalizePhone,
   mask: maskPhone,
   available: () => Boolean(process.env[env.smsOriginationIdentity]),
-  async send() {
-    throw new Error(`Sending by ${type} is not built into this version yet`);
-  },
-});
+};
 
-const channels: Record<ChannelType, Channel> = { email, sms: phone('sms'), voice: phone('voice') };
+const sms: Channel = {
+  ...phoneChannel,
+  type: 'sms',
+  async send() {
+    throw new Error('Sending by SMS is not built into this version yet');
+  },
+};
+
+const voice: Channel = {
+  ...phoneChannel,
+  type: 'voice',
+  async send() {
+    throw new Error('Sending by voice is not built into this version yet');
+  },
+};
+
+const channels: Record<ChannelType, Channel> = { email, sms, voice };
 
 export const channelFor = (type: ChannelType): Channel => channels[type];
