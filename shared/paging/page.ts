@@ -30,10 +30,11 @@ const EARLY_TOLERANCE_MS = 1_000;
 /** Told of each schedule a sent page found nobody on call in (the caller logs it as an error). */
 export type NobodyOnCallReport = (facts: { incident_id: string; step_order: number } & UnstaffedSchedule) => void;
 
-export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome> {
+/** `early`: page the step now, before its time (a person escalated); its schedule then finds it sent. */
+export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport, options: { early?: boolean } = {}): Promise<StepOutcome> {
   return retryOnConflict(
     async () => {
-      const outcome = await trySendStep(input, report);
+      const outcome = await trySendStep(input, report, options.early ?? false);
       return outcome === 'changed' ? undefined : outcome;
     },
     (attempts) => `Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${attempts} attempts`,
@@ -41,14 +42,14 @@ export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOn
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
-async function trySendStep({ incident_id, step_order }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
+async function trySendStep({ incident_id, step_order }: EscalationStepInput, report: NobodyOnCallReport | undefined, early: boolean): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';
   if (step.sent_at) return 'already_sent';
   if (step.cancelled_at) return 'cancelled';
   const now = clock.now();
-  if (step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
+  if (!early && step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
   const { incident } = collection;
   if (incident.acknowledged || incident.status === 'RESOLVED') return cancel(incident_id, step_order, now.toISOString());
   // The page is a write of the incident too (its time orders the timeline; see `writeInstant`).
