@@ -2,13 +2,14 @@
  * shared/ reads bottom up. Its folders stand on floors, and a module imports (even for types) only
  * from its own folder or from folders on floors below its own — never sideways, never up:
  *
- *   8  notifications/  alerts/  heartbeats/           what arrives (an alert, a missed heartbeat) and what goes out (e-mail)
- *   7  paging/  webhooks/                             the paging flow, in story order; webhooks out
- *   6  incidents/  integrations/  subscribers/  team-deletion/
- *   5  monitors/                                      monitors and their heartbeat storage
- *   4  escalation/  schedules/
- *   3  teams/                                         teams, roles and what sharing with a team allows
- *   2  accounts/
+ *   9  notifications/  alerts/  heartbeats/  phones/  what arrives (an alert, a missed heartbeat, an SMS reply or receipt) and what goes out (e-mail)
+ *   8  paging/  webhooks/                             the paging flow, in story order; webhooks out
+ *   7  incidents/  integrations/  subscribers/  team-deletion/
+ *   6  monitors/                                      monitors and their heartbeat storage
+ *   5  escalation/  schedules/
+ *   4  teams/                                         teams, roles and what sharing with a team allows
+ *   3  accounts/
+ *   2  channels/                                      how a message reaches an address (e-mail, SMS, voice)
  *   1  platform/                                      the database, events, API forms, clock, and the vocabulary (statuses, severities, roles)
  *   0  system.ts                                      the one description of the system
  *
@@ -23,13 +24,14 @@ import { repositoryRoot } from '../../infra/paths.js';
 const FLOORS = [
   ['system.ts'],
   ['platform'],
+  ['channels'],
   ['accounts'],
   ['teams'],
   ['escalation', 'schedules'],
   ['monitors'],
   ['incidents', 'integrations', 'subscribers', 'team-deletion'],
   ['paging', 'webhooks'],
-  ['notifications', 'alerts', 'heartbeats'],
+  ['notifications', 'alerts', 'heartbeats', 'phones'],
 ];
 
 const directory = join(repositoryRoot, 'shared');
