@@ -17,6 +17,9 @@ import { replyTexts } from '../../shared/phones/replies.js';
 import { workers } from '../../shared/system.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, reportDown } from '../support/teams.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
+
+const calls = dynamoCalls();
 
 let api: Api;
 let owner: User;
@@ -97,6 +100,25 @@ describe('SMS replies', () => {
     // Again: already acknowledged, nothing changes.
     await reply(number, '12A');
     expect(lastSmsTo(number)).toBe('[12] is already acknowledged.');
+  });
+
+  it('costs a bounded number of DynamoDB calls, whatever the history: the number, its methods, the code, then the acknowledgement', async () => {
+    const { number } = await pagedIncident();
+    calls.reset();
+    await reply(number, '12a');
+    // The number's lookups (one Query), their methods; the code and its incident; the account and
+    // incident, and the acknowledgement's transaction.
+    expect(calls.commandsOf(workers.smsInbound.name)).toEqual([
+      'QueryCommand',
+      'BatchGetItemCommand',
+      'GetItemCommand',
+      'BatchGetItemCommand',
+      'BatchGetItemCommand',
+      'TransactWriteItemsCommand',
+    ]);
+    calls.reset();
+    await reply(number, 'HELP');
+    expect(calls.commandsOf(workers.smsInbound.name)).toEqual(['QueryCommand', 'BatchGetItemCommand']);
   });
 
   it('case and spaces are ignored: " 12 A " acknowledges', async () => {
@@ -264,7 +286,10 @@ describe('SMS and voice receipts', () => {
     const failed = await seedNotification(incidentId, randomUUID());
     const statusOf = async (key: Record<string, unknown>) => ((await get(key))?.details as { status: string }).status;
 
+    calls.reset();
     expect(await receipt((await get(delivered))!.details.message_id, '+14155550123')).toEqual(['updated']);
+    // The message's lookup, the entry's conditional update.
+    expect(calls.commandsOf(workers.smsReceipts.name)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
     expect(await statusOf(delivered)).toBe('delivered');
     expect(await receipt((await get(failed))!.details.message_id, '+14155550000', 'voice')).toEqual(['updated']);
     expect(await statusOf(failed)).toBe('failed');

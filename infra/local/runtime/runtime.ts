@@ -21,7 +21,7 @@ import { awsApis, type GatewayPorts } from '../aws/aws-apis.js';
 import type { LocalEventBus } from '../aws/bus.js';
 import { LocalStartError } from '../aws/errors.js';
 import { invokeFunction, loadHandler } from '../aws/functions.js';
-import { PhoneInbox, phoneEndpoints, type PhoneMessage } from '../aws/phones.js';
+import { PhoneInbox, type PhoneMessage } from '../aws/phones.js';
 import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
 import { enforceGrants } from '../aws/grants.js';
 import { LocalIssuer } from '../aws/jwt.js';
@@ -30,6 +30,7 @@ import type { StreamPoller } from '../aws/stream.js';
 import { ensureTable } from '../aws/table.js';
 import { startBackground, type BackgroundPorts } from './background.js';
 import { docsEndpoints } from './docs.js';
+import { phoneEndpoints } from './phones.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 
 /** The issuer of local tokens (independent of the port, so tokens survive a port change). */
