@@ -468,7 +468,6 @@ export const workers = {
    */
   smsInbound: {
     name: 'sms-inbound',
-    paging: true,
     handler: 'functions/phones/inbound.ts',
     table: 'readwrite',
     capabilities: ['send-sms-voice'],

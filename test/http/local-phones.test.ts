@@ -71,6 +71,8 @@ describe('the local End User Messaging SMS and Voice v2', () => {
       sent_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect((await messages(alice)).map((message) => message.id)).toEqual([third.messageId, first.messageId]);
+    // The number as typed, its + unencoded.
+    expect((await api.request('GET', `/local/phones/messages?to=${alice}`)).body.messages.map((message: Message) => message.id)).toEqual([third.messageId, first.messageId]);
     expect((await messages(bob)).map((message) => [message.channel, message.body])).toEqual([['voice', 'Incident 1, critical: Checkout 5xx.']]);
     expect(api.runtime.phones.messages(alice).map((message) => message.id)).toEqual([third.messageId, first.messageId]);
   });

@@ -32,7 +32,8 @@ export function phoneEndpoints(inbox: PhoneInbox, log: (line: string) => void = 
       method: 'GET',
       path: '/local/phones/messages',
       async handle({ query }) {
-        const to = query?.get('to') ?? undefined;
+        // `?to=+14155550100` as typed: a query's `+` reads as a space, which no phone number has.
+        const to = query.get('to')?.replace(/ /g, '+') ?? undefined;
         if (to !== undefined && !isE164(to)) return { status: 400, body: { error: 'Validation errors', details: [{ field: 'to', message: E164_TEXT }] } };
         return { status: 200, body: { messages: inbox.list(to) } };
       },
