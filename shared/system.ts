@@ -463,15 +463,16 @@ export const workers = {
   /**
    * SMS replies to the service's number (issue 43): AWS End User Messaging publishes them to the
    * number's two-way SNS topic, which invokes this. Acts as the person who holds the reply code
-   * (acknowledge, resolve, escalate: the incident, its monitor, team and steps' targets), turns a
+   * (acknowledge, resolve: the incident, its monitor and team; escalate: a schedule of the next step, due now), turns a
    * number's SMS methods off (STOP) and on (START), and answers by SMS.
    */
   smsInbound: {
     name: 'sms-inbound',
     handler: 'functions/phones/inbound.ts',
     table: 'readwrite',
-    capabilities: ['send-sms-voice'],
-    leadingKeys: ['PHONE#', 'USER#', 'INCIDENT#', 'MONITOR#', 'TEAM#', 'OUTBOX#', 'SCHEDULE#'],
+    // Escalating now is a one-time schedule of the step, due at once (escalation-step pages it).
+    capabilities: ['send-sms-voice', 'manage-schedules'],
+    leadingKeys: ['PHONE#', 'USER#', 'INCIDENT#', 'MONITOR#', 'TEAM#', 'OUTBOX#'],
   },
   /**
    * Delivery receipts of SMS and calls (issue 43): the configuration set's SNS event destination

@@ -5,14 +5,14 @@
 import { snsEvent, snsMessages, twoWayMessage } from '../../shared/phones/payloads.js';
 import { handleReply, type ReplyOutcome } from '../../shared/phones/replies.js';
 import * as z from '../../shared/platform/zod.js';
-import { logger, nobodyOnCall, workerHandler } from '../lib/observability.js';
+import { logger, workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler(
   'sms-inbound',
   async (event: unknown) => {
     const outcomes: ReplyOutcome[] = [];
     for (const message of snsMessages(z.parse(snsEvent, event), twoWayMessage)) {
-      const { outcome } = await handleReply(message, nobodyOnCall);
+      const { outcome } = await handleReply(message);
       logger.info('sms reply', { outcome, inbound_message_id: message.inboundMessageId });
       outcomes.push(outcome);
     }

@@ -19,7 +19,12 @@ import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
 
-export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)) });
+/** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
+export const escalationStepInput = z.strictObject({
+  incident_id: z.uuid(),
+  step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)),
+  early: z.optional(z.literal(true)),
+});
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
 export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
@@ -30,11 +35,10 @@ const EARLY_TOLERANCE_MS = 1_000;
 /** Told of each schedule a sent page found nobody on call in (the caller logs it as an error). */
 export type NobodyOnCallReport = (facts: { incident_id: string; step_order: number } & UnstaffedSchedule) => void;
 
-/** `early`: page the step now, before its time (a person escalated); its schedule then finds it sent. */
-export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport, options: { early?: boolean } = {}): Promise<StepOutcome> {
+export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome> {
   return retryOnConflict(
     async () => {
-      const outcome = await trySendStep(input, report, options.early ?? false);
+      const outcome = await trySendStep(input, report);
       return outcome === 'changed' ? undefined : outcome;
     },
     (attempts) => `Escalation step ${input.step_order} of ${input.incident_id}: the incident kept changing; gave up after ${attempts} attempts`,
@@ -42,7 +46,7 @@ export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOn
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
-async function trySendStep({ incident_id, step_order }: EscalationStepInput, report: NobodyOnCallReport | undefined, early: boolean): Promise<StepOutcome | 'changed'> {
+async function trySendStep({ incident_id, step_order, early }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';

@@ -16,7 +16,6 @@ import { isE164 } from '../channels/phone.js';
 import { acknowledgeIncident, resolveIncident } from '../incidents/service.js';
 import { incidentForReplyCode } from '../incidents/reply-codes.js';
 import { escalateNow } from '../paging/escalate-now.js';
-import type { NobodyOnCallReport } from '../paging/page.js';
 import { holdersOf, setSmsDisabled, type NumberHolder } from './numbers.js';
 import type { TwoWayMessage } from './payloads.js';
 
@@ -32,7 +31,7 @@ export const replyTexts = {
   started: 'SMS pages to this number are on again. Reply STOP to end them.',
   acknowledged: (code: number) => `[${code}] acknowledged.`,
   resolved: (code: number) => `[${code}] resolved.`,
-  escalated: (code: number, step: number) => `[${code}] escalated to step ${step}.`,
+  escalating: (code: number, step: number) => `[${code}] escalating to step ${step} now.`,
   noMoreSteps: (code: number) => `[${code}] has no further escalation step.`,
   alreadyAcknowledged: (code: number) => `[${code}] is already acknowledged.`,
   closed: (code: number) => `[${code}] is already acknowledged or resolved.`,
@@ -64,7 +63,7 @@ export type ReplyOutcome =
   | 'started'
   | 'acknowledged'
   | 'resolved'
-  | 'escalated'
+  | 'escalating'
   | 'no_more_steps'
   | 'already_closed'
   | 'no_incident'
@@ -72,17 +71,17 @@ export type ReplyOutcome =
   | 'not_allowed';
 
 /** Handles one inbound SMS; the answer sent back (undefined: SMS is not set up here, nothing was sent). */
-export async function handleReply(message: TwoWayMessage, report?: NobodyOnCallReport): Promise<{ outcome: ReplyOutcome; reply: string }> {
+export async function handleReply(message: TwoWayMessage): Promise<{ outcome: ReplyOutcome; reply: string }> {
   const from = message.originationNumber;
   const command = parseCommand(message.messageBody);
   const holders = isE164(from) ? await holdersOf(from) : [];
-  const { outcome, reply } = holders.length === 0 ? { outcome: 'unknown_number' as const, reply: replyTexts.help } : await answer(from, command, holders, report);
+  const { outcome, reply } = holders.length === 0 ? { outcome: 'unknown_number' as const, reply: replyTexts.help } : await answer(from, command, holders);
   countMetric('SmsReply', { outcome });
   if (isE164(from) && smsChannel.available()) await smsChannel.send({ to: from, text: reply, tags: { kind: 'sms_reply' } });
   return { outcome, reply };
 }
 
-async function answer(from: string, command: Command, holders: NumberHolder[], report?: NobodyOnCallReport): Promise<{ outcome: ReplyOutcome; reply: string }> {
+async function answer(from: string, command: Command, holders: NumberHolder[]): Promise<{ outcome: ReplyOutcome; reply: string }> {
   switch (command.kind) {
     case 'stop':
       await setSmsDisabled(from, holders, true);
@@ -94,7 +93,7 @@ async function answer(from: string, command: Command, holders: NumberHolder[], r
     case 'unknown':
       return { outcome: 'help', reply: replyTexts.help };
     case 'action':
-      return act(command.code, command.action, holders, report);
+      return act(command.code, command.action, holders);
   }
 }
 
@@ -103,7 +102,7 @@ async function answer(from: string, command: Command, holders: NumberHolder[], r
  * verified SMS or voice method on it (a voice page says to reply by text). Two accounts sharing the
  * number and both holding the code: nothing is done (which one meant it cannot be known).
  */
-async function act(code: number, action: ReplyAction, holders: NumberHolder[], report?: NobodyOnCallReport): Promise<{ outcome: ReplyOutcome; reply: string }> {
+async function act(code: number, action: ReplyAction, holders: NumberHolder[]): Promise<{ outcome: ReplyOutcome; reply: string }> {
   const people = [...new Set(holders.filter((holder) => holder.verified).map((holder) => holder.user_id))];
   const named = (await Promise.all(people.map(async (userId) => ({ userId, incidentId: await incidentForReplyCode(userId, code) })))).filter(
     (candidate): candidate is { userId: string; incidentId: string } => candidate.incidentId !== undefined,
@@ -121,8 +120,8 @@ async function act(code: number, action: ReplyAction, holders: NumberHolder[], r
       await resolveIncident(caller, incidentId);
       return { outcome: 'resolved', reply: replyTexts.resolved(code) };
     }
-    const escalated = await escalateNow(incidentId, report);
-    if (escalated.outcome === 'escalated') return { outcome: 'escalated', reply: replyTexts.escalated(code, escalated.step_order) };
+    const escalated = await escalateNow(incidentId);
+    if (escalated.outcome === 'escalating') return { outcome: 'escalating', reply: replyTexts.escalating(code, escalated.step_order) };
     if (escalated.outcome === 'no_more_steps') return { outcome: 'no_more_steps', reply: replyTexts.noMoreSteps(code) };
     if (escalated.outcome === 'closed') return { outcome: 'already_closed', reply: replyTexts.closed(code) };
     return { outcome: 'no_incident', reply: replyTexts.noIncident(code) };
