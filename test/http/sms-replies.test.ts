@@ -17,7 +17,7 @@ import { replyTexts } from '../../shared/phones/replies.js';
 import { workers } from '../../shared/system.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, reportDown } from '../support/teams.js';
-import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
+import { dynamoCalls, failNextDynamoCall } from '../../infra/testing/ddb-calls.js';
 
 const calls = dynamoCalls();
 
@@ -212,6 +212,15 @@ describe('SMS replies', () => {
       await reply(stranger, body);
       expect(lastSmsTo(stranger)).toBe(replyTexts.help);
     }
+  });
+
+  it('a failing sms-inbound is a 502 that says where to look, and says nothing of the failure itself', async () => {
+    const { incidentId, number } = await pagedIncident();
+    failNextDynamoCall(workers.smsInbound.name);
+    const response = await api.request('POST', '/local/phones/reply', { body: { from: number, body: '12a' } });
+    expect(response).toMatchObject({ status: 502, body: { error: 'The sms-inbound function failed on this reply; the runtime log says why' } });
+    expect(JSON.stringify(response.body)).not.toContain('secret-internal-detail');
+    expect((await incident(incidentId)).acknowledged).toBe(false);
   });
 
   it('a code that names no open incident of the person is answered so', async () => {
