@@ -101,7 +101,9 @@ export type Capability =
   /** ses:SendEmail from the sender identity. */
   | 'send-email'
   /** scheduler:CreateSchedule in the escalation group (schedules delete themselves), iam:PassRole of its role. */
-  | 'manage-schedules';
+  | 'manage-schedules'
+  /** sms-voice:SendTextMessage / SendVoiceMessage from the origination identity, with the configuration set (issue 43). */
+  | 'send-sms-voice';
 
 export interface FunctionDescription {
   /** Stable function name (also the Lambda's logical id and the local invoke name). */
@@ -470,6 +472,30 @@ export const workers = {
     leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#', 'TEAM#'],
     indexes: ['gsi1', 'gsi2', 'gsi3'],
   },
+  /**
+   * SMS replies to the service's number (issue 43): AWS End User Messaging publishes them to the
+   * number's two-way SNS topic, which invokes this. Acts as the person who holds the reply code
+   * (acknowledge, resolve: the incident, its monitor and team; escalate: a schedule of the next step, due now), turns a
+   * number's SMS methods off (STOP) and on (START), and answers by SMS.
+   */
+  smsInbound: {
+    name: 'sms-inbound',
+    handler: 'functions/phones/inbound.ts',
+    table: 'readwrite',
+    // Escalating now is a one-time schedule of the step, due at once (escalation-step pages it).
+    capabilities: ['send-sms-voice', 'manage-schedules'],
+    leadingKeys: ['PHONE#', 'USER#', 'INCIDENT#', 'MONITOR#', 'TEAM#', 'OUTBOX#'],
+  },
+  /**
+   * Delivery receipts of SMS and calls (issue 43): the configuration set's SNS event destination
+   * invokes this; a final event marks its notification's timeline entry delivered or failed.
+   */
+  smsReceipts: {
+    name: 'sms-receipts',
+    handler: 'functions/phones/receipts.ts',
+    table: 'readwrite',
+    leadingKeys: ['MESSAGE#', 'INCIDENT#'],
+  },
 } as const satisfies Record<string, FunctionDescription>;
 
 export type WorkerName = (typeof workers)[keyof typeof workers]['name'];
@@ -553,11 +579,16 @@ export const env = {
    */
   webhooksLoopbackPorts: 'WEBHOOKS_LOOPBACK_PORTS',
   /**
-   * End User Messaging SMS and Voice v2 (issue 43 §5): the origination identity (a phone number or pool
-   * ARN/id) SMS and voice go out from. Absent or empty: SMS and voice are not set up on the deployment
-   * (contact methods of those types are refused), and e-mail keeps working.
+   * End User Messaging SMS and Voice v2: the phone number (or pool id/ARN) SMS and calls leave from.
+   * Absent or empty: SMS and voice are not set up on this deployment (e-mail keeps working).
    */
   smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
+  /** The configuration set every SMS and call is sent with (its SNS event destination brings the receipts). */
+  smsConfigurationSet: 'SMS_CONFIGURATION_SET',
+  /** The most one SMS may cost (USD, as "0.10"): `MaxPrice` on every send. */
+  smsMaxPrice: 'SMS_MAX_PRICE',
+  /** The most one minute of a call may cost (USD): `MaxPricePerMinute` on every call. */
+  voiceMaxPricePerMinute: 'VOICE_MAX_PRICE_PER_MINUTE',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

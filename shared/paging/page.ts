@@ -19,7 +19,12 @@ import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
 
-export const escalationStepInput = z.strictObject({ incident_id: z.uuid(), step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)) });
+/** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
+export const escalationStepInput = z.strictObject({
+  incident_id: z.uuid(),
+  step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)),
+  early: z.optional(z.literal(true)),
+});
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
 export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
@@ -41,14 +46,14 @@ export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOn
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
-async function trySendStep({ incident_id, step_order }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
+async function trySendStep({ incident_id, step_order, early }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';
   if (step.sent_at) return 'already_sent';
   if (step.cancelled_at) return 'cancelled';
   const now = clock.now();
-  if (step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
+  if (!early && step.due_at && Date.parse(step.due_at) - now.getTime() > EARLY_TOLERANCE_MS) return 'not_due';
   const { incident } = collection;
   if (incident.acknowledged || incident.status === 'RESOLVED') return cancel(incident_id, step_order, now.toISOString());
   // The page is a write of the incident too (its time orders the timeline; see `writeInstant`).

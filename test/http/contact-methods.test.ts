@@ -228,10 +228,11 @@ describe('contact methods', () => {
     expect(await fieldsOf({ type: 'email' })).toEqual(['address']);
     expect(await fieldsOf({ type: 'email', address: uniqueEmail(), name: '' })).toEqual(['name']);
     expect(await fieldsOf({ type: 'email', address: uniqueEmail(), verified: true })).toEqual(['verified']);
-    // Punctuation between the digits goes: the number is kept in E.164.
-    const spaced = await create({ type: 'voice', address: ' +1 (415) 555-0199 ' });
-    expect(spaced.status).toBe(201);
-    expect(spaced.body.contact_method).toMatchObject({ type: 'voice', address: '+14155550199', verified: false });
+    // E.164 exactly as given: a number written with spaces or punctuation is refused, not repaired.
+    expect(await fieldsOf({ type: 'voice', address: '+1 (415) 555-0199' })).toEqual(['address']);
+    const exact = await create({ type: 'voice', address: '+14155550199' });
+    expect(exact.status).toBe(201);
+    expect(exact.body.contact_method).toMatchObject({ type: 'voice', address: '+14155550199', verified: false });
     expect(await create({ type: 'voice', address: '+14155550199' })).toMatchObject({ status: 409, body: { error: 'Contact method already exists' } });
     // The same number as SMS is another method.
     expect((await create({ type: 'sms', address: '+14155550199' })).status).toBe(201);

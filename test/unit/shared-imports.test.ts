@@ -2,7 +2,7 @@
  * shared/ reads bottom up. Its folders stand on floors, and a module imports (even for types) only
  * from its own folder or from folders on floors below its own — never sideways, never up:
  *
- *  10  notifications/  alerts/  heartbeats/           what arrives (an alert, a missed heartbeat) and what goes out (e-mail)
+ *  10  notifications/  alerts/  heartbeats/  phones/  what arrives (an alert, a missed heartbeat, an SMS reply or receipt) and what goes out (e-mail)
  *   9  paging/  webhooks/                             the paging flow, in story order; webhooks out
  *   8  incidents/  integrations/  subscribers/  team-deletion/
  *   7  monitors/                                      monitors and their heartbeat storage
@@ -10,7 +10,7 @@
  *   5  teams/                                         teams, roles and what sharing with a team allows
  *   4  contacts/                                      a person's contact methods and notification rules
  *   3  accounts/
- *   2  channels/                                      the ways of reaching a person: e-mail, SMS, voice
+ *   2  channels/                                      how a message reaches an address (e-mail, SMS, voice)
  *   1  platform/                                      the database, events, API forms, clock, and the vocabulary (statuses, severities, roles)
  *   0  system.ts                                      the one description of the system
  *
@@ -33,7 +33,7 @@ const FLOORS = [
   ['monitors'],
   ['incidents', 'integrations', 'subscribers', 'team-deletion'],
   ['paging', 'webhooks'],
-  ['notifications', 'alerts', 'heartbeats'],
+  ['notifications', 'alerts', 'heartbeats', 'phones'],
 ];
 
 const directory = join(repositoryRoot, 'shared');

@@ -2,13 +2,14 @@
  * The AWS APIs the functions call, served locally on the runtime's port so the AWS SDK talks to
  * them unchanged (through AWS_ENDPOINT_URL_*): EventBridge PutEvents, EventBridge Scheduler
  * CreateSchedule/DeleteSchedule, the Lambda Invoke API (for `aws lambda invoke
- * --endpoint-url` and @aws-sdk/client-lambda), and SES (the local mailbox behind SES's mailbox
- * simulator, see ses.ts).
+ * --endpoint-url` and @aws-sdk/client-lambda), SES (the local mailbox behind SES's mailbox
+ * simulator, see ses.ts), and End User Messaging SMS and Voice v2 (the phone inbox, see phones.ts).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { LocalEventBus, PutEventsEntry } from './bus.js';
 import { findFunction, invokeFunction } from './functions.js';
 import type { ScheduleRequest } from './scheduler.js';
+import { localPhonesApi, type PhoneInbox } from './phones.js';
 import { localSes, type AwsApiResponse } from './ses.js';
 
 /** What these APIs (PutEvents, CreateSchedule, DeleteSchedule) hand to the bus and the scheduler, in whichever thread they run. */
@@ -56,7 +57,8 @@ export function serveAwsApis(apis: AwsApis): Server {
 
 const parse = (body: Buffer): unknown => (body.length ? JSON.parse(body.toString('utf8')) : {});
 
-type Services = { background: GatewayPorts; mailboxUrl: string; log?: (line: string) => void };
+/** `phones`: the phone inbox, in the gateway's thread only (the background's functions send through the gateway's API). */
+type Services = { background: GatewayPorts; mailboxUrl: string; phones?: PhoneInbox; log?: (line: string) => void };
 
 /**
  * One local AWS API: which requests may be its own, told apart at once (a method, a header, a path
@@ -152,5 +154,10 @@ function localApis(services: Services): LocalApi[] {
     },
   };
 
-  return [ses, events, scheduler, lambda];
+  const phones: LocalApi = {
+    claims: (request) => services.phones !== undefined && String(request.headers['x-amz-target']).startsWith('PinpointSMSVoiceV2.'),
+    answer: (request, _url, body) => localPhonesApi(request, body, services.phones!),
+  };
+
+  return [ses, events, scheduler, lambda, phones];
 }

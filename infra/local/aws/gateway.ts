@@ -19,7 +19,7 @@ export interface LocalEndpoint {
   method: string;
   path: string;
   /** JSON out, unless a content type is given (then the body is sent as is). */
-  handle(input: { body: unknown; params: Record<string, string> }): Promise<{ status: number; body: unknown; contentType?: string }>;
+  handle(input: { body: unknown; params: Record<string, string>; query: URLSearchParams }): Promise<{ status: number; body: unknown; contentType?: string }>;
 }
 
 export interface GatewayOptions {
@@ -281,7 +281,7 @@ export function createGateway(options: GatewayOptions): Server {
           } catch {
             return send(response, requestId, 400, JSON.stringify({ error: 'Malformed JSON' }));
           }
-          const result = await local.route.handle({ body, params: local.params });
+          const result = await local.route.handle({ body, params: local.params, query: url.searchParams });
           if (result.contentType) {
             return send(response, requestId, result.status, result.body as string | Buffer, { 'content-type': result.contentType });
           }

@@ -101,6 +101,7 @@ Incident service running at ${runtime.url}
   JWT issuer         ${runtime.issuer.issuer}  (JWKS at ${runtime.url}/.well-known/jwks.json)
   API reference      ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)
   E-mail (local SES) ${runtime.mailbox.url}  (web mailbox; JSON at ${runtime.mailbox.url}/store)
+  Phones (SMS/voice) ${runtime.phones.url}  (every SMS and call from +18005550100, with a reply box; JSON at ${runtime.phones.url}/messages)
   Webhooks           ${webhookPorts.length ? `may also reach port ${webhookPorts.join(', ')} of this machine (LOCAL_WEBHOOK_PORTS)` : 'https to public addresses only (LOCAL_WEBHOOK_PORTS=9000 lets them reach port 9000 here)'}
   Monitor checks     npm run invoke -- monitor-check payload.json
                      (or aws lambda invoke --endpoint-url ${runtime.url} --function-name monitor-check …)

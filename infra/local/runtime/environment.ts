@@ -6,6 +6,7 @@
  */
 import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../../shared/system.js';
 import { functionArn } from '../aws/functions.js';
+import { LOCAL_ORIGINATION_NUMBER, LOCAL_SMS_CONFIGURATION_SET } from '../aws/phones.js';
 
 /** The name e-mails are sent with locally (SES's configuration set on AWS). */
 const LOCAL_CONFIGURATION_SET = 'incident-service-local';
@@ -29,11 +30,19 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
  * mailbox); and the ports of this machine webhooks may reach, those the user named (never the port
  * these APIs answer on, even when the system happened to pick a named one).
  */
-export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookPorts: readonly number[]) {
+export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookPorts: readonly number[], phonesUrl = runtimeUrl) {
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SES = runtimeUrl;
+  // End User Messaging SMS and Voice v2 (the SDK's service id "Pinpoint SMS Voice V2"): the phone
+  // inbox, which the gateway's thread keeps (the background's functions send there too). SMS and
+  // voice work out of the box locally: the runtime's own origination number and configuration set.
+  process.env.AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2 = phonesUrl;
+  process.env[env.smsOriginationIdentity] = LOCAL_ORIGINATION_NUMBER;
+  process.env[env.smsConfigurationSet] = LOCAL_SMS_CONFIGURATION_SET;
+  process.env[env.smsMaxPrice] = '0.10';
+  process.env[env.voiceMaxPricePerMinute] = '0.10';
   process.env[env.sesConfigurationSet] = LOCAL_CONFIGURATION_SET;
   process.env[env.eventBusName] = eventBus.name;
   process.env[env.senderEmail] ??= 'incidents@example.com';

@@ -20,7 +20,8 @@ import { classifyAddress } from '../../../shared/webhooks/target.js';
 import { awsApis, type GatewayPorts } from '../aws/aws-apis.js';
 import type { LocalEventBus } from '../aws/bus.js';
 import { LocalStartError } from '../aws/errors.js';
-import { loadHandler } from '../aws/functions.js';
+import { invokeFunction, loadHandler } from '../aws/functions.js';
+import { PhoneInbox, type PhoneMessage } from '../aws/phones.js';
 import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
 import { enforceGrants } from '../aws/grants.js';
 import { LocalIssuer } from '../aws/jwt.js';
@@ -29,6 +30,7 @@ import type { StreamPoller } from '../aws/stream.js';
 import { ensureTable } from '../aws/table.js';
 import { startBackground, type BackgroundPorts } from './background.js';
 import { docsEndpoints } from './docs.js';
+import { phoneEndpoints } from './phones.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 
 /** The issuer of local tokens (independent of the port, so tokens survive a port change). */
@@ -71,13 +73,15 @@ export interface MailboxEmail {
   at: number;
 }
 
-/** A running local runtime: where it answers, its issuer, its mailbox. */
+/** A running local runtime: where it answers, its issuer, its mailbox, its phones. */
 export interface LocalService {
   url: string;
   port: number;
   issuer: LocalIssuer;
   tableName: string;
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
+  /** The phone inbox (End User Messaging SMS and Voice v2's stand-in): its page, its messages (newest first). */
+  phones: { url: string; messages(to?: string): PhoneMessage[] };
   /**
    * Resolves once every event under way has been delivered; with the background in a thread of its
    * own (`startService`), once the stream has also been read to its end.
@@ -283,7 +287,16 @@ function signedUp(tableName: string): (subject: string) => boolean | Promise<boo
 export async function startCore<B extends BackgroundPorts>(
   options: RuntimeOptions,
   mailboxStarter: MailboxStarter,
-  background: (urls: { runtimeUrl: string; publicUrl: string; mailboxUrl: string; tableName: string; webhookPorts: readonly number[]; log: (line: string) => void }) => Promise<B>,
+  background: (urls: {
+    runtimeUrl: string;
+    publicUrl: string;
+    mailboxUrl: string;
+    /** Where the phone inbox answers (the gateway's thread keeps it): the functions' End User Messaging endpoint in every thread. */
+    phonesUrl: string;
+    tableName: string;
+    webhookPorts: readonly number[];
+    log: (line: string) => void;
+  }) => Promise<B>,
 ) {
   const host = options.host ?? '127.0.0.1';
   checkWebhookPorts(options, host);
@@ -308,12 +321,14 @@ export async function startCore<B extends BackgroundPorts>(
     deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
   };
   let url = '';
+  // Every SMS and call, kept (across restarts with a state folder); receipts and replies invoke their functions here.
+  const phones = new PhoneInbox(invokeFunction, { stateDir: options.stateDir, log });
   const server = createGateway({
     routes,
     issuer,
     loadHandler,
-    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url)],
-    awsApis: awsApis({ background: later, mailboxUrl, log }),
+    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url), ...phoneEndpoints(phones, log)],
+    awsApis: awsApis({ background: later, mailboxUrl, phones, log }),
     admits: signedUp(tableName),
   });
   let port: number;
@@ -329,7 +344,7 @@ export async function startCore<B extends BackgroundPorts>(
   const ownPorts = [port, Number(new URL(mailboxUrl).port)];
   const webhookPorts = (options.webhookPorts ?? []).filter((candidate) => !ownPorts.includes(candidate));
   useLocalServices(runtimeUrl, url, webhookPorts);
-  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, tableName, webhookPorts, log });
+  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, phonesUrl: runtimeUrl, tableName, webhookPorts, log });
   const started = await ports;
 
   return {
@@ -343,8 +358,14 @@ export async function startCore<B extends BackgroundPorts>(
         url: mailboxUrl,
         emails: async () => ((await (await fetch(`${mailboxUrl}/store`)).json()) as { emails: MailboxEmail[] }).emails,
       },
-      idle: () => started.idle(),
+      phones: { url: `${url}/local/phones`, messages: (to) => phones.list(to) },
+      // The receipts and replies under way first: a receipt may be what a test waits for.
+      idle: async () => {
+        await phones.idle();
+        await started.idle();
+      },
       close: async () => {
+        await phones.idle();
         await started.close();
         await new Promise<void>((resolve) => {
           server.closeAllConnections();

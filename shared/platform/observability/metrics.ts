@@ -19,7 +19,12 @@ export type MetricName =
   /** An escalation page sent again after a send whose fate was unknown (a crash, an ambiguous SES error): maybe twice. */
   | 'EscalationPagePossibleDuplicate'
   /** A page to an outside address not sent: the address stopped the account, or the account's daily quota was reached (issue 41). */
-  | 'EscalationPageWithheld';
+  | 'EscalationPageWithheld'
+  /** Receipts of SMS and calls (issue 43): delivered, or failed (alarmed on AWS). */
+  | 'PhoneMessageDelivered'
+  | 'PhoneMessageFailed'
+  /** An SMS reply from a person: an action taken (acknowledge, resolve, escalate), STOP, START, or help answered. */
+  | 'SmsReply';
 
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
 

@@ -1,0 +1,39 @@
+/**
+ * Paging, stage 4b — escalate now: a person paged for an incident sends it on to its next step at
+ * once (an SMS reply `12e`) instead of waiting for that step's delay. The step is handed to the
+ * `escalation-step` function through a one-time schedule due now (as the steps' own schedules are,
+ * with their retries and dead-letter queue), marked `early` so it pages before its time; its own
+ * schedule later finds it sent. An acknowledged or resolved incident has nothing left to escalate.
+ */
+import { env } from '../system.js';
+import { clock } from '../platform/clock.js';
+import { requireEnv } from '../platform/config.js';
+import { scheduleOnce } from '../platform/scheduler.js';
+import { getIncidentCollection } from '../incidents/repository.js';
+import type { EscalationStepInput } from './page.js';
+
+export type EscalateOutcome = { outcome: 'escalating'; step_order: number } | { outcome: 'not_found' | 'closed' | 'no_more_steps' };
+
+/** The name of a step's "now" schedule: one per step, however often a person asks. */
+export const escalateNowScheduleName = (incidentId: string, stepOrder: number) => `esc-now-${incidentId}-${stepOrder}`;
+
+/** A schedule is created a second ahead, so that it is never in the past when the Scheduler reads it. */
+const LEAD_MS = 1_000;
+
+export async function escalateNow(incidentId: string): Promise<EscalateOutcome> {
+  const collection = await getIncidentCollection(incidentId);
+  if (!collection) return { outcome: 'not_found' };
+  const { incident } = collection;
+  if (incident.acknowledged || incident.status === 'RESOLVED') return { outcome: 'closed' };
+  const next = collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
+  if (!next) return { outcome: 'no_more_steps' };
+  const input: EscalationStepInput = { incident_id: incidentId, step_order: next.step_order, early: true };
+  await scheduleOnce({
+    name: escalateNowScheduleName(incidentId, next.step_order),
+    at: new Date(clock.now().getTime() + LEAD_MS).toISOString(),
+    target: requireEnv(env.escalationStepArn),
+    input,
+    deadLetterArn: process.env[env.escalationDlqArn],
+  });
+  return { outcome: 'escalating', step_order: next.step_order };
+}

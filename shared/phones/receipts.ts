@@ -1,0 +1,67 @@
+/**
+ * Delivery receipts of SMS and calls (the configuration set's events, through SNS): the notification's
+ * timeline entry, found through its `MESSAGE#<provider message id>` item, says `delivered` or
+ * `failed`. Only a final answer is kept: an entry that already says delivered or failed stays so
+ * (receipts arrive in any order, up to 72 hours late); intermediate events change nothing.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, keys } from '../platform/db/keys.js';
+import { conditionFailure } from '../platform/db/ops.js';
+import { countMetric } from '../platform/observability/metrics.js';
+import type { MessageEvent } from './payloads.js';
+
+const DELIVERED = new Set(['TEXT_DELIVERED', 'TEXT_SUCCESSFUL', 'VOICE_COMPLETED']);
+const FAILED = new Set([
+  'TEXT_BLOCKED',
+  'TEXT_CARRIER_BLOCKED',
+  'TEXT_CARRIER_UNREACHABLE',
+  'TEXT_INVALID',
+  'TEXT_INVALID_MESSAGE',
+  'TEXT_PROTECT_BLOCKED',
+  'TEXT_SPAM',
+  'TEXT_TTL_EXPIRED',
+  'TEXT_UNREACHABLE',
+  'VOICE_BUSY',
+  'VOICE_FAILED',
+  'VOICE_NO_ANSWER',
+  'VOICE_TTL_EXPIRED',
+]);
+
+export type DeliveryStatus = 'delivered' | 'failed';
+
+/** What an event says of its message in the end; undefined: nothing final (queued, pending, ringing, unknown…). */
+export function deliveryStatusOf(eventType: string): DeliveryStatus | undefined {
+  if (DELIVERED.has(eventType)) return 'delivered';
+  if (FAILED.has(eventType)) return 'failed';
+  return undefined;
+}
+
+export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final';
+
+export async function applyReceipt(event: MessageEvent): Promise<{ outcome: ReceiptOutcome; message_id: string; status?: DeliveryStatus }> {
+  const status = deliveryStatusOf(event.eventType);
+  if (!status) return { outcome: 'intermediate', message_id: event.messageId };
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sentMessage(event.messageId) }));
+  const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
+  const entrySk = typeof Item?.entry_sk === 'string' ? Item.entry_sk : undefined;
+  if (!incidentId || !entrySk) return { outcome: 'unknown_message', message_id: event.messageId, status };
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { [attributes.pk]: keys.incidentPartition(incidentId), [attributes.sk]: entrySk },
+        UpdateExpression: 'SET details.#status = :status',
+        // The entry exists and is still waiting for its answer: never back from a final one.
+        ConditionExpression: `attribute_exists(${attributes.pk}) AND details.#status = :sent`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': status, ':sent': 'sent' },
+      }),
+    );
+  } catch (error) {
+    if (conditionFailure(error)) return { outcome: 'already_final', message_id: event.messageId, status };
+    throw error;
+  }
+  countMetric(status === 'delivered' ? 'PhoneMessageDelivered' : 'PhoneMessageFailed');
+  return { outcome: 'updated', message_id: event.messageId, status };
+}
