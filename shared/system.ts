@@ -100,6 +100,8 @@ export type Capability =
   | 'publish-events'
   /** ses:SendEmail from the sender identity. */
   | 'send-email'
+  /** sms-voice:SendTextMessage and SendVoiceMessage from the origination identity (End User Messaging SMS and Voice v2). */
+  | 'send-sms-voice'
   /** scheduler:CreateSchedule in the escalation group (schedules delete themselves), iam:PassRole of its role. */
   | 'manage-schedules';
 
@@ -381,11 +383,13 @@ export const workers = {
     paging: true,
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
-    capabilities: ['send-email'],
+    capabilities: ['send-email', 'send-sms-voice', 'manage-schedules'],
     timeoutSeconds: 300,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
-    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
+    // `page_withheld` timeline entry (issue 41). The event says who are people; their contact methods
+    // and notification rules (USER#), reply codes (REPLYCODE#, USER#), the notification timeline
+    // entries and their receipts' lookup (MESSAGE#) (issue 43).
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#', 'REPLYCODE#', 'MESSAGE#'],
   },
   /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
   escalationScheduler: {
@@ -431,6 +435,19 @@ export const workers = {
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
     leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
+  },
+  /**
+   * Target of the one-time schedules of a person's delayed notification rules (issue 43 §3): sends the
+   * rule's message unless the incident was acknowledged or resolved meanwhile.
+   */
+  personNotification: {
+    name: 'person-notification',
+    paging: true,
+    handler: 'functions/paging/notify-person.ts',
+    table: 'readwrite',
+    capabilities: ['send-email', 'send-sms-voice'],
+    timeoutSeconds: 60,
+    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their
@@ -532,6 +549,22 @@ export const env = {
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
   /** Where a schedule's event goes when the escalation-step target keeps failing. */
   escalationDlqArn: 'ESCALATION_DLQ_ARN',
+  /** Target of a person's delayed notification rule's one-time schedule (the person-notification worker). */
+  personNotificationArn: 'PERSON_NOTIFICATION_FUNCTION_ARN',
+  /** Where such a schedule's event goes when the person-notification target keeps failing. */
+  personNotificationDlqArn: 'PERSON_NOTIFICATION_DLQ_ARN',
+  /**
+   * End User Messaging SMS and Voice v2 (issue 43): the origination identity (a phone number, or a
+   * pool's ARN or id) SMS and voice are sent from. Absent or empty: SMS and voice are not set up on
+   * this deployment (their contact methods are refused; e-mail keeps working).
+   */
+  smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
+  /** The configuration set every SMS and call is sent with (its event destination feeds delivery receipts). */
+  smsConfigurationSet: 'SMS_CONFIGURATION_SET',
+  /** The most one SMS may cost (USD per message part, e.g. "0.10"): `MaxPrice` on every send. */
+  smsMaxPrice: 'SMS_MAX_PRICE',
+  /** The most a call may cost per minute (USD, e.g. "0.10"): `MaxPricePerMinute` on every call. */
+  voiceMaxPricePerMinute: 'VOICE_MAX_PRICE_PER_MINUTE',
   /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
   webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
   /**

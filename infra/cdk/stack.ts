@@ -123,6 +123,8 @@ interface DeadLetters {
   /** By the name of a function invoked asynchronously (a rule's target). */
   targets: Map<string, Queue>;
   escalation: Queue;
+  /** A person's delayed notification rule whose invocation kept failing (issue 43). */
+  personNotification: Queue;
 }
 interface UserIdentity {
   userPool: UserPool | undefined;
@@ -175,6 +177,7 @@ export class IncidentServiceStack extends Stack {
     this.rules(messaging, deadLetters);
     this.emailSending(parameters);
     this.escalationSchedules(messaging, deadLetters);
+    this.personNotifications(messaging, deadLetters);
     this.webhookRetries(messaging, deadLetters);
     const invokePolicy = this.monitorCheckInvokePolicy();
     this.stageAlarms(alarm, table, messaging, api);
@@ -265,7 +268,8 @@ export class IncidentServiceStack extends Stack {
     const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
     const targets = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
     const escalation = this.deadLetterQueue('EscalationStep');
-    return { publisher, alertProcessor, rules, periodic, targets, escalation };
+    const personNotification = this.deadLetterQueue('PersonNotification');
+    return { publisher, alertProcessor, rules, periodic, targets, escalation, personNotification };
   }
 
   /**
@@ -602,18 +606,20 @@ export class IncidentServiceStack extends Stack {
   }
 
   /**
-   * E-mail: only the notifier sends, and only from the sender address. In the SES sandbox SES also
+   * E-mail: only the notifier and person-notification (a person's delayed rule) send, and only from the sender address. In the SES sandbox SES also
    * authorizes against each recipient's identity, so the grant is on every identity, narrowed by the
    * From address.
    */
   private emailSending({ senderEmail }: StackParameters) {
-    this.fn(workers.notifier.name).addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
-      }),
-    );
+    for (const sender of [workers.notifier.name, workers.personNotification.name]) {
+      this.fn(sender).addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
+        }),
+      );
+    }
   }
 
   /** Escalation: one-time schedules invoking escalation-step. */
@@ -645,6 +651,41 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
     scheduling.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+  }
+
+  /**
+   * A person's delayed notification rules (issue 43): the notifier creates one-time schedules (in the
+   * escalation group) invoking person-notification, through a role of their own; person-notification
+   * sends e-mail as the notifier does.
+   */
+  private personNotifications({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
+    const personNotification = this.fn(workers.personNotification.name);
+    personNotification.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.personNotification), retryAttempts: 2 });
+    const notifier = this.fn(workers.notifier.name);
+    const role = new Role(this.functionConstructs.get(workers.notifier.name)!, 'PersonNotificationSchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    });
+    role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [personNotification.functionArn] }));
+    deadLetters.personNotification.grantSendMessages(role);
+    notifier.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/pn-*`],
+      }),
+    );
+    notifier.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    notifier.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+    notifier.addEnvironment(env.schedulerRoleArn, role.roleArn);
+    notifier.addEnvironment(env.personNotificationArn, personNotification.functionArn);
+    notifier.addEnvironment(env.personNotificationDlqArn, deadLetters.personNotification.queueArn);
   }
 
   /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */

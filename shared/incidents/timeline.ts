@@ -8,14 +8,14 @@ import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
-import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';
+import { recipientEmail, type PagedRecipient, type UnstaffedSchedule } from '../escalation/model.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
-export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'resolved'] as const;
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
@@ -62,6 +62,15 @@ export const TimelineDetails = described(
       z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),
       '`escalation_paged`: the schedules the step targets in which nobody was on call at the page (null name: the schedule is gone)',
     ),
+    channel: documented(z.optional(z.enum(['email', 'sms', 'voice'])), '`notification`: how the message went'),
+    address: documented(z.optional(z.string()), '`notification`: where it went, masked (`+1•••0100`, `a•••@example.com`)'),
+    user_id: documented(z.optional(z.string()), '`notification`: the person it was for'),
+    user_name: documented(z.optional(z.string()), '`notification`: their name'),
+    status: documented(
+      z.optional(z.enum(['sent', 'delivered', 'failed'])),
+      "`notification`: its delivery status: `sent` (the provider took it), then `delivered` or `failed` as the provider's receipt arrives; `failed` also when the provider refused it",
+    ),
+    message_id: documented(z.optional(z.string()), "`notification`: the provider's message id"),
     by: documented(
       z.optional(z.enum(['user', 'recovery', 'integration'])),
       '`resolved`: by a person, by the monitor recovering, or by an alert\'s resolve event (`integration_id`, `integration_name` say which)',
@@ -214,10 +223,47 @@ export const pagedEntry = (
   details: {
     step_order: step.step_order,
     recipients: step.emails,
-    ...(resolved ? { paged: resolved.recipients } : {}),
+    ...(resolved
+      ? {
+          paged: resolved.recipients.map((recipient) =>
+            recipient.kind === 'person'
+              ? { email: recipient.email, user_id: recipient.user_id, user_name: recipient.name, ...(recipient.schedule_id ? { schedule_id: recipient.schedule_id } : {}) }
+              : { email: recipientEmail(recipient) },
+          ),
+        }
+      : {}),
     ...(resolved?.nobodyOnCall.length ? { nobody_on_call: resolved.nobodyOnCall } : {}),
   },
   ordinal,
+});
+
+/** What a `notification` entry says (issue 43 §4): one message a page sent to a person. */
+export interface NotificationFacts {
+  channel: 'email' | 'sms' | 'voice';
+  /** Masked. */
+  address: string;
+  user_id: string;
+  user_name: string;
+  status: 'sent' | 'failed';
+  step_order: number;
+  message_id?: string;
+}
+
+/** The entry of one message a page sent (the service sent it: no actor). */
+export const notificationEntry = (incident: Pick<Incident, 'id' | 'status'>, facts: NotificationFacts, at: string): EntrySpec => ({
+  kind: 'notification',
+  incident,
+  at,
+  actor: null,
+  details: {
+    channel: facts.channel,
+    address: facts.address,
+    user_id: facts.user_id,
+    user_name: facts.user_name,
+    status: facts.status,
+    step_order: facts.step_order,
+    ...(facts.message_id ? { message_id: facts.message_id } : {}),
+  },
 });
 
 /** The entry of an acknowledgement: who, how. */

@@ -321,7 +321,7 @@ beforeAll(async () => {
       incident: { ...linked, monitor_name: 'M', owner_id: user.id, message: null, automatic: true, escalation_policy_id: null },
       step: { step_order: 1, delay_minutes: 0, emails: [invitee.email] },
     },
-    invitee.email,
+    { address: invitee.email },
   );
   const stop = newStopPagingLink(
     {

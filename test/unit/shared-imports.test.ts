@@ -2,13 +2,15 @@
  * shared/ reads bottom up. Its folders stand on floors, and a module imports (even for types) only
  * from its own folder or from folders on floors below its own — never sideways, never up:
  *
- *   8  notifications/  alerts/  heartbeats/           what arrives (an alert, a missed heartbeat) and what goes out (e-mail)
- *   7  paging/  webhooks/                             the paging flow, in story order; webhooks out
- *   6  incidents/  integrations/  subscribers/  team-deletion/
- *   5  monitors/                                      monitors and their heartbeat storage
- *   4  escalation/  schedules/
- *   3  teams/                                         teams, roles and what sharing with a team allows
- *   2  accounts/
+ *  10  notifications/  alerts/  heartbeats/           what arrives (an alert, a missed heartbeat) and what goes out (e-mail, SMS, calls)
+ *   9  paging/  webhooks/                             the paging flow, in story order; webhooks out
+ *   8  incidents/  integrations/  subscribers/  team-deletion/
+ *   7  monitors/                                      monitors and their heartbeat storage
+ *   6  escalation/  schedules/
+ *   5  teams/                                         teams, roles and what sharing with a team allows
+ *   4  contacts/                                      a person's contact methods and notification rules
+ *   3  accounts/
+ *   2  channels/                                      the seam: e-mail, SMS and voice behind one interface
  *   1  platform/                                      the database, events, API forms, clock, and the vocabulary (statuses, severities, roles)
  *   0  system.ts                                      the one description of the system
  *
@@ -23,7 +25,9 @@ import { repositoryRoot } from '../../infra/paths.js';
 const FLOORS = [
   ['system.ts'],
   ['platform'],
+  ['channels'],
   ['accounts'],
+  ['contacts'],
   ['teams'],
   ['escalation', 'schedules'],
   ['monitors'],

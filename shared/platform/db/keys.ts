@@ -195,6 +195,16 @@ export const keys = {
   webhookQueuePrefix: (incidentId: string) => `QUEUE#${incidentId}#`,
   webhookQueue: (webhookId: string, incidentId: string, occurredAt: string, messageId: string) =>
     key(`WEBHOOK#${webhookId}`, `QUEUE#${incidentId}#${occurredAt}#${messageId}`),
+  /** A person's contact method (issue 43), in their account's partition. */
+  contactMethod: (userId: string, methodId: string) => key(`USER#${userId}`, `CM#${methodId}`),
+  /** A person's notification rule, in their account's partition. */
+  notificationRule: (userId: string, ruleId: string) => key(`USER#${userId}`, `NR#${ruleId}`),
+  /** A person's reply code `n` (SMS replies `<n>a`…): which incident it names. */
+  replyCode: (userId: string, code: number) => key(`USER#${userId}`, `REPLY#${code}`),
+  /** The reverse: a person's code for an incident (not in the incident's partition, which `getIncidentCollection` reads whole). */
+  incidentReplyCode: (incidentId: string, userId: string) => key(`REPLYCODE#${incidentId}#${userId}`, 'REPLYCODE'),
+  /** A sent message's provider id → its notification timeline entry (delivery receipts update its status). */
+  notificationMessage: (messageId: string) => key(`MESSAGE#${messageId}`, 'MESSAGE'),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
 } as const;
