@@ -139,6 +139,27 @@ describe('paging a person by their notification rules', () => {
     ]);
   });
 
+  it("follows the low-urgency rules for a MEDIUM incident (an alert's warning)", async () => {
+    const person = await api.signUp(uniqueEmail('eve'), 'Eve');
+    await seedTeam(owner, [[person, 'MEMBER']], 'Eve crew');
+    const quiet = pager(person, 'quiet');
+    await seedContacts(person, [{ address: quiet }], [
+      { method: 0, delay_minutes: 0, urgency: 'high' },
+      { method: 1, delay_minutes: 0, urgency: 'low' },
+    ]);
+    const monitor = await monitorWith(await policy([{ delay_minutes: 0, targets: [{ type: 'user', id: person.id }] }]));
+    const integration = (await api.request('POST', `/api/monitors/${monitor.id}/integrations`, { token: owner.token, body: { name: 'Prometheus' } })).body.integration;
+    const trigger = await api.request('POST', '/v2/enqueue', {
+      rawBody: JSON.stringify({ routing_key: integration.key, event_action: 'trigger', dedup_key: `low-${process.pid}`, payload: { summary: 'Disk 80% full', source: 'db-1', severity: 'warning' } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(trigger.status, JSON.stringify(trigger.body)).toBe(202);
+    await settle(api);
+    const [page] = await awaitMail(api, quiet, 1);
+    expect(page!.subject).toBe('[Escalation step 1] Disk 80% full');
+    expect(await mailTo(api, person.email)).toHaveLength(0);
+  });
+
   it('never fires a delayed rule once the incident is acknowledged', async () => {
     const later = pager(ben, 'later');
     await seedContacts(ben, [{ address: later }], [
