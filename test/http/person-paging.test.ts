@@ -223,7 +223,7 @@ describe('paging a person by their notification rules', () => {
 
     const [page] = await awaitMail(api, other, 1);
     expect(await mailTo(api, person.email)).toHaveLength(0);
-    const token = /\/acknowledge\/([\w-]+)/.exec(page!.body.text)![1]!;
+    const token = /\/acknowledge\/([\w-]+)/.exec(page!.body.text ?? '')![1]!;
     const pressed = await api.request('POST', `/acknowledge/${token}`, { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(pressed.status).toBe(200);
     const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: owner.token })).body.incident;
