@@ -383,15 +383,17 @@ export const workers = {
     paging: true,
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
-    capabilities: ['send-email', 'send-sms-voice', 'manage-schedules'],
+    capabilities: ['send-email'],
     timeoutSeconds: 300,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
-    // `page_withheld` timeline entry (issue 41). The event says who are people; their contact methods
-    // and notification rules (USER#), reply codes (REPLYCODE#, USER#), the notification timeline
-    // entries and their receipts' lookup (MESSAGE#) (issue 43).
-    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#', 'REPLYCODE#', 'MESSAGE#'],
+    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read
+    // (people are paged by person-notification, issue 43).
+    leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
   },
-  /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
+  /**
+   * Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at
+   * once), and one per delayed notification rule of a page's people (issue 43).
+   */
   escalationScheduler: {
     name: 'escalation-scheduler',
     paging: true,
@@ -437,8 +439,11 @@ export const workers = {
     leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
   },
   /**
-   * Target of the one-time schedules of a person's delayed notification rules (issue 43 §3): sends the
-   * rule's message unless the incident was acknowledged or resolved meanwhile.
+   * Pages people by their notification rules (issue 43 §3), apart from the notifier (so no status
+   * page's e-mails delay them): a page's rules due at once (a target of `incident.escalation_step`), and
+   * each delayed rule at its time (the target of its one-time schedule), unless the incident was
+   * acknowledged or resolved meanwhile. E-mail, SMS and calls; no Scheduler client (its
+   * `person.notifications_delayed` event asks the escalation scheduler for the schedules).
    */
   personNotification: {
     name: 'person-notification',
@@ -446,8 +451,8 @@ export const workers = {
     handler: 'functions/paging/notify-person.ts',
     table: 'readwrite',
     capabilities: ['send-email', 'send-sms-voice'],
-    timeoutSeconds: 60,
-    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#'],
+    timeoutSeconds: 120,
+    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#', 'OUTBOX#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their
@@ -515,7 +520,8 @@ export const eventRules: readonly EventRule[] = [
     ],
     target: workers.notifier.name,
   },
-  { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+  { name: 'page-people', detailTypes: ['incident.escalation_step'], target: workers.personNotification.name },
+  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed'], target: workers.escalationScheduler.name },
   {
     name: 'deliver-webhooks',
     detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],

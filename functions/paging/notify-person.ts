@@ -1,11 +1,23 @@
-/** `person-notification`: a person's delayed notification rule at its time (one-time schedule); sent unless acknowledged or resolved. */
+/**
+ * `person-notification`: pages people by their notification rules (issue 43). Two inputs: the
+ * `incident.escalation_step` event from the bus (each person's rules due at once, or the fallback
+ * e-mail), and a delayed rule's one-time schedule (that rule, unless the incident was acknowledged or
+ * resolved meanwhile).
+ */
 import type { Context } from 'aws-lambda';
-import { personNotificationInput } from '../../shared/paging/notify-person.js';
-import { sendPersonRule } from '../../shared/notifications/pages.js';
+import { eventDetails } from '../../shared/platform/events/model.js';
+import { pagePeople, personNotificationInput, sendPersonRule } from '../../shared/notifications/pages.js';
+import type { BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';
+
+const isBusEvent = (event: unknown): event is BusEvent => typeof event === 'object' && event !== null && 'detail-type' in event;
 
 export const handler = workerHandler(
   'person-notification',
-  async (event: unknown, context: Context) => ({ outcome: await sendPersonRule(personNotificationInput.parse(event), { remainingMs: () => context.getRemainingTimeInMillis() }) }),
-  (result) => result.outcome,
+  async (event: BusEvent | unknown, context: Context) => {
+    const options = { remainingMs: () => context.getRemainingTimeInMillis() };
+    if (isBusEvent(event)) return pagePeople(eventDetails['incident.escalation_step'].parse(event.detail), options);
+    return { outcome: await sendPersonRule(personNotificationInput.parse(event), options) };
+  },
+  (result) => ('outcome' in result ? result.outcome : `sent ${result.sent}, duplicates ${result.duplicates}${result.possible_duplicates ? `, possible duplicates ${result.possible_duplicates}` : ''}`),
 );

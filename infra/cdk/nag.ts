@@ -26,8 +26,6 @@ const stackFindings = (stack: Stack): Record<string, string> => ({
     'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/whk-*]`]:
     'The webhook worker creates one schedule per retry of a message, and one per continuation of a queue it stopped sending (names per message and attempt, unknown in advance; each deletes itself after it ran), only named whk-* within the service\'s schedule group.',
-  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/pn-*]`]:
-    "The notifier creates one schedule per delayed notification rule of a paged person (names per page and rule, unknown in advance; each deletes itself after it ran), only named pn-* within the service's schedule group.",
 });
 
 /** Every acknowledgement for this stack, by finding id. */

@@ -123,8 +123,6 @@ interface DeadLetters {
   /** By the name of a function invoked asynchronously (a rule's target). */
   targets: Map<string, Queue>;
   escalation: Queue;
-  /** A person's delayed notification rule whose invocation kept failing (issue 43). */
-  personNotification: Queue;
 }
 interface UserIdentity {
   userPool: UserPool | undefined;
@@ -177,7 +175,6 @@ export class IncidentServiceStack extends Stack {
     this.rules(messaging, deadLetters);
     this.emailSending(parameters);
     this.escalationSchedules(messaging, deadLetters);
-    this.personNotifications(messaging, deadLetters);
     this.webhookRetries(messaging, deadLetters);
     const invokePolicy = this.monitorCheckInvokePolicy();
     this.stageAlarms(alarm, table, messaging, api);
@@ -268,8 +265,7 @@ export class IncidentServiceStack extends Stack {
     const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
     const targets = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
     const escalation = this.deadLetterQueue('EscalationStep');
-    const personNotification = this.deadLetterQueue('PersonNotification');
-    return { publisher, alertProcessor, rules, periodic, targets, escalation, personNotification };
+    return { publisher, alertProcessor, rules, periodic, targets, escalation };
   }
 
   /**
@@ -622,7 +618,7 @@ export class IncidentServiceStack extends Stack {
     }
   }
 
-  /** Escalation: one-time schedules invoking escalation-step. */
+  /** Escalation: one-time schedules invoking escalation-step, and person-notification for a person's delayed rules. */
   private escalationSchedules({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
     const escalationStep = this.fn(workers.escalationStep.name);
     escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.escalation), retryAttempts: 2 });
@@ -632,8 +628,13 @@ export class IncidentServiceStack extends Stack {
         conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
       }),
     });
-    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
+    // A person's delayed notification rules (issue 43) invoke person-notification, and dead-letter into its
+    // on-failure queue (it is a bus rule's target too).
+    const personNotification = this.fn(workers.personNotification.name);
+    const personNotificationFailures = deadLetters.targets.get(workers.personNotification.name)!;
+    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn, personNotification.functionArn] }));
     deadLetters.escalation.grantSendMessages(schedulerRole);
+    personNotificationFailures.grantSendMessages(schedulerRole);
     scheduling.addToRolePolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],
@@ -651,41 +652,8 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
     scheduling.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
-  }
-
-  /**
-   * A person's delayed notification rules (issue 43): the notifier creates one-time schedules (in the
-   * escalation group) invoking person-notification, through a role of their own; person-notification
-   * sends e-mail as the notifier does.
-   */
-  private personNotifications({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
-    const personNotification = this.fn(workers.personNotification.name);
-    personNotification.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.personNotification), retryAttempts: 2 });
-    const notifier = this.fn(workers.notifier.name);
-    const role = new Role(this.functionConstructs.get(workers.notifier.name)!, 'PersonNotificationSchedulerRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
-      }),
-    });
-    role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [personNotification.functionArn] }));
-    deadLetters.personNotification.grantSendMessages(role);
-    notifier.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule'],
-        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/pn-*`],
-      }),
-    );
-    notifier.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [role.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
-    notifier.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
-    notifier.addEnvironment(env.schedulerRoleArn, role.roleArn);
-    notifier.addEnvironment(env.personNotificationArn, personNotification.functionArn);
-    notifier.addEnvironment(env.personNotificationDlqArn, deadLetters.personNotification.queueArn);
+    scheduling.addEnvironment(env.personNotificationArn, personNotification.functionArn);
+    scheduling.addEnvironment(env.personNotificationDlqArn, personNotificationFailures.queueArn);
   }
 
   /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */

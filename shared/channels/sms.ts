@@ -4,6 +4,7 @@ import { env } from '../system.js';
 import { sandboxClient } from '../platform/aws-client.js';
 import { requireEnv } from '../platform/config.js';
 import { paced, type Channel } from './model.js';
+import { channelAvailable } from './availability.js';
 import { maskPhone, normalizePhone } from './phone.js';
 
 /** The End User Messaging SMS and Voice v2 client, created once per cold start. */
@@ -13,7 +14,7 @@ export const smsChannel: Channel = {
   type: 'sms',
   normalizeAddress: normalizePhone,
   mask: maskPhone,
-  available: () => Boolean(process.env[env.smsOriginationIdentity]),
+  available: () => channelAvailable('sms'),
   send: async (message) => {
     const sent = await paced(() =>
       smsVoiceClient().send(

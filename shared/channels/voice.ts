@@ -3,6 +3,7 @@ import { SendVoiceMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { paced, type Channel } from './model.js';
+import { channelAvailable } from './availability.js';
 import { maskPhone, normalizePhone } from './phone.js';
 import { smsVoiceClient } from './sms.js';
 
@@ -10,7 +11,7 @@ export const voiceChannel: Channel = {
   type: 'voice',
   normalizeAddress: normalizePhone,
   mask: maskPhone,
-  available: () => Boolean(process.env[env.smsOriginationIdentity]),
+  available: () => channelAvailable('voice'),
   send: async (message) => {
     const sent = await paced(() =>
       smsVoiceClient().send(

@@ -3,29 +3,18 @@
  * `NR#…`). MINIMAL (seam helper's tree): the contacts helper's version wins at merge. Absent items:
  * the defaults (the account's e-mail, verified, and a 0-minute rule for each urgency), without writing.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../platform/db/client.js';
+import { queryAll } from '../platform/db/ops.js';
 import { attributes } from '../platform/db/keys.js';
 import { defaultMethod, defaultRules, type ContactMethod, type NotificationRule } from './model.js';
 
-async function contactItems(userId: string) {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-        ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':from': 'CM#', ':to': 'NR#\uffff' },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+/** The person's items from `CM#` to `NR#…` (methods, rules, and what sorts between: filtered by type): one Query. */
+const contactItems = (userId: string) =>
+  queryAll({
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+    ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
+    ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':from': 'CM#', ':to': 'NR#\uffff' },
+    ConsistentRead: true,
+  });
 
 const asMethod = (item: Record<string, unknown>): ContactMethod => ({
   id: String(item.id),

@@ -8,7 +8,7 @@ import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { pageParams } from '../platform/api/pagination.js';
 import { tableName } from '../platform/db/client.js';
 import { itemAbsent, keys } from '../platform/db/keys.js';
-import { recipientEmail, type PagedRecipient, type UnstaffedSchedule } from '../escalation/model.js';
+import type { PagedRecipient, UnstaffedSchedule } from '../escalation/model.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from './snapshots.js';
@@ -62,15 +62,12 @@ export const TimelineDetails = described(
       z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),
       '`escalation_paged`: the schedules the step targets in which nobody was on call at the page (null name: the schedule is gone)',
     ),
-    channel: documented(z.optional(z.enum(['email', 'sms', 'voice'])), '`notification`: how the message went'),
-    address: documented(z.optional(z.string()), '`notification`: where it went, masked (`+1•••0100`, `a•••@example.com`)'),
-    user_id: documented(z.optional(z.string()), '`notification`: the person it was for'),
-    user_name: documented(z.optional(z.string()), '`notification`: their name'),
-    status: documented(
-      z.optional(z.enum(['sent', 'delivered', 'failed'])),
-      "`notification`: its delivery status: `sent` (the provider took it), then `delivered` or `failed` as the provider's receipt arrives; `failed` also when the provider refused it",
-    ),
-    message_id: documented(z.optional(z.string()), "`notification`: the provider's message id"),
+    channel: documented(z.optional(z.enum(['email', 'sms', 'voice'])), '`notification`: its channel'),
+    address: documented(z.optional(z.string()), '`notification`: its address, masked'),
+    user_id: documented(z.optional(z.string()), '`notification`: its person'),
+    user_name: z.optional(z.string()),
+    status: documented(z.optional(z.enum(['sent', 'delivered', 'failed'])), '`notification`: sent, then delivered or failed by its receipt'),
+    message_id: z.optional(z.string()),
     by: documented(
       z.optional(z.enum(['user', 'recovery', 'integration'])),
       '`resolved`: by a person, by the monitor recovering, or by an alert\'s resolve event (`integration_id`, `integration_name` say which)',
@@ -228,7 +225,7 @@ export const pagedEntry = (
           paged: resolved.recipients.map((recipient) =>
             recipient.kind === 'person'
               ? { email: recipient.email, user_id: recipient.user_id, user_name: recipient.name, ...(recipient.schedule_id ? { schedule_id: recipient.schedule_id } : {}) }
-              : { email: recipientEmail(recipient) },
+              : { email: recipient.address },
           ),
         }
       : {}),

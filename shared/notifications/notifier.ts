@@ -1,11 +1,11 @@
 /** Which messages an event asks for (e-mails; a page's SMS and calls), sent once each through their channel. */
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
-import { eventDetails, type EventDetail, type EventType } from '../platform/events/model.js';
+import { eventDetails, type EventType } from '../platform/events/model.js';
 import { newUnsubscribeLink, subscribersOf } from '../subscribers/service.js';
 import { rehashUnsubscribeToken } from '../subscribers/repository.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { deliverAtLeastOnce, deliverOnce, DeliveryInProgress, type AtLeastOnceOptions } from './delivery.js';
+import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../platform/concurrency.js';
 import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, webhookDisabledEmail, type Email } from './emails.js';
 import { getAccount } from '../accounts/repository.js';
@@ -13,11 +13,7 @@ import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { accountHolders, admitOutsidePage, newStopPagingLink, type Admission } from '../paging/outside.js';
-import { planPersonPage, scheduleRule, type PagedPerson } from '../paging/notify-person.js';
-import type { PageRecipient } from '../platform/events/model.js';
 import { emailChannel } from '../channels/email.js';
-import type { Channel, OutgoingMessage } from '../channels/model.js';
-import { personMessage } from './pages.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',
@@ -30,21 +26,16 @@ const KIND: Record<EventType, string> = {
   'team.invite_created': 'invite',
   'subscriber.confirmation_requested': 'confirmation',
   'monitor.team_changed': 'none',
+  'person.notifications_delayed': 'none',
   'webhook.disabled': 'webhook',
 };
 
-/** A message (an e-mail unless `channel` says otherwise), and the records to write with its delivery (an acknowledge link). */
+/** An e-mail, and the records to write with its delivery (an acknowledge link). */
 interface Outgoing {
-  email: Email | OutgoingMessage;
-  channel?: Channel;
+  email: Email;
   records?: TransactItem[];
   /** A page to an outside address: whether it may go (decided once per event and address), before it is sent. */
   admit?: () => Promise<Admission>;
-  /** The delivery record's key within the event (default: the address; `rule:<ruleId>` for a person's rule). */
-  recipientKey?: string;
-  /** A person's page: its timeline entry once sent, or failed. */
-  onSent?: (messageId: string) => Promise<void>;
-  onFailed?: () => Promise<void>;
 }
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Outgoing[] }> {
@@ -102,10 +93,10 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
           }),
         };
       }
-      // A person is paged by their notification rules (`paging/notify-person.ts`); a bare address is an
-      // outside address: it carries a stop link and is admitted first (`paging/outside.ts`).
-      const perRecipient = await Promise.all(detail.recipients.map((recipient) => (recipient.kind === 'person' ? personPage(detail, recipient) : [bareAddress(recipient.address)])));
-      return { eventId: detail.event_id, emails: perRecipient.flat() };
+      // A bare address is an outside address: it carries a stop link and is admitted first
+      // (`paging/outside.ts`). A person is paged by their notification rules, by the person-notification
+      // worker, another target of the event (`pages.ts`), so no SMS or call waits behind these e-mails.
+      return { eventId: detail.event_id, emails: detail.recipients.flatMap((recipient) => (recipient.kind === 'address' ? [bareAddress(recipient.address)] : [])) };
     }
     case 'webhook.disabled': {
       const detail = eventDetails[type].parse(rawDetail);
@@ -116,28 +107,9 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     case 'incident.acknowledged':
     case 'incident.updated':
     case 'monitor.team_changed':
+    case 'person.notifications_delayed':
       return { eventId: '', emails: [] };
   }
-}
-
-/**
- * A person's messages for a page: their rules due now (delayed ones scheduled: a redelivery finds them
- * scheduled), or, with no usable rule for the incident's urgency, the e-mail to their account's address.
- */
-async function personPage(detail: EventDetail<'incident.escalation_step'>, recipient: Extract<PageRecipient, { kind: 'person' }>): Promise<Outgoing[]> {
-  const person: PagedPerson = { user_id: recipient.user_id, name: recipient.name, email: recipient.email };
-  const plan = await planPersonPage(person, detail.incident, detail.occurred_at);
-  const fires = plan.fallback ? [undefined] : plan.now;
-  if (!plan.fallback) {
-    for (const { rule } of plan.later) {
-      await scheduleRule(
-        { event_id: detail.event_id, incident_id: detail.incident.id, step_order: detail.step.step_order, paged_at: detail.occurred_at, user_id: person.user_id, user_name: person.name, email: person.email, rule_id: rule.id },
-        rule.delay_minutes,
-      );
-    }
-  }
-  const messages = await Promise.all(fires.map((fire) => personMessage(detail, detail.incident, person, fire)));
-  return messages.map(({ channel, message, records, recipientKey, onSent, onFailed }) => ({ email: message, channel, records, recipientKey, onSent, onFailed }));
 }
 
 export interface NotifyResult {
@@ -161,16 +133,9 @@ export async function notify(type: EventType, detail: unknown, options: AtLeastO
   const { eventId, emails } = await emailsFor(type, detail);
   // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
   const atLeastOnce = KIND[type] === 'escalation';
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, channel = emailChannel, records, admit, recipientKey, onSent, onFailed }) => {
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit }) => {
     if (admit && (await admit()) !== 'admitted') return 'withheld' as const;
-    try {
-      return atLeastOnce
-        ? await deliverAtLeastOnce(eventId, channel, email, records, { ...options, recipientKey, onSent })
-        : await deliverOnce(eventId, channel, email, records, { recipientKey, onSent });
-    } catch (error) {
-      if (!(error instanceof DeliveryInProgress)) await onFailed?.();
-      throw error;
-    }
+    return atLeastOnce ? deliverAtLeastOnce(eventId, emailChannel, email, records, options) : deliverOnce(eventId, emailChannel, email, records);
   });
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {

@@ -27,9 +27,10 @@
  *    link and is admitted first, once per event, against the sending account's daily quotas; withheld
  *    (stopped, over the quota), it is on the timeline (`page_withheld`).
  *    A person (`notify-person.ts`): their notification rules for the incident's urgency, each through
- *    its method's channel (e-mail, SMS, a call) after its delay — at once with the page, or by a
- *    one-time schedule to the `person-notification` worker, which sends only if the incident is still
- *    neither acknowledged nor resolved; no usable rule: their account's e-mail. Each message is a
+ *    its method's channel (e-mail, SMS, a call) after its delay — at once by the `person-notification`
+ *    worker (a target of the event), or by a one-time schedule (`schedule-person.ts`: the worker's
+ *    `person.notifications_delayed` event, the escalation scheduler its target) to the same worker, which sends only if the incident is
+ *    still neither acknowledged nor resolved; no usable rule: their account's e-mail. Each message is a
  *    `notification` timeline entry (its status updated by the provider's receipts).
  * 5. Acknowledge (`acknowledge.ts`): someone has it; the steps not yet sent will be cancelled. People
  *    acknowledge through the API or the page's link (`../incidents/service.ts`,
@@ -51,6 +52,7 @@ export { scheduleEscalation, scheduleName } from './escalate.js';
 export { escalationStepInput, sendEscalationStep, type EscalationStepInput, type NobodyOnCallReport, type StepOutcome } from './page.js';
 export { resolveTargets } from './targets.js';
 export { accountHolders, admitOutsidePage, inspectStopLink, newStopPagingLink, stopPaging, type Admission, type StopLinkState } from './outside.js';
-export { planPersonPage, personNotificationInput, rulesToFire, scheduleRule, usable, type PagedPerson, type PersonNotificationInput, type PersonPlan, type RuleToFire } from './notify-person.js';
+export { planPersonPage, rulesToFire, usable, type PagedPerson, type PersonNotificationInput, type PersonPlan, type RuleToFire } from './notify-person.js';
+export { schedulePersonRules, personScheduleName } from './schedule-person.js';
 export { acknowledgeAsSource, type SourceAcknowledger } from './acknowledge.js';
 export { resolveAutomaticIncident } from './resolve.js';

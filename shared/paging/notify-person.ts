@@ -2,19 +2,14 @@
  * Paging, stage 4c — a person (issue 43 §3): a step that pages a person (a `user` target, or whoever a
  * `schedule` target finds on call) reaches them by their notification rules for the incident's
  * urgency. A rule whose method is usable (verified, not disabled, and its channel set up on this
- * deployment) fires after its delay: at once (the notifier sends it with the page), or later through
- * a one-time schedule to the `person-notification` worker, which sends it only if the incident is by
- * then neither acknowledged nor resolved. A person with no usable rule for that urgency is e-mailed at
+ * deployment) fires after its delay: at once (the `person-notification` worker, a target of the page's
+ * event, sends it), or later through a one-time schedule (`schedule-person.ts`) to the same worker, which sends it only if the
+ * incident is by then neither acknowledged nor resolved. A person with no usable rule for that urgency is e-mailed at
  * their account's address: a page never reaches nobody silently. Nothing is ever sent to an unverified
- * or disabled method. Which message each channel carries is the notifier's (`../notifications/`).
+ * or disabled method. Which message each channel carries, and the sending, are `../notifications/pages.ts`'s.
  */
-import { createHash } from 'node:crypto';
-import * as z from '../platform/zod.js';
-import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
-import { requireEnv } from '../platform/config.js';
-import { scheduleOnce } from '../platform/scheduler.js';
-import { channelFor } from '../channels/index.js';
+import { channelAvailable } from '../channels/availability.js';
 import { contactsOf } from '../contacts/repository.js';
 import type { ContactMethod, NotificationRule } from '../contacts/model.js';
 import { getIncident } from '../incidents/repository.js';
@@ -43,7 +38,7 @@ const SEND_NOW_WINDOW_MS = 30_000;
 
 /** A method a page may use: verified, not disabled, and its channel set up here. */
 export const usable = (method: ContactMethod | undefined): method is ContactMethod =>
-  Boolean(method && method.verified && !method.disabled && channelFor(method.method_type).available());
+  Boolean(method && method.verified && !method.disabled && channelAvailable(method.method_type));
 
 /** The person's usable rules for the incident's urgency, each with its method. */
 export async function rulesToFire(person: PagedPerson, incident: { severity: string; urgency?: unknown }): Promise<RuleToFire[]> {
@@ -64,32 +59,17 @@ export async function planPersonPage(person: PagedPerson, incident: { severity: 
   return { fallback: false, now: fire.filter(dueNow), later: fire.filter((entry) => !dueNow(entry)) };
 }
 
-/** What the `person-notification` worker is invoked with: one rule of one person for one paged step. */
-export const personNotificationInput = z.strictObject({
-  event_id: z.string(),
-  incident_id: z.string(),
-  step_order: z.int(),
+/** What the `person-notification` worker is invoked with by a schedule: one rule of one person for one paged step (`../notifications/pages.ts` validates it). */
+export interface PersonNotificationInput {
+  event_id: string;
+  incident_id: string;
+  step_order: number;
   /** When the step was paged. */
-  paged_at: z.string(),
-  user_id: z.string(),
-  user_name: z.string(),
-  email: z.string(),
-  rule_id: z.string(),
-});
-export type PersonNotificationInput = z.output<typeof personNotificationInput>;
-
-/** The schedule's name: deterministic (a redelivered event finds it), at most 64 characters. */
-export const personScheduleName = (eventId: string, ruleId: string) => `pn-${createHash('sha256').update(`${eventId}#${ruleId}`).digest('hex').slice(0, 40)}`;
-
-/** Schedules a rule due later; `exists` when a redelivery scheduled it already. */
-export function scheduleRule(input: PersonNotificationInput, delayMinutes: number): Promise<'created' | 'exists'> {
-  return scheduleOnce({
-    name: personScheduleName(input.event_id, input.rule_id),
-    at: new Date(Date.parse(input.paged_at) + delayMinutes * 60_000).toISOString(),
-    target: requireEnv(env.personNotificationArn),
-    input,
-    deadLetterArn: process.env[env.personNotificationDlqArn],
-  });
+  paged_at: string;
+  user_id: string;
+  user_name: string;
+  email: string;
+  rule_id: string;
 }
 
 /**

@@ -330,13 +330,13 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries) and the notifier (a person\'s delayed rules) manage schedules', () => {
+  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
     expect(holders('ses:SendEmail').sort()).toEqual([workers.notifier.name, workers.personNotification.name].sort());
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
-    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name, workers.notifier.name].sort();
+    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name].sort();
     expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
     expect(holders('iam:PassRole').sort()).toEqual(schedulers);
     for (const name of schedulers) {
@@ -410,8 +410,8 @@ describe('CDK stack', () => {
         expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
       ]);
     }
-    // Every asynchronously invoked function (the rules' targets, escalation-step and person-notification) has bounded retries and an on-failure queue.
-    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name, workers.personNotification.name]);
+    // Every asynchronously invoked function (the rules' targets, person-notification among them, and escalation-step) has bounded retries and an on-failure queue.
+    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name]);
     const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
     expect(invokeConfigs).toHaveLength(asyncTargets.size);
     const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
@@ -421,8 +421,8 @@ describe('CDK stack', () => {
       expect(config.MaximumRetryAttempts, target).toBe(2);
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
-    // (+ 4: the outbox publisher's and the alert processor's stream mappings, escalation-step's and person-notification's schedules.)
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 4 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
+    // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules.)
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });

@@ -106,6 +106,27 @@ export const eventDetails = {
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
     incident_count: z.optional(z.int()),
   }),
+  /**
+   * A page's people have notification rules due later (issue 43): written by person-notification when it
+   * sends their rules due at once; the escalation scheduler makes one one-time schedule per rule,
+   * invoking person-notification at `at` (named by the page's event and the rule: a repeat is one schedule).
+   */
+  'person.notifications_delayed': z.object({
+    ...base,
+    notifications: z.array(
+      z.object({
+        event_id: z.string(),
+        incident_id: z.string(),
+        step_order: z.int(),
+        paged_at: z.string(),
+        user_id: z.string(),
+        user_name: z.string(),
+        email: z.string(),
+        rule_id: z.string(),
+        at: z.string(),
+      }),
+    ),
+  }),
   /** A webhook was disabled (a 410, or 3 days of failed attempts): the notifier e-mails its owner's own account address. */
   'webhook.disabled': z.object({
     ...base,
