@@ -16,6 +16,7 @@ import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { defaultMethodId } from '../../shared/contacts/model.js';
 import { incidentForReplyCode, replyCodeFor } from '../../shared/incidents/reply-codes.js';
+import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, reportDown, seedTeam } from '../support/teams.js';
 
@@ -111,7 +112,7 @@ const pager = (user: User, name: string) => user.email.replace('@', `+${name}@`)
 const masked = (address: string) => `${address[0]}•••${address.slice(address.lastIndexOf('@'))}`;
 
 describe('paging a person by their notification rules', () => {
-  it("fires each of the person's rules for the incident's urgency after its delay, each a notification on the timeline", async () => {
+  it("fires each of the person's rules for the incident's urgency after its delay, once however often redelivered, each a notification on the timeline", async () => {
     const later = pager(ana, 'later');
     const lowOnly = pager(ana, 'low');
     await seedContacts(ana, [{ address: later }, { address: lowOnly }], [
@@ -132,6 +133,21 @@ describe('paging a person by their notification rules', () => {
     // The low-urgency rule never fires for a high-urgency incident; the account's rule fired once.
     expect(await mailTo(api, lowOnly)).toHaveLength(0);
     expect(await mailTo(api, ana.email)).toHaveLength(1);
+    // The page's event delivered again, and the delayed rule's schedule fired again: nothing is sent twice.
+    const delivered = api.runtime.bus.delivered.filter(
+      (delivery) => delivery.target === 'person-notification' && (delivery.event.detail as { incident?: { id: string } }).incident?.id === incidentId,
+    );
+    expect(delivered).toHaveLength(1);
+    // (Redelivered 5 minutes on, the delayed rule is due at once too: both rules' records say sent.)
+    expect(await invokeFunction('person-notification', delivered[0]!.event)).toEqual({ sent: 0, duplicates: 2, possible_duplicates: 0 });
+    const scheduled = api.runtime.bus.delivered.find(
+      (delivery) => delivery.target === 'escalation-scheduler' && delivery.event['detail-type'] === 'person.notifications_delayed' && (delivery.event.detail as { notifications: { incident_id: string }[] }).notifications[0]?.incident_id === incidentId,
+    );
+    const { at, ...rule } = (scheduled!.event.detail as { notifications: Record<string, unknown>[] }).notifications[0]!;
+    expect(at).toEqual(expect.any(String));
+    expect(await invokeFunction('person-notification', rule)).toEqual({ outcome: 'duplicate' });
+    expect(await mailTo(api, ana.email)).toHaveLength(1);
+    expect(await mailTo(api, later)).toHaveLength(1);
     const entries = await notifications(incidentId);
     expect(entries.map(({ message_id, ...rest }) => (expect(message_id).toEqual(expect.any(String)), rest))).toEqual([
       { channel: 'email', address: masked(ana.email), user_id: ana.id, user_name: ana.name, status: 'sent', step_order: 1 },
