@@ -100,6 +100,8 @@ export type Capability =
   | 'publish-events'
   /** ses:SendEmail from the sender identity. */
   | 'send-email'
+  /** sms-voice:SendTextMessage and SendVoiceMessage from the origination identity (End User Messaging SMS and Voice v2). */
+  | 'send-sms-voice'
   /** scheduler:CreateSchedule in the escalation group (schedules delete themselves), iam:PassRole of its role. */
   | 'manage-schedules'
   /** sms-voice:SendTextMessage / SendVoiceMessage from the origination identity, with the configuration set (issue 43). */
@@ -398,10 +400,14 @@ export const workers = {
     capabilities: ['send-email'],
     timeoutSeconds: 300,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
-    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
+    // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read
+    // (people are paged by person-notification, issue 43).
     leadingKeys: ['MONITOR#', 'DELIVERY#', 'ACKLINK#', 'SUBCONFIRM#', 'UNSUB#', 'USER#', 'PAGESTOPLINK#', 'PAGESTOP#', 'QUOTA#', 'INCIDENT#'],
   },
-  /** Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at once). */
+  /**
+   * Creates one one-time schedule per escalation step of a new automatic incident (pages due steps at
+   * once), and one per delayed notification rule of a page's people (issue 43).
+   */
   escalationScheduler: {
     name: 'escalation-scheduler',
     paging: true,
@@ -445,6 +451,22 @@ export const workers = {
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
     leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
+  },
+  /**
+   * Pages people by their notification rules (issue 43 §3), apart from the notifier (so no status
+   * page's e-mails delay them): a page's rules due at once (a target of `incident.escalation_step`), and
+   * each delayed rule at its time (the target of its one-time schedule), unless the incident was
+   * acknowledged or resolved meanwhile. E-mail, SMS and calls; no Scheduler client (its
+   * `person.notifications_delayed` event asks the escalation scheduler for the schedules).
+   */
+  personNotification: {
+    name: 'person-notification',
+    paging: true,
+    handler: 'functions/paging/notify-person.ts',
+    table: 'readwrite',
+    capabilities: ['send-email', 'send-sms-voice'],
+    timeoutSeconds: 120,
+    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#', 'OUTBOX#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their
@@ -532,12 +554,12 @@ export const eventRules: readonly EventRule[] = [
       'incident.escalation_step',
       'team.invite_created',
       'subscriber.confirmation_requested',
-      'contact_method.verification_requested',
       'webhook.disabled',
     ],
     target: workers.notifier.name,
   },
-  { name: 'schedule-escalation', detailTypes: ['incident.created'], target: workers.escalationScheduler.name },
+  { name: 'reach-people', detailTypes: ['incident.escalation_step', 'contact_method.verification_requested'], target: workers.personNotification.name },
+  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed'], target: workers.escalationScheduler.name },
   {
     name: 'deliver-webhooks',
     detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],
@@ -571,6 +593,22 @@ export const env = {
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',
   /** Where a schedule's event goes when the escalation-step target keeps failing. */
   escalationDlqArn: 'ESCALATION_DLQ_ARN',
+  /** Target of a person's delayed notification rule's one-time schedule (the person-notification worker). */
+  personNotificationArn: 'PERSON_NOTIFICATION_FUNCTION_ARN',
+  /** Where such a schedule's event goes when the person-notification target keeps failing. */
+  personNotificationDlqArn: 'PERSON_NOTIFICATION_DLQ_ARN',
+  /**
+   * End User Messaging SMS and Voice v2 (issue 43): the origination identity (a phone number, or a
+   * pool's ARN or id) SMS and voice are sent from. Absent or empty: SMS and voice are not set up on
+   * this deployment (their contact methods are refused; e-mail keeps working).
+   */
+  smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
+  /** The configuration set every SMS and call is sent with (its event destination feeds delivery receipts). */
+  smsConfigurationSet: 'SMS_CONFIGURATION_SET',
+  /** The most one SMS may cost (USD per message part, e.g. "0.10"): `MaxPrice` on every send. */
+  smsMaxPrice: 'SMS_MAX_PRICE',
+  /** The most a call may cost per minute (USD, e.g. "0.10"): `MaxPricePerMinute` on every call. */
+  voiceMaxPricePerMinute: 'VOICE_MAX_PRICE_PER_MINUTE',
   /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
   webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
   /**
@@ -578,17 +616,6 @@ export const env = {
    * those its user named in LOCAL_WEBHOOK_PORTS). The deployed stack never sets it: no loopback there.
    */
   webhooksLoopbackPorts: 'WEBHOOKS_LOOPBACK_PORTS',
-  /**
-   * End User Messaging SMS and Voice v2: the phone number (or pool id/ARN) SMS and calls leave from.
-   * Absent or empty: SMS and voice are not set up on this deployment (e-mail keeps working).
-   */
-  smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
-  /** The configuration set every SMS and call is sent with (its SNS event destination brings the receipts). */
-  smsConfigurationSet: 'SMS_CONFIGURATION_SET',
-  /** The most one SMS may cost (USD, as "0.10"): `MaxPrice` on every send. */
-  smsMaxPrice: 'SMS_MAX_PRICE',
-  /** The most one minute of a call may cost (USD): `MaxPricePerMinute` on every call. */
-  voiceMaxPricePerMinute: 'VOICE_MAX_PRICE_PER_MINUTE',
 } as const;
 
 /** Environment variable through which every function learns the table name. */

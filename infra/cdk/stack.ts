@@ -602,21 +602,23 @@ export class IncidentServiceStack extends Stack {
   }
 
   /**
-   * E-mail: only the notifier sends, and only from the sender address. In the SES sandbox SES also
+   * E-mail: only the notifier and person-notification (a person's delayed rule) send, and only from the sender address. In the SES sandbox SES also
    * authorizes against each recipient's identity, so the grant is on every identity, narrowed by the
    * From address.
    */
   private emailSending({ senderEmail }: StackParameters) {
-    this.fn(workers.notifier.name).addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
-      }),
-    );
+    for (const sender of [workers.notifier.name, workers.personNotification.name]) {
+      this.fn(sender).addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'ses:FromAddress': senderEmail } },
+        }),
+      );
+    }
   }
 
-  /** Escalation: one-time schedules invoking escalation-step. */
+  /** Escalation: one-time schedules invoking escalation-step, and person-notification for a person's delayed rules. */
   private escalationSchedules({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
     const escalationStep = this.fn(workers.escalationStep.name);
     escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.escalation), retryAttempts: 2 });
@@ -626,8 +628,13 @@ export class IncidentServiceStack extends Stack {
         conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
       }),
     });
-    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn] }));
+    // A person's delayed notification rules (issue 43) invoke person-notification, and dead-letter into its
+    // on-failure queue (it is a bus rule's target too).
+    const personNotification = this.fn(workers.personNotification.name);
+    const personNotificationFailures = deadLetters.targets.get(workers.personNotification.name)!;
+    schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [escalationStep.functionArn, personNotification.functionArn] }));
     deadLetters.escalation.grantSendMessages(schedulerRole);
+    personNotificationFailures.grantSendMessages(schedulerRole);
     scheduling.addToRolePolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],
@@ -645,6 +652,8 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.schedulerRoleArn, schedulerRole.roleArn);
     scheduling.addEnvironment(env.escalationStepArn, escalationStep.functionArn);
     scheduling.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    scheduling.addEnvironment(env.personNotificationArn, personNotification.functionArn);
+    scheduling.addEnvironment(env.personNotificationDlqArn, personNotificationFailures.queueArn);
   }
 
   /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */

@@ -11,9 +11,6 @@ import { requireEnv } from '../platform/config.js';
 /** The End User Messaging SMS and Voice v2 client, created once per cold start. */
 export const smsVoiceClient = sandboxClient(() => new PinpointSMSVoiceV2Client({}));
 
-/** The phone number (or pool) messages leave from; absent or empty: SMS and voice are not set up here. */
-export const originationIdentity = (): string | undefined => process.env[env.smsOriginationIdentity] || undefined;
-
 /** What every send carries besides its message: where it comes from and the configuration set. */
 export function sendSettings(): { OriginationIdentity: string; ConfigurationSetName: string } {
   return { OriginationIdentity: requireEnv(env.smsOriginationIdentity), ConfigurationSetName: requireEnv(env.smsConfigurationSet) };
@@ -21,23 +18,6 @@ export function sendSettings(): { OriginationIdentity: string; ConfigurationSetN
 
 /** Tags as End User Messaging's `Context` (logged with the message's events, the receipts). */
 export const contextOf = (tags: Record<string, string> | undefined) => (tags && Object.keys(tags).length ? tags : undefined);
-
-const isThrottling = (error: unknown) => error instanceof Error && (error.name === 'ThrottlingException' || error.name === 'Throttling' || /rate exceeded/i.test(error.message));
-
-const THROTTLED_ATTEMPTS = 6;
-
-/** Sends, waiting and trying again (exponential backoff with jitter) while the provider throttles. */
-export async function sendPaced<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await send();
-    } catch (error) {
-      if (!isThrottling(error) || attempt >= THROTTLED_ATTEMPTS) throw error;
-      const wait = Math.min(4_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-}
 
 /** The provider's id of a sent message, or an error saying it answered none. */
 export function messageIdOf(answer: { MessageId?: string }, what: string): { messageId: string } {

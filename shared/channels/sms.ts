@@ -2,15 +2,16 @@
 import { SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
-import type { Channel, OutgoingMessage } from './model.js';
+import { paced, type Channel, type OutgoingMessage } from './model.js';
+import { channelAvailable } from './availability.js';
 import { maskPhone, normalizePhone } from './phone.js';
-import { contextOf, messageIdOf, originationIdentity, sendPaced, sendSettings, smsVoiceClient } from './sms-voice.js';
+import { contextOf, messageIdOf, sendSettings, smsVoiceClient } from './sms-voice.js';
 
 export const smsChannel: Channel = {
   type: 'sms',
   normalizeAddress: normalizePhone,
   mask: maskPhone,
-  available: () => originationIdentity() !== undefined,
+  available: () => channelAvailable('sms'),
   async send(message: OutgoingMessage) {
     const command = new SendTextMessageCommand({
       DestinationPhoneNumber: message.to,
@@ -21,6 +22,6 @@ export const smsChannel: Channel = {
       MaxPrice: requireEnv(env.smsMaxPrice),
       Context: contextOf(message.tags),
     });
-    return messageIdOf(await sendPaced(() => smsVoiceClient().send(command)), 'text message');
+    return messageIdOf(await paced(() => smsVoiceClient().send(command)), 'text message');
   },
 };

@@ -5,9 +5,10 @@
 import { SendVoiceMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
-import type { Channel, OutgoingMessage } from './model.js';
+import { paced, type Channel, type OutgoingMessage } from './model.js';
+import { channelAvailable } from './availability.js';
 import { maskPhone, normalizePhone } from './phone.js';
-import { contextOf, messageIdOf, originationIdentity, sendPaced, sendSettings, smsVoiceClient } from './sms-voice.js';
+import { contextOf, messageIdOf, sendSettings, smsVoiceClient } from './sms-voice.js';
 
 /** The voice that reads pages: a clear US English neural voice. */
 export const VOICE_ID = 'JOANNA';
@@ -16,7 +17,7 @@ export const voiceChannel: Channel = {
   type: 'voice',
   normalizeAddress: normalizePhone,
   mask: maskPhone,
-  available: () => originationIdentity() !== undefined,
+  available: () => channelAvailable('voice'),
   async send(message: OutgoingMessage) {
     const command = new SendVoiceMessageCommand({
       DestinationPhoneNumber: message.to,
@@ -27,6 +28,6 @@ export const voiceChannel: Channel = {
       MaxPricePerMinute: requireEnv(env.voiceMaxPricePerMinute),
       Context: contextOf(message.tags),
     });
-    return messageIdOf(await sendPaced(() => smsVoiceClient().send(command)), 'voice message');
+    return messageIdOf(await paced(() => smsVoiceClient().send(command)), 'voice message');
   },
 };

@@ -8,7 +8,7 @@ import * as z from '../platform/zod.js';
 import { described, Id, Text, Timestamp } from '../platform/api/common.js';
 import { Urgency } from '../platform/vocabulary.js';
 import { Email } from '../accounts/model.js';
-import { normalizePhone } from '../channels/index.js';
+import { normalizePhone } from '../channels/phone.js';
 
 export { Urgency } from '../platform/vocabulary.js';
 

@@ -110,6 +110,12 @@ export async function contactMethodsOf(userId: string, accountEmail: string): Pr
   return (await readContacts(userId, accountEmail)).methods;
 }
 
+/** A person's contact methods and rules together (paging: one Query for both). */
+export async function contactsOf(userId: string, accountEmail: string): Promise<{ methods: ContactMethod[]; rules: NotificationRule[] }> {
+  const { methods, rules } = await readContacts(userId, accountEmail);
+  return { methods, rules: rules.sort(ruleOrder) };
+}
+
 /** A person's notification rules (the two defaults included even before anything is written), for paging: one Query. */
 export async function notificationRulesOf(userId: string, accountEmail: string): Promise<NotificationRule[]> {
   return (await readContacts(userId, accountEmail)).rules.sort(ruleOrder);

@@ -23,14 +23,18 @@ export const EscalationTarget = described(
 );
 export type EscalationTarget = z.output<typeof EscalationTarget>;
 
-/** Who a page went to, and through what. */
-export interface PagedRecipient {
-  email: string;
-  user_id?: string;
-  user_name?: string;
-  /** The schedule they were on call in, for a schedule target. */
-  schedule_id?: string;
-}
+/**
+ * Whom a page is for (issue 43): a person (a `user` target, or whoever a `schedule` target finds on
+ * call), paged by their notification rules, with their account's address (`email`) for the event's
+ * version-1 fields and the fallback; or a bare address (an `email` target), e-mailed as an outside
+ * address (`paging/outside.ts`). The same shape as the `incident.escalation_step` event's `recipients`.
+ */
+export type PagedRecipient =
+  | { kind: 'person'; user_id: string; name: string; email: string; /** The schedule they were on call in, for a schedule target. */ schedule_id?: string }
+  | { kind: 'address'; channel: 'email'; address: string };
+
+/** The e-mail address a recipient stands for (a person's account address). */
+export const recipientEmail = (recipient: PagedRecipient) => (recipient.kind === 'person' ? recipient.email : recipient.address);
 
 /** A schedule target with nobody on call at the page (or gone since the policy named it). */
 export interface UnstaffedSchedule {

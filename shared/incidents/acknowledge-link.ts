@@ -1,6 +1,7 @@
 /**
- * Acknowledging from an escalation e-mail. Each e-mail carries a link with a random token
- * (256 bits) bound to the incident, the step and the recipient. The table keeps only the token's
+ * Acknowledging from an escalation page. Each message (an e-mail, an SMS) carries a link with a random
+ * token (256 bits) bound to the incident, the step and the recipient: a person (issue 43: the link
+ * acknowledges as that person, whatever address or number it was sent to) or a bare address. The table keeps only the token's
  * SHA-256, with a TTL. Opening the link (GET) only shows the incident; the page's button (POST)
  * acknowledges, with method `email`, in one transaction that uses the link up, on the conditions
  * that the link is unused and unexpired and that the incident is neither acknowledged nor
@@ -31,13 +32,26 @@ export const ACKNOWLEDGE_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
  */
 export const OUTSIDE_RECIPIENT_NAMESPACE = '8f4c2a61-3b7e-5d90-a1c4-0e6f9b2d7a35';
 
-/** A new link for one recipient of one paged step: the token for the e-mail, and the record to write with its delivery. */
-export function newAcknowledgeLink(detail: EventDetail<'incident.escalation_step'>, recipient: string): { token: string; record: TransactItem } {
+/**
+ * Whom a link acknowledges as: a person (`user_id`; `address`, where the message went, for the record)
+ * or a bare address (its account if it has one, otherwise the address itself).
+ */
+export type LinkRecipient = { user_id: string; address: string } | { user_id?: undefined; address: string };
+
+/** The page a link belongs to: the paged step's event. */
+export type PagedStep = Pick<EventDetail<'incident.escalation_step'>, 'event_id' | 'occurred_at'> & {
+  incident: { id: string };
+  step: { step_order: number };
+};
+
+/** A new link for one recipient of one paged step: the token for the message, and the record to write with its delivery. */
+export function newAcknowledgeLink(detail: EventDetail<'incident.escalation_step'> | PagedStep, recipient: LinkRecipient): { token: string; record: TransactItem } {
   return newEmailedLink(keys.acknowledgeLink, ACKNOWLEDGE_LINK_VALIDITY_MS, {
     type: 'acknowledge_link',
     incident_id: detail.incident.id,
     step_order: detail.step.step_order,
-    recipient,
+    recipient: recipient.address,
+    ...(recipient.user_id ? { user_id: recipient.user_id } : {}),
     event_id: detail.event_id,
     /** When the step was paged: a resolution after it kills the link, even if the incident is reopened. */
     paged_at: detail.occurred_at,
@@ -48,6 +62,8 @@ interface LinkRecord {
   incident_id: string;
   step_order: number;
   recipient: string;
+  /** A person's link (issue 43): acknowledges as them. Absent: a bare address's link. */
+  user_id?: string;
   paged_at: string;
   expires_at: string;
   used_at?: string;
@@ -70,24 +86,29 @@ async function readLink(token: string): Promise<LinkRecord | undefined> {
     incident_id: String(link.incident_id),
     step_order: Number(link.step_order),
     recipient: String(link.recipient),
+    user_id: typeof link.user_id === 'string' ? link.user_id : undefined,
     paged_at: String(link.paged_at),
     expires_at: String(link.expires_at),
     used_at: typeof link.used_at === 'string' ? link.used_at : undefined,
   };
 }
 
-/** The link's incident (with its message and acknowledgement) and the recipient's account, if any: one BatchGetItem. */
+/**
+ * The link's incident (with its message and acknowledgement) and the recipient's account, if any: one
+ * BatchGetItem (a person's link names the account; a bare address's is found by the address).
+ */
 async function readIncidentFor(link: LinkRecord) {
   const read = await getByKeys({
     incident: keys.incident(link.incident_id),
     message: keys.incidentMessage(link.incident_id),
     acknowledgement: keys.incidentAcknowledgement(link.incident_id),
-    claim: keys.accountEmail(link.recipient),
+    ...(link.user_id ? {} : { claim: keys.accountEmail(link.recipient) }),
   });
+  const claimed = (read as { claim?: Record<string, unknown> }).claim?.user_id;
   return {
     incident: repository.withMessage(read.incident, read.message),
     acknowledgement: read.acknowledgement ? acknowledgementItem.parse(read.acknowledgement) : undefined,
-    accountId: typeof read.claim?.user_id === 'string' ? read.claim.user_id : undefined,
+    accountId: link.user_id ?? (typeof claimed === 'string' ? claimed : undefined),
   };
 }
 
@@ -113,8 +134,9 @@ export async function inspectAcknowledgeLink(token: string): Promise<LinkState> 
 }
 
 /**
- * The page's button (POST): acknowledges as the recipient — their account when the address has
- * one, otherwise the address itself (see `OUTSIDE_RECIPIENT_NAMESPACE`).
+ * The page's button (POST): acknowledges as the recipient — the person a person's link names; for a
+ * bare address's link, its account when the address has one, otherwise the address itself (see
+ * `OUTSIDE_RECIPIENT_NAMESPACE`).
  */
 export async function acknowledgeByLink(token: string): Promise<LinkState> {
   const link = await readLink(token);
@@ -131,7 +153,7 @@ export async function acknowledgeByLink(token: string): Promise<LinkState> {
     const acknowledgement: Acknowledgement = {
       id: randomUUID(),
       incident_id: incident.id,
-      user_id: person?.id ?? nameBasedUuid(OUTSIDE_RECIPIENT_NAMESPACE, link.recipient.toLowerCase()),
+      user_id: person?.id ?? link.user_id ?? nameBasedUuid(OUTSIDE_RECIPIENT_NAMESPACE, link.recipient.toLowerCase()),
       user_name: person?.name ?? link.recipient,
       user_email: person?.email ?? link.recipient,
       method: 'email',

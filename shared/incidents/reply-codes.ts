@@ -1,66 +1,90 @@
 /**
- * A person's short reply codes (`12` in "reply 12a to acknowledge"): one per open incident they were
- * paged for, the lowest free number, reused once the incident it named is resolved.
+ * A person's short reply codes (issue 43 §4): the `12` of `[12] CRITICAL …, reply 12a to acknowledge`.
+ * Each person has their own numbers: the lowest n ≥ 1 that is free — never allocated, or naming an
+ * incident now resolved (or gone) — is allocated to an incident the first time a message to them
+ * needs one, and kept for it while it stays open. So the codes stay small: as many as the person's
+ * incidents open at once.
  *
- * NOTE (issue 43, phones helper): a minimal version per design43.md so that inbound replies can be
- * built and tested in parallel; the seam helper owns this module and their version wins at merge.
+ * Items: `USER#<uid>` / `REPLY#<n>` → `{ incident_id, allocated_at }` (what a reply `<n>a` names), and
+ * the reverse `REPLYCODE#<incidentId>#<uid>` / `REPLYCODE` → `{ code }` (outside the incident's
+ * partition, which `getIncidentCollection` reads whole). Allocation is one transaction: the code's
+ * item on the condition that it is absent or still names the resolved incident that was read, with
+ * the reverse item on the condition that it is absent or still says what was read. A lost race reads
+ * again.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../platform/db/client.js';
-import { itemAbsent, keys } from '../platform/db/keys.js';
-import { TransactionCancelled, transactWrite } from '../platform/db/ops.js';
 import { clock } from '../platform/clock.js';
-import { getIncident } from './repository.js';
+import { tableName } from '../platform/db/client.js';
+import { attributes, keys } from '../platform/db/keys.js';
+import { batchGet, getByKeys, queryCollection, transactOutcome, type Item } from '../platform/db/ops.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 
-const read = async (key: Record<string, unknown>) =>
-  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+const REPLY_PREFIX = 'REPLY#';
 
-/** The open incident the person's code names; undefined when none (never allocated, or resolved since). */
-export async function incidentForReplyCode(userId: string, code: number): Promise<string | undefined> {
-  const item = await read(keys.replyCode(userId, code));
-  const incidentId = typeof item?.incident_id === 'string' ? item.incident_id : undefined;
-  if (!incidentId) return undefined;
-  const incident = await getIncident(incidentId);
-  return incident && incident.status !== 'RESOLVED' ? incidentId : undefined;
+/** The number of a `REPLY#<n>` sort key. */
+const codeOf = (item: Item) => Number(String(item[attributes.sk]).slice(REPLY_PREFIX.length));
+
+/** The person's code for the incident, allocated the first time (see the module's comment). */
+export function replyCodeFor(userId: string, incidentId: string): Promise<number> {
+  return retryOnConflict(
+    () => tryAllocate(userId, incidentId),
+    (attempts) => `Reply code of ${userId} for incident ${incidentId}: kept racing; gave up after ${attempts} attempts`,
+  );
 }
 
-const MAX_CODE = 999;
-
-/** The person's code for the incident, allocated once (the lowest free n ≥ 1), the same ever after. */
-export async function replyCodeFor(userId: string, incidentId: string): Promise<number> {
-  for (;;) {
-    const held = await read(keys.replyCodeOf(incidentId, userId));
-    if (typeof held?.code === 'number') return held.code;
-    let code = 1;
-    for (; code <= MAX_CODE; code++) {
-      const slot = await read(keys.replyCode(userId, code));
-      const named = typeof slot?.incident_id === 'string' ? slot.incident_id : undefined;
-      if (!named) break;
-      const incident = await getIncident(named);
-      if (!incident || incident.status === 'RESOLVED') break;
-    }
-    if (code > MAX_CODE) throw new Error(`User ${userId} holds ${MAX_CODE} reply codes of open incidents`);
-    const slot = await read(keys.replyCode(userId, code));
-    const now = clock.nowIso();
-    try {
-      await transactWrite([
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.replyCode(userId, code), type: 'reply_code', incident_id: incidentId, allocated_at: now },
-            // Absent, or still naming the resolved incident that was read.
-            ...(slot
-              ? { ConditionExpression: 'incident_id = :was', ExpressionAttributeValues: { ':was': slot.incident_id } }
-              : { ConditionExpression: itemAbsent }),
-          },
+async function tryAllocate(userId: string, incidentId: string): Promise<number | undefined> {
+  const reverseKey = keys.incidentReplyCode(incidentId, userId);
+  const { reverse } = await getByKeys({ reverse: reverseKey });
+  const held = typeof reverse?.code === 'number' ? reverse.code : undefined;
+  const codes = await queryCollection(`USER#${userId}`, [attributes.sk, 'incident_id'], REPLY_PREFIX);
+  const byCode = new Map(codes.map((item) => [codeOf(item), String(item.incident_id)]));
+  // Still its own (a code given away once the incident resolved, and the incident reopened since, is not).
+  if (held !== undefined && byCode.get(held) === incidentId) return held;
+  const open = await openIncidents([...new Set(byCode.values())]);
+  let code = 1;
+  while (byCode.has(code) && open.has(byCode.get(code)!)) code++;
+  const previous = byCode.get(code);
+  const now = clock.nowIso();
+  const { outcome } = await transactOutcome<'raced'>([
+    [
+      'raced',
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.replyCode(userId, code), type: 'reply_code', user_id: userId, incident_id: incidentId, allocated_at: now },
+          ...(previous === undefined
+            ? { ConditionExpression: `attribute_not_exists(${attributes.pk})` }
+            : { ConditionExpression: 'incident_id = :previous', ExpressionAttributeValues: { ':previous': previous } }),
         },
-        { Put: { TableName: tableName(), Item: { ...keys.replyCodeOf(incidentId, userId), type: 'reply_code_of', code }, ConditionExpression: itemAbsent } },
-      ]);
-      return code;
-    } catch (error) {
-      // A lost race (the slot taken, or the code allocated by another page meanwhile): read again.
-      if (error instanceof TransactionCancelled && error.reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) continue;
-      throw error;
-    }
-  }
+      },
+    ],
+    [
+      'raced',
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...reverseKey, type: 'reply_code_of', user_id: userId, incident_id: incidentId, code },
+          ...(held === undefined
+            ? { ConditionExpression: `attribute_not_exists(${attributes.pk})` }
+            : { ConditionExpression: 'code = :held', ExpressionAttributeValues: { ':held': held } }),
+        },
+      },
+    ],
+  ]);
+  return outcome === 'ok' ? code : undefined;
+}
+
+/** Of these incidents, those that exist and are not resolved. */
+async function openIncidents(incidentIds: string[]): Promise<Set<string>> {
+  if (incidentIds.length === 0) return new Set();
+  const items = await batchGet(incidentIds.map((id) => keys.incident(id)));
+  return new Set(items.filter((item) => item.status !== 'RESOLVED').map((item) => String(item.id)));
+}
+
+/** The open incident the person's code names, if any (a code whose incident resolved names nothing). */
+export async function incidentForReplyCode(userId: string, code: number): Promise<string | undefined> {
+  if (!Number.isInteger(code) || code < 1) return undefined;
+  const { slot } = await getByKeys({ slot: keys.replyCode(userId, code) });
+  if (typeof slot?.incident_id !== 'string') return undefined;
+  const open = await openIncidents([slot.incident_id]);
+  return open.has(slot.incident_id) ? slot.incident_id : undefined;
 }

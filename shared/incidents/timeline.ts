@@ -15,7 +15,7 @@ import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
-export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'resolved'] as const;
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
@@ -62,6 +62,12 @@ export const TimelineDetails = described(
       z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),
       '`escalation_paged`: the schedules the step targets in which nobody was on call at the page (null name: the schedule is gone)',
     ),
+    channel: documented(z.optional(z.enum(['email', 'sms', 'voice'])), '`notification`: its channel'),
+    address: documented(z.optional(z.string()), '`notification`: its address, masked'),
+    user_id: documented(z.optional(z.string()), '`notification`: its person'),
+    user_name: z.optional(z.string()),
+    status: documented(z.optional(z.enum(['sent', 'delivered', 'failed'])), '`notification`: sent, then delivered or failed by its receipt'),
+    message_id: z.optional(z.string()),
     by: documented(
       z.optional(z.enum(['user', 'recovery', 'integration'])),
       '`resolved`: by a person, by the monitor recovering, or by an alert\'s resolve event (`integration_id`, `integration_name` say which)',
@@ -214,10 +220,47 @@ export const pagedEntry = (
   details: {
     step_order: step.step_order,
     recipients: step.emails,
-    ...(resolved ? { paged: resolved.recipients } : {}),
+    ...(resolved
+      ? {
+          paged: resolved.recipients.map((recipient) =>
+            recipient.kind === 'person'
+              ? { email: recipient.email, user_id: recipient.user_id, user_name: recipient.name, ...(recipient.schedule_id ? { schedule_id: recipient.schedule_id } : {}) }
+              : { email: recipient.address },
+          ),
+        }
+      : {}),
     ...(resolved?.nobodyOnCall.length ? { nobody_on_call: resolved.nobodyOnCall } : {}),
   },
   ordinal,
+});
+
+/** What a `notification` entry says (issue 43 §4): one message a page sent to a person. */
+export interface NotificationFacts {
+  channel: 'email' | 'sms' | 'voice';
+  /** Masked. */
+  address: string;
+  user_id: string;
+  user_name: string;
+  status: 'sent' | 'failed';
+  step_order: number;
+  message_id?: string;
+}
+
+/** The entry of one message a page sent (the service sent it: no actor). */
+export const notificationEntry = (incident: Pick<Incident, 'id' | 'status'>, facts: NotificationFacts, at: string): EntrySpec => ({
+  kind: 'notification',
+  incident,
+  at,
+  actor: null,
+  details: {
+    channel: facts.channel,
+    address: facts.address,
+    user_id: facts.user_id,
+    user_name: facts.user_name,
+    status: facts.status,
+    step_order: facts.step_order,
+    ...(facts.message_id ? { message_id: facts.message_id } : {}),
+  },
 });
 
 /** The entry of an acknowledgement: who, how. */

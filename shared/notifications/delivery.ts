@@ -1,5 +1,6 @@
 /**
- * Sends an e-mail through SES once per (event, recipient), with one of two guarantees:
+ * Sends a message through a channel (`../channels/`: e-mail, SMS, voice) once per (event, recipient),
+ * with one of two guarantees:
  * - `deliverOnce` (subscribers, invitees, confirmations): at most once. A conditional write of a
  *   delivery record comes first; if sending fails the record is removed so a retry sends again. A
  *   crash between the record and the send loses that e-mail.
@@ -7,56 +8,32 @@
  *   notifier's timeout), the e-mail is sent, the record is marked `sent`. A record left pending past
  *   its lease (the invocation died) or marked failed is taken over by the event's retry, which sends
  *   again: a page is never lost, and a duplicate is possible only when the first send's fate was
- *   unknown (a crash after SES accepted it, an ambiguous SES error); those are counted.
+ *   unknown (a crash after the provider accepted it, an ambiguous answer); those are counted.
  */
 import { randomUUID } from 'node:crypto';
-import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { env, workers } from '../system.js';
-import { sandboxClient } from '../platform/aws-client.js';
+import { workers } from '../system.js';
 import { clock } from '../platform/clock.js';
-import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import type { Email } from './emails.js';
-import type { Channel, OutgoingMessage } from '../channels/index.js';
+import type { Channel, OutgoingMessage } from '../channels/model.js';
 
-/** The SES client, created once per cold start. */
-export const sesClient = sandboxClient(() => new SESClient({}));
+/**
+ * Whom a delivery record is for, within its event: the e-mail address for `email` (as before channels
+ * existed, so records in flight still match), `<type>:<address>` for the others. A person's
+ * rule-driven message names its rule instead (`rule:<ruleId>`, given as `recipientKey`).
+ */
+export const recipientKeyOf = (channel: Channel, message: OutgoingMessage) => (channel.type === 'email' ? message.to : `${channel.type}:${message.to}`);
 
-/** SES refusing a send for the account's sending rate (1/s in the sandbox, 14/s by default). */
-const isThrottling = (error: unknown) =>
-  error instanceof Error && (error.name === 'Throttling' || error.name === 'ThrottlingException' || /rate exceeded/i.test(error.message));
-
-const THROTTLED_ATTEMPTS = 8;
-
-/** Sends, waiting and trying again (exponential backoff with jitter, up to 8 tries) while SES throttles. */
-async function sendPaced(command: SendEmailCommand) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await sesClient().send(command);
-    } catch (error) {
-      if (!isThrottling(error) || attempt >= THROTTLED_ATTEMPTS) throw error;
-      const wait = Math.min(4_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
+/** What a delivery was: the provider's message id when this call sent it. */
+export interface DeliveryOptions {
+  /** The delivery record's recipient key (default `recipientKeyOf`). */
+  recipientKey?: string;
+  /** Told the provider's message id once the message went out (not on a duplicate): for the timeline's notification entry. */
+  onSent?: (messageId: string) => Promise<void> | void;
 }
-
-const sendCommand = (email: Email) =>
-  new SendEmailCommand({
-    Source: requireEnv(env.senderEmail),
-    Destination: { ToAddresses: [email.to] },
-    // Bounces and complaints come back through the configuration set, tagged with what the e-mail was about.
-    ConfigurationSetName: requireEnv(env.sesConfigurationSet),
-    Tags: Object.entries(email.tags).map(([Name, Value]) => ({ Name, Value })),
-    Message: {
-      Subject: { Data: email.subject, Charset: 'UTF-8' },
-      Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },
-    },
-  });
 
 const keyOf = (item: Record<string, unknown> | undefined) => ({ [attributes.pk]: item?.[attributes.pk], [attributes.sk]: item?.[attributes.sk] });
 
@@ -67,8 +44,14 @@ const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
  * `records` are written with the delivery record, in one transaction (the acknowledge link an
  * escalation e-mail carries): a duplicate writes none, and a failed send removes them again.
  */
-export async function deliverOnce(eventId: string, email: Email, records: TransactItem[] = []): Promise<'sent' | 'duplicate'> {
-  const key = keys.delivery(eventId, email.to);
+export async function deliverOnce(
+  eventId: string,
+  channel: Channel,
+  email: OutgoingMessage,
+  records: TransactItem[] = [],
+  options: DeliveryOptions = {},
+): Promise<'sent' | 'duplicate'> {
+  const key = keys.delivery(eventId, options.recipientKey ?? recipientKeyOf(channel, email));
   const now = clock.now();
   const delivery = {
     TableName: tableName(),
@@ -76,7 +59,7 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
       ...key,
       type: 'delivery',
       recipient: email.to,
-      subject: email.subject,
+      ...(channel.type === 'email' ? { subject: email.subject } : { channel: channel.type }),
       sent_at: now.toISOString(),
       [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
     },
@@ -89,9 +72,9 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     if (conditionFailure(error) || (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed')) return 'duplicate';
     throw error;
   }
+  let messageId: string;
   try {
-    await sendPaced(sendCommand(email));
-    return 'sent';
+    ({ messageId } = await channel.send(email));
   } catch (error) {
     // The delivery record goes (so a retry sends), with what was written beside it, at once.
     const doomed = [key, ...records.flatMap((record) => (record.Put ? [keyOf(record.Put.Item)] : []))];
@@ -103,34 +86,8 @@ export async function deliverOnce(eventId: string, email: Email, records: Transa
     }
     throw error;
   }
-}
-
-/**
- * `deliverOnce` through another channel than e-mail (a contact method's code by SMS or voice): at most
- * once per (event, `type:address`), the delivery record first and removed again if sending fails.
- */
-export async function deliverOnceThrough(eventId: string, channel: Channel, message: OutgoingMessage): Promise<'sent' | 'duplicate'> {
-  const key = keys.delivery(eventId, `${channel.type}:${message.to}`);
-  const now = clock.now();
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...key, type: 'delivery', recipient: message.to, channel: channel.type, sent_at: now.toISOString(), [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS },
-        ConditionExpression: itemAbsent,
-      }),
-    );
-  } catch (error) {
-    if (conditionFailure(error)) return 'duplicate';
-    throw error;
-  }
-  try {
-    await channel.send(message);
-    return 'sent';
-  } catch (error) {
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
-    throw error;
-  }
+  await options.onSent?.(messageId);
+  return 'sent';
 }
 
 /**
@@ -157,7 +114,7 @@ export class DeliveryInProgress extends Error {
 }
 
 /**
- * Whether SES may have accepted the e-mail although the call failed: anything but SES's own answer
+ * Whether the provider (SES, End User Messaging) may have accepted the message although the call failed: anything but its own answer
  * refusing it (a 4xx: rejected, throttled, not verified) may have sent it (a timeout, a connection
  * reset, a 5xx, an error of our own).
  */
@@ -167,7 +124,7 @@ export function mayHaveSent(error: unknown): boolean {
   return !(typeof status === 'number' && status >= 400 && status < 500);
 }
 
-export interface AtLeastOnceOptions {
+export interface AtLeastOnceOptions extends DeliveryOptions {
   /** The invocation's remaining time (Lambda's context); without it a held delivery is not waited for. */
   remainingMs?: () => number;
 }
@@ -181,12 +138,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * a delivery whose first send may have gone out (a possible duplicate: counted and logged), `duplicate`
  * when the page was sent already.
  */
-export async function deliverAtLeastOnce(eventId: string, email: Email, records: TransactItem[] = [], options: AtLeastOnceOptions = {}): Promise<AtLeastOnceOutcome> {
-  const key = keys.delivery(eventId, email.to);
+export async function deliverAtLeastOnce(
+  eventId: string,
+  channel: Channel,
+  email: OutgoingMessage,
+  records: TransactItem[] = [],
+  options: AtLeastOnceOptions = {},
+): Promise<AtLeastOnceOutcome> {
+  const key = keys.delivery(eventId, options.recipientKey ?? recipientKeyOf(channel, email));
   const attempt = randomUUID();
   let possibleDuplicate = false;
   for (let wait = 100; ; wait = Math.min(5_000, wait * 2)) {
-    const claimed = await claim(key, email, attempt, records);
+    const claimed = await claim(key, channel, email, attempt, records);
     if (claimed.outcome === 'claimed') {
       possibleDuplicate = claimed.possibleDuplicate;
       break;
@@ -198,10 +161,11 @@ export async function deliverAtLeastOnce(eventId: string, email: Email, records:
     await sleep(wait);
   }
   if (possibleDuplicate) countMetric('EscalationPagePossibleDuplicate');
+  let messageId: string;
   try {
-    await sendPaced(sendCommand(email));
+    ({ messageId } = await channel.send(email));
   } catch (error) {
-    // Refused by SES: nothing went out, so the record and its links go and the retry starts afresh.
+    // Refused by the provider: nothing went out, so the record and its links go and the retry starts afresh.
     // Of unknown fate: marked failed (the links kept: the e-mail may be out), the retry takes it over.
     // If even that write fails, the record stays pending and is taken over once its lease has passed.
     const release = mayHaveSent(error) ? settle(key, attempt, 'failed') : forget(key, attempt, records);
@@ -212,6 +176,7 @@ export async function deliverAtLeastOnce(eventId: string, email: Email, records:
   }
   // Sent: marking it is best effort (a record left pending is sent again after its lease: a counted duplicate, never a loss).
   await settle(key, attempt, 'sent').catch(() => undefined);
+  await options.onSent?.(messageId);
   return possibleDuplicate ? 'resent' : 'sent';
 }
 
@@ -227,13 +192,13 @@ type Claim =
  * none yet, or taking over one that failed or whose lease has passed, on the condition that it is
  * still the one read (so of two retries only one takes it over).
  */
-async function claim(key: Record<string, string>, email: Email, attempt: string, records: TransactItem[]): Promise<Claim> {
+async function claim(key: Record<string, string>, channel: Channel, email: OutgoingMessage, attempt: string, records: TransactItem[]): Promise<Claim> {
   const now = clock.now();
   const item = (previous?: Item) => ({
     ...key,
     type: 'delivery',
     recipient: email.to,
-    subject: email.subject,
+    ...(channel.type === 'email' ? { subject: email.subject } : { channel: channel.type }),
     state: 'pending' satisfies DeliveryState,
     attempt,
     attempts: Number(previous?.attempts ?? 0) + 1,

@@ -201,7 +201,7 @@ export function webhookDisabledEmail(detail: EventDetail<'webhook.disabled'>, to
  * (single use, for this recipient, valid 24 hours or until the incident is acknowledged or resolved).
  * To an outside address (no account's own), also the link that stops pages to it (`stopUrl`).
  */
-export function escalationEmail(detail: EventDetail<'incident.escalation_step'>, to: string, acknowledgeUrl: string, stopUrl?: string): Email {
+export function escalationEmail(detail: { incident: IncidentSnapshot; step: { step_order: number; delay_minutes: number; emails?: string[] } }, to: string, acknowledgeUrl: string, stopUrl?: string): Email {
   const { incident, step } = detail;
   const tags: EmailTags = { kind: 'escalation', incident: incident.id, step: String(step.step_order) };
   return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, tags, {

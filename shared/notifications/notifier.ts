@@ -1,19 +1,19 @@
-/** Which e-mails an event asks for, sent once each. */
+/** Which e-mails an event asks for (subscribers, invitations, confirmations, pages to bare addresses), sent once each; people are reached by `pages.ts`. */
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { eventDetails, type EventType } from '../platform/events/model.js';
 import { newUnsubscribeLink, subscribersOf } from '../subscribers/service.js';
 import { rehashUnsubscribeToken } from '../subscribers/repository.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { deliverAtLeastOnce, deliverOnce, deliverOnceThrough, type AtLeastOnceOptions } from './delivery.js';
+import { deliverAtLeastOnce, deliverOnce, type AtLeastOnceOptions } from './delivery.js';
 import { settleEach } from '../platform/concurrency.js';
-import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, verificationEmail, verificationText, webhookDisabledEmail, type Email } from './emails.js';
-import { channelFor, type Channel, type OutgoingMessage } from '../channels/index.js';
+import { confirmationEmail, escalationEmail, inviteEmail, subscriberEmail, webhookDisabledEmail, type Email } from './emails.js';
 import { getAccount } from '../accounts/repository.js';
 import { newConfirmationLink } from '../subscribers/confirmation.js';
 import { newAcknowledgeLink } from '../incidents/acknowledge-link.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { accountHolders, admitOutsidePage, newStopPagingLink, type Admission } from '../paging/outside.js';
+import { emailChannel } from '../channels/email.js';
 
 const KIND: Record<EventType, string> = {
   'incident.created': 'subscriber',
@@ -25,8 +25,9 @@ const KIND: Record<EventType, string> = {
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
   'subscriber.confirmation_requested': 'confirmation',
-  'contact_method.verification_requested': 'verification',
+  'contact_method.verification_requested': 'none',
   'monitor.team_changed': 'none',
+  'person.notifications_delayed': 'none',
   'webhook.disabled': 'webhook',
 };
 
@@ -36,8 +37,6 @@ interface Outgoing {
   records?: TransactItem[];
   /** A page to an outside address: whether it may go (decided once per event and address), before it is sent. */
   admit?: () => Promise<Admission>;
-  /** Sent through another channel than e-mail (SMS, voice), once: `email` is then only its record's description. */
-  through?: { channel: Channel; message: OutgoingMessage };
 }
 
 async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId: string; emails: Outgoing[] }> {
@@ -67,37 +66,38 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       const link = newConfirmationLink(detail);
       return { eventId: detail.event_id, emails: [{ email: confirmationEmail(detail, `${apiUrl}/confirm/${link.token}`), records: [link.record] }] };
     }
-    case 'contact_method.verification_requested': {
-      // The code goes through the method itself (issue 43 §2): e-mail as every e-mail goes, SMS and voice through their channel.
-      const detail = eventDetails[type].parse(rawDetail);
-      const email = verificationEmail(detail);
-      const { type: channel, address, id } = detail.contact_method;
-      if (channel === 'email') return { eventId: detail.event_id, emails: [{ email }] };
-      const text = channel === 'voice' ? `${verificationText(detail.code.split('').join(' '))}. Again: ${detail.code.split('').join(' ')}.` : verificationText(detail.code);
-      return { eventId: detail.event_id, emails: [{ email, through: { channel: channelFor(channel), message: { to: address, text, tags: { kind: 'verification', contact_method: id } } } }] };
-    }
     case 'team.invite_created': {
       const detail = eventDetails[type].parse(rawDetail);
       return { eventId: detail.event_id, emails: [{ email: inviteEmail(detail, apiUrl) }] };
     }
     case 'incident.escalation_step': {
       const detail = eventDetails[type].parse(rawDetail);
-      // A person (an account holder) is paged as they are; any other address carries a stop link and is admitted first (`paging/outside.ts`).
-      const people = accountHolders(detail);
-      return {
-        eventId: detail.event_id,
-        emails: detail.step.emails.map((to) => {
-          const link = newAcknowledgeLink(detail, to);
-          const acknowledgeUrl = `${apiUrl}/acknowledge/${link.token}`;
-          if (people.has(to.toLowerCase())) return { email: escalationEmail(detail, to, acknowledgeUrl), records: [link.record] };
-          const stop = newStopPagingLink(detail, to);
-          return {
-            email: escalationEmail(detail, to, acknowledgeUrl, `${apiUrl}/stop-paging/${stop.token}`),
-            records: [link.record, stop.record],
-            admit: () => admitOutsidePage(detail, to),
-          };
-        }),
+      const bareAddress = (to: string): Outgoing => {
+        const link = newAcknowledgeLink(detail, { address: to });
+        const acknowledgeUrl = `${apiUrl}/acknowledge/${link.token}`;
+        const stop = newStopPagingLink(detail, to);
+        return {
+          email: escalationEmail(detail, to, acknowledgeUrl, `${apiUrl}/stop-paging/${stop.token}`),
+          records: [link.record, stop.record],
+          admit: () => admitOutsidePage(detail, to),
+        };
       };
+      if (!detail.recipients) {
+        // Version 1 (written before issue 43, redelivered): every address e-mailed, the people's as account holders.
+        const people = accountHolders(detail);
+        return {
+          eventId: detail.event_id,
+          emails: detail.step.emails.map((to) => {
+            if (!people.has(to.toLowerCase())) return bareAddress(to);
+            const link = newAcknowledgeLink(detail, { address: to });
+            return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+          }),
+        };
+      }
+      // A bare address is an outside address: it carries a stop link and is admitted first
+      // (`paging/outside.ts`). A person is paged by their notification rules, by the person-notification
+      // worker, another target of the event (`pages.ts`), so no SMS or call waits behind these e-mails.
+      return { eventId: detail.event_id, emails: detail.recipients.flatMap((recipient) => (recipient.kind === 'address' ? [bareAddress(recipient.address)] : [])) };
     }
     case 'webhook.disabled': {
       const detail = eventDetails[type].parse(rawDetail);
@@ -105,9 +105,11 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
       const account = await getAccount(detail.webhook.owner_id);
       return { eventId: detail.event_id, emails: account ? [{ email: webhookDisabledEmail(detail, account.email, apiUrl) }] : [] };
     }
+    case 'contact_method.verification_requested':
     case 'incident.acknowledged':
     case 'incident.updated':
     case 'monitor.team_changed':
+    case 'person.notifications_delayed':
       return { eventId: '', emails: [] };
   }
 }
@@ -133,10 +135,9 @@ export async function notify(type: EventType, detail: unknown, options: AtLeastO
   const { eventId, emails } = await emailsFor(type, detail);
   // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
   const atLeastOnce = KIND[type] === 'escalation';
-  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit, through }) => {
+  const outcomes = await settleEach(emails, SEND_CONCURRENCY, async ({ email, records, admit }) => {
     if (admit && (await admit()) !== 'admitted') return 'withheld' as const;
-    if (through) return deliverOnceThrough(eventId, through.channel, through.message);
-    return atLeastOnce ? deliverAtLeastOnce(eventId, email, records, options) : deliverOnce(eventId, email, records);
+    return atLeastOnce ? deliverAtLeastOnce(eventId, emailChannel, email, records, options) : deliverOnce(eventId, emailChannel, email, records);
   });
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {

@@ -20,11 +20,18 @@
  * 4. Page (`page.ts`, `targets.ts`): a schedule fires → the `escalation-step` worker pages the step,
  *    once, if the incident is neither acknowledged nor resolved (otherwise the step is cancelled): its
  *    targets resolved at that instant (whoever is on call in a schedule, a person, an address), the step
- *    marked sent with the `incident.escalation_step` event, which the notifier turns into e-mails
- *    carrying an acknowledge link.
+ *    marked sent with the `incident.escalation_step` event (its `recipients`: people and bare
+ *    addresses), which the notifier turns into messages through `../channels/`, each carrying an
+ *    acknowledge link that acknowledges as its recipient.
  *    Outside addresses (`outside.ts`): a page to an address that is no account's own carries a stop
  *    link and is admitted first, once per event, against the sending account's daily quotas; withheld
  *    (stopped, over the quota), it is on the timeline (`page_withheld`).
+ *    A person (`notify-person.ts`): their notification rules for the incident's urgency, each through
+ *    its method's channel (e-mail, SMS, a call) after its delay — at once by the `person-notification`
+ *    worker (a target of the event), or by a one-time schedule (`schedule-person.ts`: the worker's
+ *    `person.notifications_delayed` event, the escalation scheduler its target) to the same worker, which sends only if the incident is
+ *    still neither acknowledged nor resolved; no usable rule: their account's e-mail. Each message is a
+ *    `notification` timeline entry (its status updated by the provider's receipts).
  * 5. Acknowledge (`acknowledge.ts`): someone has it; the steps not yet sent will be cancelled. People
  *    acknowledge through the API or the page's link (`../incidents/service.ts`,
  *    `../incidents/acknowledge-link.ts`); a signal's source through `acknowledgeAsSource`.
@@ -45,5 +52,7 @@ export { scheduleEscalation, scheduleName } from './escalate.js';
 export { escalationStepInput, sendEscalationStep, type EscalationStepInput, type NobodyOnCallReport, type StepOutcome } from './page.js';
 export { resolveTargets } from './targets.js';
 export { accountHolders, admitOutsidePage, inspectStopLink, newStopPagingLink, stopPaging, type Admission, type StopLinkState } from './outside.js';
+export { planPersonPage, rulesToFire, usable, type PagedPerson, type PersonNotificationInput, type PersonPlan, type RuleToFire } from './notify-person.js';
+export { schedulePersonRules, personScheduleName } from './schedule-person.js';
 export { acknowledgeAsSource, type SourceAcknowledger } from './acknowledge.js';
 export { resolveAutomaticIncident } from './resolve.js';

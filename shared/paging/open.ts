@@ -94,7 +94,12 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     outboxPut(
       'incident.escalation_step',
       // Paged here only with nobody to resolve: e-mail targets alone, all outside addresses (`paging/outside.ts`).
-      { incident: incidentSnapshot(incident), step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails }, people: [] },
+      {
+        incident: incidentSnapshot(incident),
+        step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails },
+        people: [],
+        recipients: step.emails.map((address) => ({ kind: 'address' as const, channel: 'email' as const, address })),
+      },
       now,
     ),
   );

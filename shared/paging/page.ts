@@ -16,7 +16,7 @@ import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
-import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
+import { MAX_INCIDENT_STEPS, recipientEmail, type EscalationTarget, type PagedRecipient, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
 
 /** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
@@ -60,9 +60,12 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
   const at = writeInstant(incident);
   // Targets are resolved at the page: whoever is on call now; the addresses de-duplicated.
   const resolved = step.targets ? await resolveTargets(step.targets as EscalationTarget[], at, step.team_id ?? null) : undefined;
-  const emails = resolved ? resolved.recipients.map((recipient) => recipient.email) : step.emails;
-  // Those reached as people are account holders; every other address is outside (`paging/outside.ts`).
-  const people = (resolved?.recipients ?? []).flatMap((recipient) => (recipient.user_id ? [recipient.email] : []));
+  // A step of `emails` alone (before targets existed) pages those addresses, as bare addresses.
+  const recipients: PagedRecipient[] = resolved ? resolved.recipients : step.emails.map((address) => ({ kind: 'address', channel: 'email', address }));
+  // Version 1's fields, kept for its consumers: every address, and of them the people's (account holders;
+  // every other address is outside, `paging/outside.ts`).
+  const emails = recipients.map(recipientEmail);
+  const people = recipients.flatMap((recipient) => (recipient.kind === 'person' ? [recipient.email] : []));
   try {
     await transactWrite([
       {
@@ -93,6 +96,7 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
           incident: incidentSnapshot(incident),
           step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails },
           people,
+          recipients,
         },
         at,
       ),

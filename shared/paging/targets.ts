@@ -1,13 +1,14 @@
 /**
  * An escalation step's targets resolved at the moment of its page (issue 31): a schedule to whoever is on
  * call in it at that instant (rendered as `/on-call` renders it, so a member removed from the team is never
- * paged), a person to their account's address (on a team policy, while they are a member), an address to
- * itself; recipients de-duplicated by address (`deduplicated`: a person over an address naming them).
+ * paged), a person to themselves (on a team policy, while they are a member), an address to itself
+ * (issue 43: recipients, not addresses; a person is then paged by their notification rules);
+ * de-duplicated (`deduplicated`: a person once, and over a bare address naming their account's address).
  */
 import { getSchedule } from '../schedules/repository.js';
 import { renderShifts } from '../schedules/render.js';
 import { eligiblePeople, renderingOf } from '../schedules/service.js';
-import type { EscalationTarget, PagedRecipient, ResolvedTargets, UnstaffedSchedule } from '../escalation/model.js';
+import { recipientEmail, type EscalationTarget, type PagedRecipient, type ResolvedTargets, type UnstaffedSchedule } from '../escalation/model.js';
 
 /** Who `targets` page at `at`; `teamId`: the policy's team, whose members alone are paged as people. */
 export async function resolveTargets(targets: readonly EscalationTarget[], at: string, teamId: string | null): Promise<ResolvedTargets> {
@@ -17,10 +18,10 @@ export async function resolveTargets(targets: readonly EscalationTarget[], at: s
   const recipients: PagedRecipient[] = [];
   const nobodyOnCall: UnstaffedSchedule[] = [];
   for (const target of targets) {
-    if (target.type === 'email') recipients.push({ email: target.address });
+    if (target.type === 'email') recipients.push({ kind: 'address', channel: 'email', address: target.address });
     else if (target.type === 'user') {
       const person = people.get(target.id);
-      if (person) recipients.push({ email: person.email, user_id: target.id, user_name: person.name });
+      if (person) recipients.push({ kind: 'person', user_id: target.id, name: person.name, email: person.email });
     } else {
       const found = onCall[schedules.indexOf(target.id)]!;
       if ('recipient' in found) recipients.push(found.recipient);
@@ -31,16 +32,16 @@ export async function resolveTargets(targets: readonly EscalationTarget[], at: s
 }
 
 /**
- * One recipient per address (case-insensitively), in the order first named: the first target naming it
- * keeps it, except that a person (a recipient with a `user_id`) takes the place of a bare `email` target
- * naming the same address — so that address is paged as the account holder it is (issue 41).
+ * One recipient per address (case-insensitively; a person's is their account's), in the order first
+ * named: the first target naming it keeps it, except that a person takes the place of a bare `email`
+ * target naming the same address — so that address is paged as the account holder it is (issue 41).
  */
 function deduplicated(recipients: readonly PagedRecipient[]): PagedRecipient[] {
   const byAddress = new Map<string, PagedRecipient>();
   for (const recipient of recipients) {
-    const address = recipient.email.toLowerCase();
+    const address = recipientEmail(recipient).toLowerCase();
     const kept = byAddress.get(address);
-    if (!kept || (!kept.user_id && recipient.user_id)) byAddress.set(address, recipient);
+    if (!kept || (kept.kind === 'address' && recipient.kind === 'person')) byAddress.set(address, recipient);
   }
   return [...byAddress.values()];
 }
@@ -54,5 +55,5 @@ async function onCallIn(scheduleId: string, at: string): Promise<{ recipient: Pa
   const [shift] = renderShifts(rules, overrides, at, until);
   const person = shift && people.get(shift.user_id);
   if (!shift || !person) return { unstaffed: { schedule_id: scheduleId, schedule_name: schedule.name } };
-  return { recipient: { email: person.email, user_id: shift.user_id, user_name: person.name, schedule_id: scheduleId } };
+  return { recipient: { kind: 'person', user_id: shift.user_id, name: person.name, email: person.email, schedule_id: scheduleId } };
 }

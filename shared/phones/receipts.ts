@@ -42,7 +42,7 @@ export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'a
 export async function applyReceipt(event: MessageEvent): Promise<{ outcome: ReceiptOutcome; message_id: string; status?: DeliveryStatus }> {
   const status = deliveryStatusOf(event.eventType);
   if (!status) return { outcome: 'intermediate', message_id: event.messageId };
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sentMessage(event.messageId) }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.notificationMessage(event.messageId) }));
   const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
   const entrySk = typeof Item?.entry_sk === 'string' ? Item.entry_sk : undefined;
   if (!incidentId || !entrySk) return { outcome: 'unknown_message', message_id: event.messageId, status };

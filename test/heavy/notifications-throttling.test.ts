@@ -4,7 +4,7 @@
  * invocation, and loses no e-mail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sesClient } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 import { SEND_CONCURRENCY } from '../../shared/notifications/notifier.js';
 import { Api, eventually, settle, uniqueEmail } from '../support/api.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';

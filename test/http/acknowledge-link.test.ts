@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { sesClient } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 import { notify } from '../../shared/notifications/notifier.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
@@ -72,7 +72,7 @@ async function linkedIncidents<const R extends string[][]>(...recipients: R): Pr
   const incidents = await seedIncidents(seeded, recipients.length, { opened: true, message: null });
   const linked = incidents.map((incident, index) => {
     const detail = { version: 1 as const, event_id: randomUUID(), occurred_at: clock.nowIso(), incident: incidentSnapshot(incident), step: { step_order: 1, delay_minutes: 0, emails: recipients[index]! } };
-    return { incidentId: incident.id, links: recipients[index]!.map((to) => [to, newAcknowledgeLink(detail, to)] as const) };
+    return { incidentId: incident.id, links: recipients[index]!.map((to) => [to, newAcknowledgeLink(detail, { address: to })] as const) };
   });
   await batchWrite(linked.flatMap(({ links }) => links.map(([, link]) => ({ PutRequest: { Item: link.record.Put!.Item! } }))));
   return linked.map(({ incidentId, links }) => ({ incidentId, links: Object.fromEntries(links.map(([to, link]) => [to, link.token])) })) as { [K in keyof R]: { incidentId: string; links: Record<string, string> } };

@@ -381,7 +381,7 @@ beforeAll(async () => {
       incident: { ...linked, monitor_name: 'M', owner_id: user.id, message: null, automatic: true, escalation_policy_id: null },
       step: { step_order: 1, delay_minutes: 0, emails: [invitee.email] },
     },
-    invitee.email,
+    { address: invitee.email },
   );
   const stop = newStopPagingLink(
     {
@@ -610,7 +610,7 @@ describe('DynamoDB calls per worker', () => {
     ]);
   });
 
-  it('notifier: a page to a person and to an outside address (a registered one, named as an e-mail target) reads no account', async () => {
+  it('notifier and person-notification: a page to a person and to an outside address (a registered one, named as an e-mail target) reads no account; the person\'s rules in one Query', async () => {
     const owner = await api.signUp(uniqueEmail('budget-pager'));
     const named = await api.signUp(uniqueEmail('budget-named'));
     const policy = await api.request('POST', '/api/escalation-policies', {
@@ -629,14 +629,11 @@ describe('DynamoDB calls per worker', () => {
     const commands = notifier.map((call) => call.command);
     // The event says who was reached as a person: no account's e-mail claim is read (issue 41).
     expect(notifier.flatMap((call) => partitionKeysOf(call.input)).filter((key) => key.startsWith('EMAIL#') || key.startsWith('USER#'))).toEqual([]);
-    // (Both recipients are served side by side, and beside the incident.created invocation: compared sorted.)
+    // (The outside address is served beside the incident.created invocation: compared sorted.)
     expect([...commands].sort(), commands.join(', ')).toEqual(
       [
         // incident.created: the monitor's subscribers (none).
         'QueryCommand',
-        // The person: the delivery record with its acknowledge link; marked sent.
-        'TransactWriteItemsCommand',
-        'UpdateItemCommand',
         // The outside address: its admission (permit, no stop, the day's address and page charges); the
         // delivery record with its acknowledge and stop links; marked sent.
         'TransactWriteItemsCommand',
@@ -644,6 +641,13 @@ describe('DynamoDB calls per worker', () => {
         'UpdateItemCommand',
       ].sort(),
     );
+    // The person (issue 43): their rules (the defaults: at once, to the account's e-mail), in one Query of
+    // their partition and no account read; the delivery record with its acknowledge link; marked sent;
+    // the notification timeline entry with its receipts' lookup.
+    const person = calls.calls.filter((call) => call.functionName === workers.personNotification.name);
+    expect(person.flatMap((call) => partitionKeysOf(call.input)).filter((key) => key.startsWith('EMAIL#'))).toEqual([]);
+    expect(person.filter((call) => partitionKeysOf(call.input).some((key) => key.startsWith('USER#'))).map((call) => call.command)).toEqual(['QueryCommand']);
+    expect(person.map((call) => call.command)).toEqual(['QueryCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
   });
 
   it('alert-processor: one read of a batch\'s claims, then per new alert the allowance and the opening; a re-sent notification costs that one read', async () => {

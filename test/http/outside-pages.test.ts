@@ -13,7 +13,7 @@ import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { DAILY_QUOTAS, utcDay, type QuotaKind } from '../../shared/platform/quotas/daily.js';
 import { notify } from '../../shared/notifications/notifier.js';
-import { sesClient } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 import { Api, allMailTo, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;

@@ -11,7 +11,8 @@ import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { PENDING_LEASE_MS, sesClient } from '../../shared/notifications/delivery.js';
+import { PENDING_LEASE_MS } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 import { Api, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { reportDown } from '../support/teams.js';
 

@@ -65,7 +65,7 @@ async function seedSmsMethod(user: User, number: string, fields: { verified?: bo
 /** SEED (the seam helper's reply-codes.ts allocates these at merge): `user`'s code `code` names `incidentId`. */
 async function seedReplyCode(user: User, code: number, incidentId: string) {
   await put({ ...keys.replyCode(user.id, code), type: 'reply_code', incident_id: incidentId, allocated_at: new Date().toISOString() });
-  await put({ ...keys.replyCodeOf(incidentId, user.id), type: 'reply_code_of', code });
+  await put({ ...keys.incidentReplyCode(incidentId, user.id), type: 'reply_code_of', code });
 }
 
 const reply = async (from: string, body: string) => {
@@ -111,7 +111,7 @@ describe('SMS replies', () => {
     expect(calls.commandsOf(workers.smsInbound.name)).toEqual([
       'QueryCommand',
       'BatchGetItemCommand',
-      'GetItemCommand',
+      'BatchGetItemCommand',
       'BatchGetItemCommand',
       'BatchGetItemCommand',
       'TransactWriteItemsCommand',
@@ -280,7 +280,7 @@ describe('SMS and voice receipts', () => {
       created_at: at,
       details: { channel: 'sms', address: '+1•••0100', user_id: owner.id, user_name: owner.name, status: 'sent', step_order: 1, message_id: messageId },
     });
-    await put({ ...keys.sentMessage(messageId), incident_id: incidentId, entry_sk: key.sk });
+    await put({ ...keys.notificationMessage(messageId), incident_id: incidentId, entry_sk: key.sk });
     return key;
   }
 

@@ -262,7 +262,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'ALERTBATCH#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MESSAGE#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'PHONE#', 'POLICY#', 'QUOTA#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
+    const known = ['ACKLINK#', 'ALERTBATCH#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MESSAGE#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'PHONE#', 'POLICY#', 'QUOTA#', 'REPLYCODE#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       // (A stream reader's grants of the stream, the alert processor's, are the event source mapping's.)
@@ -330,11 +330,11 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
+  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
-    expect(holders('ses:SendEmail')).toEqual([workers.notifier.name]);
+    expect(holders('ses:SendEmail').sort()).toEqual([workers.notifier.name, workers.personNotification.name].sort());
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
     const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name].sort();
     expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
@@ -343,10 +343,12 @@ describe('CDK stack', () => {
       const passRole = statementsOf(roles.get(name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
       expect(passRole.Condition, name).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
     }
-    const ses = statementsOf(roles.get(workers.notifier.name)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
-    expect(ses.Resource).toBe('*');
-    expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);
-    expect(refersTo((ses.Condition as { StringEquals: Record<string, unknown> }).StringEquals['ses:FromAddress'], 'SenderEmail')).toBe(true);
+    for (const sender of [workers.notifier.name, workers.personNotification.name]) {
+      const ses = statementsOf(roles.get(sender)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
+      expect(ses.Resource).toBe('*');
+      expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);
+      expect(refersTo((ses.Condition as { StringEquals: Record<string, unknown> }).StringEquals['ses:FromAddress'], 'SenderEmail')).toBe(true);
+    }
   });
 
   it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
@@ -408,7 +410,7 @@ describe('CDK stack', () => {
         expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
       ]);
     }
-    // Every asynchronously invoked function (the rules' targets, and escalation-step) has bounded retries and an on-failure queue.
+    // Every asynchronously invoked function (the rules' targets, person-notification among them, and escalation-step) has bounded retries and an on-failure queue.
     const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name]);
     const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
     expect(invokeConfigs).toHaveLength(asyncTargets.size);
@@ -530,7 +532,7 @@ describe('CDK stack', () => {
       .filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map((fn) => [String(fn.Properties.Description).split(' ')[0], fn.Properties.ReservedConcurrentExecutions]);
     expect(reserved.sort()).toEqual(
-      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.alertProcessor.name, workers.heartbeatSweep.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name]
+      [workers.monitorCheck.name, 'alerts-enqueue', 'alerts-alertmanager', workers.alertProcessor.name, workers.heartbeatSweep.name, workers.publisher.name, workers.escalationScheduler.name, workers.escalationStep.name, workers.notifier.name, workers.personNotification.name]
         .sort()
         .map((name) => [name, 5]),
     );

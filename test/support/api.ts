@@ -110,13 +110,15 @@ export async function allMailTo(api: Api, to: string) {
 }
 
 const isConfirmation = (email: { subject: string }) => email.subject.startsWith('Confirm your subscription');
+const isVerificationCode = (email: { subject: string }) => email.subject.startsWith('Your verification code is');
 
 /**
  * The e-mails the local SES mailbox holds for `to`, but for its subscription's confirmation (which
- * `subscribeConfirmed` reads; `allMailTo` has it too).
+ * `subscribeConfirmed` reads) and a contact method's verification code (`support/contacts.ts`);
+ * `allMailTo` has them too.
  */
 export async function mailTo(api: Api, to: string) {
-  return (await allMailTo(api, to)).filter((email) => !isConfirmation(email));
+  return (await allMailTo(api, to)).filter((email) => !isConfirmation(email) && !isVerificationCode(email));
 }
 
 /** Waits until `to` has at least `count` e-mails, and returns them. */

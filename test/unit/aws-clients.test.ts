@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { leanClient } from '../../shared/platform/aws-client.js';
 import { db } from '../../shared/platform/db/client.js';
-import { sesClient } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 
 const names = (client: { middlewareStack: { identify(): string[] } }) => client.middlewareStack.identify().map((entry) => entry.split(' ')[0]);
 

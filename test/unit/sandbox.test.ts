@@ -3,7 +3,7 @@ import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { advanceClock, clock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { newSandbox, perSandbox } from '../../shared/platform/sandbox.js';
-import { sesClient } from '../../shared/notifications/delivery.js';
+import { sesClient } from '../../shared/channels/email.js';
 import { workerHandler } from '../../functions/lib/observability.js';
 import { lambdaContext } from '../../infra/local/aws/lambda-context.js';
 import { captureLogs } from '../support/logs.js';

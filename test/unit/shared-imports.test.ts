@@ -2,7 +2,7 @@
  * shared/ reads bottom up. Its folders stand on floors, and a module imports (even for types) only
  * from its own folder or from folders on floors below its own — never sideways, never up:
  *
- *  10  notifications/  alerts/  heartbeats/  phones/  what arrives (an alert, a missed heartbeat, an SMS reply or receipt) and what goes out (e-mail)
+ *  10  notifications/  alerts/  heartbeats/  phones/  what arrives (an alert, a missed heartbeat, an SMS reply or receipt) and what goes out (e-mail, SMS, calls)
  *   9  paging/  webhooks/                             the paging flow, in story order; webhooks out
  *   8  incidents/  integrations/  subscribers/  team-deletion/
  *   7  monitors/                                      monitors and their heartbeat storage

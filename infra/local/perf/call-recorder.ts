@@ -5,7 +5,7 @@
  * it only then. Each thread records its own functions' calls (`Service.recordCalls`).
  */
 import { db } from '../../../shared/platform/db/client.js';
-import { sesClient } from '../../../shared/notifications/delivery.js';
+import { sesClient } from '../../../shared/channels/email.js';
 import { invocationChannel, invocationScope } from '../aws/functions.js';
 import { onNewSandbox } from '../../../shared/platform/sandbox.js';
 

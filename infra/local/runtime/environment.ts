@@ -50,6 +50,7 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookP
   process.env[env.schedulerGroup] = scheduleGroup;
   process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);
+  process.env[env.personNotificationArn] = functionArn(workers.personNotification.name);
   const own = Number(new URL(runtimeUrl).port);
   process.env[env.webhooksLoopbackPorts] = webhookPorts.filter((port) => port !== own).join(',');
   // EMF metrics are for CloudWatch; locally they would only fill the terminal.

@@ -223,17 +223,16 @@ export const keys = {
     key(`USER#${userId}`, `${userItemSk.notificationRuleShapePrefix}${contactMethodId}#${String(delayMinutes).padStart(4, '0')}#${urgency}`),
   /** Finds the accounts having a phone number among their SMS or voice methods (inbound SMS: STOP, replies). */
   phoneContact: (e164: string, userId: string, contactMethodId: string) => key(`PHONE#${e164}`, `USER#${userId}#CM#${contactMethodId}`),
+  /** A person's reply code `n` (SMS replies `<n>a`…): which incident it names. */
+  replyCode: (userId: string, code: number) => key(`USER#${userId}`, `REPLY#${code}`),
+  /** The reverse: a person's code for an incident (not in the incident's partition, which `getIncidentCollection` reads whole). */
+  incidentReplyCode: (incidentId: string, userId: string) => key(`REPLYCODE#${incidentId}#${userId}`, 'REPLYCODE'),
+  /** A sent message's provider id → its notification timeline entry (delivery receipts update its status). */
+  notificationMessage: (messageId: string) => key(`MESSAGE#${messageId}`, 'MESSAGE'),
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
-  // Issue 43: the phone lookup's partition, reply codes and sent messages.
   /** The partition of a phone number's lookup items: one per (account, sms/voice method) on the number. */
   phonePartition: (e164: string) => `PHONE#${e164}`,
-  /** A person's short reply code `n` for an open incident. */
-  replyCode: (userId: string, code: number) => key(`USER#${userId}`, `REPLY#${code}`),
-  /** The reverse: the code a person holds for an incident (not in the incident's partition). */
-  replyCodeOf: (incidentId: string, userId: string) => key(`REPLYCODE#${incidentId}#${userId}`, 'REPLYCODE'),
-  /** A message sent through a provider, by the provider's id: which timeline entry its receipts update. */
-  sentMessage: (providerMessageId: string) => key(`MESSAGE#${providerMessageId}`, 'MESSAGE'),
 } as const;
 
 /** The index attributes of an item: its partition and sort key in that index. */

@@ -33,6 +33,16 @@ export const escalationStepPlan = z.object({
   due_at: z.string(),
 });
 
+/** Whom a page is for (issue 43): a person (paged by their notification rules) or a bare e-mail address. */
+export const pageRecipient = z.union([
+  z.object({ kind: z.literal('person'), user_id: z.string(), name: z.string(), email: z.string(), schedule_id: z.optional(z.string()) }),
+  z.object({ kind: z.literal('address'), channel: z.literal('email'), address: z.string() }),
+]);
+export type PageRecipient = z.output<typeof pageRecipient>;
+
+/** The version of each event's detail written today (1 unless said here). */
+export const eventVersions: Partial<Record<string, number>> = { 'incident.escalation_step': 2 };
+
 /** A note posted on the incident's timeline (what status pages send with an update). */
 export const timelineNote = z.object({ id: z.string(), message: z.string(), user_id: z.string(), user_name: z.string(), created_at: z.string() });
 
@@ -69,14 +79,23 @@ export const eventDetails = {
   }),
   'incident.escalation_step': z.object({
     ...base,
+    /** 2 since issue 43 (`recipients`); a version-1 event (written before, redelivered) is read as its `step.emails` and `people` say. */
+    version: z.union([z.literal(1), z.literal(2)]),
     incident: incidentSnapshot,
     step: z.object({ step_order: z.int(), delay_minutes: z.int(), emails: z.array(z.string()) }),
     /**
      * Of `step.emails`, those reached as people (a `user` target, or on call in a `schedule` target):
      * account holders, paged as they are. Every other address (an `email` target, whoever's it is) is
-     * an outside address (issue 41). Absent (an event written before the field): none.
+     * an outside address (issue 41). Absent (an event written before the field): none. Kept in
+     * version 2 for version-1 consumers: the people's account addresses.
      */
     people: z.optional(z.array(z.string())),
+    /**
+     * Version 2 (issue 43): whom the step pages. A person is paged by their notification rules (their
+     * `email` is their account's address, as in `people`); a bare address by e-mail, as an outside
+     * address. Absent in version 1: `step.emails` and `people` say it.
+     */
+    recipients: z.optional(z.array(pageRecipient)),
   }),
   /** A monitor moved between scopes (a team, or its owner alone): its webhooks' listing and its incidents follow. */
   'monitor.team_changed': z.object({
@@ -88,6 +107,27 @@ export const eventDetails = {
     team_seq: z.int(),
     /** How many incidents the monitor had: the rescoper waits for them all, even if the monitor is deleted meanwhile. */
     incident_count: z.optional(z.int()),
+  }),
+  /**
+   * A page's people have notification rules due later (issue 43): written by person-notification when it
+   * sends their rules due at once; the escalation scheduler makes one one-time schedule per rule,
+   * invoking person-notification at `at` (named by the page's event and the rule: a repeat is one schedule).
+   */
+  'person.notifications_delayed': z.object({
+    ...base,
+    notifications: z.array(
+      z.object({
+        event_id: z.string(),
+        incident_id: z.string(),
+        step_order: z.int(),
+        paged_at: z.string(),
+        user_id: z.string(),
+        user_name: z.string(),
+        email: z.string(),
+        rule_id: z.string(),
+        at: z.string(),
+      }),
+    ),
   }),
   /** A webhook was disabled (a 410, or 3 days of failed attempts): the notifier e-mails its owner's own account address. */
   'webhook.disabled': z.object({

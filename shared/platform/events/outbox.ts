@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { tableName } from '../db/client.js';
 import { attributes, itemAbsent, keys } from '../db/keys.js';
 import type { TransactItem } from '../db/ops.js';
-import { eventDetails, OUTBOX_ITEM_TYPE, type EventDetail, type EventPayload, type EventType } from './model.js';
+import { eventDetails, eventVersions, OUTBOX_ITEM_TYPE, type EventDetail, type EventPayload, type EventType } from './model.js';
 
 /**
  * Outbox records are kept 7 days after writing: the stream keeps changes for 24 h only, so an event
@@ -20,7 +20,7 @@ export { OUTBOX_ITEM_TYPE, outboxItem } from './model.js';
 /** The transaction item that records `type` with `payload`, validated against its schema. */
 export function outboxPut<T extends EventType>(type: T, payload: EventPayload<T>, occurredAt: string): TransactItem {
   const eventId = randomUUID();
-  const detail = eventDetails[type].parse({ version: 1, event_id: eventId, occurred_at: occurredAt, ...payload }) as EventDetail<T>;
+  const detail = eventDetails[type].parse({ version: eventVersions[type] ?? 1, event_id: eventId, occurred_at: occurredAt, ...payload }) as EventDetail<T>;
   return {
     Put: {
       TableName: tableName(),

@@ -1,0 +1,79 @@
+/**
+ * What an SMS and a call of a page say (issue 43 §4).
+ *
+ * SMS: `[12] CRITICAL Checkout 5xx above 2% - reply 12a to acknowledge, 12r to resolve` and the
+ * acknowledge link, in one message of at most 160 GSM-7 characters where it fits: the title is cut
+ * (ending in `...`) to make it fit. The issue's example has an em dash, which GSM-7 lacks (one such
+ * character sends the whole message as UCS-2, 70 characters a part): we write ` - `. A title that
+ * needs characters outside GSM-7 (an emoji, Cyrillic) makes the message UCS-2, whose one part holds 70
+ * UTF-16 units, and the same cutting applies to that limit. When even a title cut short would not leave
+ * room for the link (a long API address: a link is about 110 characters on AWS), the text without the
+ * link is cut to one part and the link follows it: the message then goes as 2 parts (153 GSM-7
+ * characters each), rather than lose the link or the reply codes.
+ *
+ * Voice (one-way): the incident (severity, title, monitor) read twice, then how to acknowledge: reply
+ * to the text message with the code, or the link in the e-mail.
+ */
+
+/** GSM 03.38's basic character set (one unit each)… */
+const GSM7_BASIC =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+/** …and its extension table (two units each: an escape, then the character). */
+const GSM7_EXTENDED = '^{}\\[~]|€\f';
+
+/** One SMS part: 160 GSM-7 units, or 70 UTF-16 units when the text needs UCS-2. */
+export const SMS_GSM7_LIMIT = 160;
+export const SMS_UCS2_LIMIT = 70;
+
+/** Whether the text is all GSM-7 (so it goes as GSM-7, not UCS-2). */
+export const isGsm7 = (text: string) => [...text].every((char) => GSM7_BASIC.includes(char) || GSM7_EXTENDED.includes(char));
+
+/** The units the text takes in its encoding: GSM-7 septets (the extension's count two), or UTF-16 units. */
+export function smsUnits(text: string, gsm7 = isGsm7(text)): number {
+  if (!gsm7) return text.length;
+  return [...text].reduce((units, char) => units + (GSM7_EXTENDED.includes(char) ? 2 : 1), 0);
+}
+
+/** `text` cut (by whole characters, ending in `...`) to at most `units` in the encoding. */
+function cut(text: string, units: number, gsm7: boolean): string {
+  if (smsUnits(text, gsm7) <= units) return text;
+  const chars = [...text];
+  while (chars.length > 0 && smsUnits(`${chars.join('').trimEnd()}...`, gsm7) > units) chars.pop();
+  return chars.length > 0 ? `${chars.join('').trimEnd()}...` : '';
+}
+
+/** Below this, a title is not worth keeping in one part: the link goes in a second part instead. */
+const MIN_TITLE_UNITS = 12;
+
+export interface PageFacts {
+  code: number;
+  severity: string;
+  title: string;
+  monitorName: string;
+  acknowledgeUrl: string;
+}
+
+/** The SMS of a page (see the module's comment). */
+export function pageSms({ code, severity, title, acknowledgeUrl }: PageFacts): string {
+  const prefix = `[${code}] ${severity} `;
+  const suffix = ` - reply ${code}a to acknowledge, ${code}r to resolve`;
+  const link = ` ${acknowledgeUrl}`;
+  const gsm7 = isGsm7(prefix + title + suffix + link);
+  const limit = gsm7 ? SMS_GSM7_LIMIT : SMS_UCS2_LIMIT;
+  const room = limit - smsUnits(prefix + suffix + link, gsm7);
+  if (room >= Math.min(MIN_TITLE_UNITS, smsUnits(title, gsm7))) return `${prefix}${cut(title, room, gsm7)}${suffix}${link}`;
+  // The link leaves too little room: the text fills one part, the link follows in the next.
+  return `${prefix}${cut(title, Math.max(0, limit - smsUnits(prefix + suffix, gsm7)), gsm7)}${suffix}${link}`;
+}
+
+/** What a call of a page reads (twice), and how to acknowledge. */
+export function pageVoice({ code, severity, title, monitorName }: Omit<PageFacts, 'acknowledgeUrl'>): string {
+  const incident = `A ${severity.toLowerCase()} severity incident on ${monitorName}: ${title}.`;
+  const spokenCode = String(code).split('').join(' ');
+  return [
+    `This is an incident page. ${incident}`,
+    `Again: ${incident}`,
+    `To acknowledge, reply to the text message with ${spokenCode} A, or open the link in the e-mail.`,
+    'Goodbye.',
+  ].join(' ');
+}
