@@ -345,13 +345,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   };
 
   // ----- the page path: the notifier, the bus, the publisher ---------------------------------------
-  /**
-   * A page to an outside address (every address the floor pages: it pages no person) goes only if the address
-   * has not stopped the sending account (the service's `PAGESTOP#` item) and within the account's daily quotas
-   * of distinct outside addresses (25) and of pages to them (250): one TransactWriteItems before the send, a
-   * ConditionCheck and one counter item per account and day that holds the day's addresses. Withheld: recorded
-   * on the incident, not sent.
-   */
+  /** A page to an outside address (all the floor pages) goes if the address has not stopped the account (the service's item) and within the account's day (25 addresses, 250 pages): one transaction; withheld: recorded, not sent. */
   const admitted = async (incident: Item, to: string) => {
     const [address, now] = [to.toLowerCase(), new Date()];
     const quota = {
