@@ -10,8 +10,9 @@
  * - The page path, trigger (`POST /check`, the monitor-check payload; `POST /v2/enqueue`, Events API v2) →
  *   reads → one transaction (the claim on its absence, the incident, an outbox record with step 1's addresses)
  *   → the runtime's own stream reader (`StreamPoller`, woken by the write, started before the first page) →
- *   PutEvents to a bus in this process → a notifier sending the page (an acknowledge link signed with a key:
- *   no record) through the runtime's SES API. A refused claim answers the incident it names; a claim naming a
+ *   PutEvents to a bus in this process → a notifier that admits each page to an outside address (not stopped
+ *   by it for the sending account, within the account's daily quotas: one TransactWriteItems) and sends it (an
+ *   acknowledge link and a stop link signed with a key: no record) through the runtime's SES API. A refused claim answers the incident it names; a claim naming a
  *   resolved incident is replaced on the condition that it still names it. Only addresses are paged.
  *   `with` adds a guarantee of the design, to measure its cost: `delivery` (exactly-once pages: the pending
  *   delivery record with the link's record before the send, marked sent after), `transaction` (the atomic
@@ -33,7 +34,7 @@ import type { AddressInfo } from 'node:net';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { leanClient } from '../../shared/platform/aws-client.js';
@@ -344,6 +345,26 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   };
 
   // ----- the page path: the notifier, the bus, the publisher ---------------------------------------
+  /** A page to an outside address (all the floor pages) goes if the address has not stopped the account (the service's item) and within the account's day (25 addresses, 250 pages): one transaction; withheld: recorded, not sent. */
+  const admitted = async (incident: Item, to: string) => {
+    const [address, now] = [to.toLowerCase(), new Date()];
+    const quota = {
+      UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD addresses :address, pages :one',
+      ConditionExpression: '(attribute_not_exists(pages) OR pages < :pages) AND (attribute_not_exists(addresses) OR contains(addresses, :to) OR size(addresses) < :addresses)',
+      ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':type': 'floor_quota', ':ttl': Math.floor(now.getTime() / 1000) + 3 * 86_400, ':address': new Set([address]), ':to': address, ':one': 1, ':pages': 250, ':addresses': 25 },
+    };
+    const stopped = { TableName, Key: { pk: `PAGESTOP#${incident.owner_id}#${address}`, sk: 'PAGESTOP' }, ConditionExpression: 'attribute_not_exists(pk)' };
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: [{ ConditionCheck: stopped }, { Update: { TableName, Key: { pk: `QUOTA#${incident.owner_id}`, sk: `floor_outside#${now.toISOString().slice(0, 10)}` }, ...quota } }] }));
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionCanceledException') throw error;
+      await db.send(new PutCommand({ TableName, Item: { pk: `INCIDENT#${incident.id}`, sk: `FLOORWITHHELD#${address}`, type: 'floor_withheld', at: now.toISOString() } }));
+      return false;
+    }
+  };
+
   const notify = async (detail: Item) => {
     const { incident, step } = detail;
     await Promise.all(
@@ -351,8 +372,11 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
         const expires = Date.now() + 24 * 3_600_000;
         const claims = `${incident.id}.${step.step_order}.${Buffer.from(to).toString('base64url')}.${expires}`;
         const link = `${options.publicUrl}/floor/acknowledge/${claims}.${createHmac('sha256', LINK_KEY).update(claims).digest('base64url')}`;
+        if (!(await admitted(incident, to))) return;
+        const stop = `${incident.owner_id}.${Buffer.from(to.toLowerCase()).toString('base64url')}.${expires}`;
+        const stopLink = `${options.publicUrl}/floor/stop-paging/${stop}.${createHmac('sha256', LINK_KEY).update(stop).digest('base64url')}`;
         const subject = `[${incident.severity}] ${incident.title} — you are paged (step ${step.step_order})`;
-        const body = `${incident.title}\nMonitor: ${incident.monitor_name}\nSeverity: ${incident.severity}\nStarted: ${incident.started_at}\nIncident: ${incident.id}\n\nAcknowledge: ${link}\n`;
+        const body = `${incident.title}\nMonitor: ${incident.monitor_name}\nSeverity: ${incident.severity}\nStarted: ${incident.started_at}\nIncident: ${incident.id}\n\nAcknowledge: ${link}\nStop paging this address: ${stopLink}\n`;
         const delivery = { pk: `DELIVERY#${detail.event_id}`, sk: `TO#${to}` };
         if (options.with?.includes('delivery')) {
           const record = { ...delivery, type: 'floor_delivery', state: 'pending', attempt: randomUUID(), lease_until: new Date(Date.now() + 60_000).toISOString() };
@@ -445,7 +469,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
         { Put: { TableName, Item: { ...incidentKey(incident.id), type: 'floor_incident', ...incident }, ConditionExpression: 'attribute_not_exists(pk)' } },
       ];
       if (paged) {
-        const detail = { event_id: eventId, occurred_at: now, incident: { id: incident.id, title, severity, monitor_name: monitor.name, started_at: now }, step };
+        const detail = { event_id: eventId, occurred_at: now, incident: { id: incident.id, title, severity, monitor_name: monitor.name, owner_id: monitor.owner_id, started_at: now }, step };
         items.push({ Put: { TableName, Item: { pk: `FLOOROUTBOX#${eventId[0]}`, sk: `${now}#${eventId}`, type: FLOOR_OUTBOX_TYPE, floor: instance, detail, ttl: Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECONDS } } });
       }
       if (options.with?.includes('transaction')) {

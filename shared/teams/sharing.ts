@@ -1,6 +1,8 @@
 /**
  * "Owned by a user or shared with a team": the one protocol of every resource its owner may share
- * with one team (a monitor, an escalation policy, a schedule; webhooks and the next resources use it).
+ * with one team: a monitor, an escalation policy, a schedule, a webhook (its creator's, shared with the
+ * team it covers or its monitor's team; it never moves by itself, only with its monitor), and the next
+ * resources.
  *
  * - Update and move: the caller is its owner, or reaches it through a role in its team (anyone else:
  *   404, as if it did not exist). Moving it takes OWNER or ADMIN in the team it leaves and OWNER,

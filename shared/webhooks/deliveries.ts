@@ -49,13 +49,13 @@ export async function listDeliveries(caller: Caller, webhookId: string, query: L
 async function managedWebhook(caller: Caller, webhookId: string): Promise<Webhook> {
   const webhook = await getWebhook(webhookId);
   if (!webhook) throw webhookNotFound();
-  const guards = await writeGuards(caller, webhook);
+  const { guards, owner } = await writeGuards(caller, webhook, 'change');
   const { outcome, item } = await transactOutcome([
     ...guards,
     ['changed', { ConditionCheck: { TableName: tableName(), Key: keys.webhook(webhookId), ConditionExpression: itemPresent } }],
   ]);
   if (outcome === 'changed') throw webhookNotFound();
-  if (outcome !== 'ok') throw refusal(outcome, item);
+  if (outcome !== 'ok') throw refusal(outcome, item, owner);
   return webhook;
 }
 

@@ -1,9 +1,10 @@
 /**
- * Outgoing webhooks, managed as monitors are: a monitor's webhook by whoever may update the
- * monitor (its owner, or OWNER, ADMIN or MEMBER of its team), a team's by its OWNER, ADMIN or
- * MEMBER, an owner's by that owner alone; any member of the team (VIEWER included) reads them.
- * Rights are checked inside each write's transaction (the team and the membership's role), never
- * by a read before it.
+ * Outgoing webhooks, shared by the one protocol of `teams/sharing.ts`: a webhook is its creator's,
+ * shared with the team it covers (a monitor's webhook: the monitor's team, whose owner keeps every
+ * right on it). OWNER, ADMIN or MEMBER of that team change it in place; its creator or an OWNER or
+ * ADMIN deletes it; an owner's webhook is that owner's alone; any member of the team (VIEWER
+ * included) reads it. Rights are checked inside each write's transaction (the team and the
+ * membership's role), never by a read before it.
  */
 import { randomUUID } from 'node:crypto';
 import { env } from '../system.js';
@@ -18,6 +19,7 @@ import { monitorNotFound } from '../monitors/service.js';
 import { getMonitor } from '../monitors/repository.js';
 import type { Monitor } from '../monitors/model.js';
 import { accessRefusal, accessTo, allows, OPERATORS, pageOfScopes, READERS, roleIn, shareRefusal, teamGuard, type GuardOutcome } from '../teams/access.js';
+import { deleteGuard, updateAccess, updateRefusal } from '../teams/sharing.js';
 import type { PageView } from '../platform/api/pagination.js';
 import { generateSecret } from './signing.js';
 import { checkTarget, loopbackPortsFrom, TargetRefused, type TargetOptions } from './target.js';
@@ -75,14 +77,16 @@ const monitorOwnedBy = (monitorId: string, ownerId: string, seq?: number): Trans
   },
 });
 
-type WriteOutcome = GuardOutcome | 'moved';
+/** A create's guards refuse by the team it joins (`team_*`); a change's by the team it is in (`from_*`). */
+type CreateOutcome = GuardOutcome | 'moved';
+type WriteOutcome = CreateOutcome | 'from_gone' | 'from_role';
 type Guards = repository.Guard<WriteOutcome>;
 
 /**
  * The guards of a write about `monitor`'s webhooks by the caller (with `unmovedSince`: and the
  * monitor has not moved since it was read); null when the caller cannot reach the monitor at all.
  */
-function monitorGuards(caller: Caller, monitor: Monitor, unmovedSince?: number): Guards | null {
+function monitorGuards(caller: Caller, monitor: Monitor, unmovedSince?: number): repository.Guard<CreateOutcome> | null {
   if (monitor.owner_id === caller.userId) return [['moved', monitorOwnedBy(monitor.id, caller.userId, unmovedSince)]];
   if (!monitor.team_id) return null;
   return [...teamGuard(monitor.team_id, caller.userId, OPERATORS), ['moved', monitorInTeam(monitor.id, monitor.team_id, unmovedSince)]];
@@ -92,23 +96,52 @@ function monitorGuards(caller: Caller, monitor: Monitor, unmovedSince?: number):
 export const webhookLimitReached = (scope: repository.WebhookScope) =>
   new BadRequestError(`Webhook limit reached: at most ${repository.WEBHOOK_LIMITS[scope]} per ${scope === 'owner' ? 'account' : scope}`);
 
-/** The guards of a write to an existing webhook by the caller (404 Webhook not found when they cannot reach it). */
-export async function writeGuards(caller: Caller, webhook: Webhook): Promise<Guards> {
+/** What a write does to an existing webhook: change it in place (PUT, a new secret, a test or redelivery) or delete it. */
+export type WebhookWrite = 'change' | 'delete';
+
+/** The guards of a write to an existing webhook, and whether the caller acts as its owner (for `refusal`). */
+export interface WriteGuards {
+  guards: Guards;
+  owner: boolean;
+}
+
+/**
+ * The guards of a write to an existing webhook by the caller, by the one sharing protocol
+ * (`teams/sharing.ts`): a webhook is its creator's (`owner_id`), shared with the team it covers, a
+ * monitor's webhook with the monitor's team, whose owner keeps every right on it. Changing it in
+ * place takes OWNER, ADMIN or MEMBER of that team (its creator too: it sends the team's incidents);
+ * deleting it, its creator or an OWNER or ADMIN. It never moves by a write of its own (it moves with
+ * its monitor). 404 Webhook not found when the caller cannot reach it.
+ */
+export async function writeGuards(caller: Caller, webhook: Webhook, write: WebhookWrite): Promise<WriteGuards> {
+  let teamId: string | null = null;
+  let monitor: Monitor | undefined;
   switch (repository.scopeOfWebhook(webhook)) {
     case 'owner':
-      if (webhook.owner_id !== caller.userId) throw webhookNotFound();
-      return [];
+      break;
     case 'team':
-      return teamGuard(webhook.team_id!, caller.userId, OPERATORS);
+      teamId = webhook.team_id!;
+      break;
     case 'monitor': {
-      const monitor = await getMonitor(webhook.monitor_id!);
-      // A deleted monitor's webhook stays its creator's to delete.
-      if (!monitor && webhook.owner_id === caller.userId) return [];
-      const guards = monitor && monitorGuards(caller, monitor);
-      if (!guards) throw webhookNotFound();
-      return guards;
+      monitor = await getMonitor(webhook.monitor_id!);
+      // A deleted monitor's webhook stays its creator's alone.
+      if (!monitor) break;
+      if (monitor.owner_id === caller.userId) return { guards: [['moved', monitorOwnedBy(monitor.id, caller.userId)]], owner: true };
+      // On a monitor of its owner alone, the webhook is the monitor owner's to manage: its creator keeps only the delete.
+      if (!monitor.team_id && !(write === 'delete' && webhook.owner_id === caller.userId)) throw webhookNotFound();
+      teamId = monitor.team_id;
     }
   }
+  const shared = { owner_id: webhook.owner_id, team_id: teamId };
+  const { owner, guard } =
+    write === 'delete'
+      ? deleteGuard(caller.userId, shared, webhookNotFound)
+      : (({ owner, from }) => ({ owner, guard: from.map(([outcome, item]) => [outcome === 'team_gone' ? 'from_gone' : 'from_role', item] as const) }))(
+          updateAccess(caller.userId, shared, undefined, webhookNotFound, { ownerThroughTeam: true }),
+        );
+  // Through the monitor's team: and the monitor is still in it (moving it out takes the team's rights on its webhooks with it).
+  const inTeam: Guards = monitor && teamId && guard.length > 0 ? [['moved', monitorInTeam(monitor.id, teamId)]] : [];
+  return { guards: [...guard, ...inTeam], owner };
 }
 
 /** The webhook, if the caller may read it; `404 Webhook not found` otherwise, as for one that never existed. */
@@ -190,9 +223,14 @@ export async function reviewCreatorAccess(webhook: Webhook): Promise<'may_read' 
   return (await disableForLostAccess(webhook, access.monitor)) ? 'disabled' : 'changed';
 }
 
-/** A failed write's error: the guard that failed, or the webhook changed meanwhile (`changed`: try again). */
-export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined): Error {
+/**
+ * A refused write's error, as for every shared resource (`teams/sharing.ts`): the monitor moved
+ * meanwhile (404), the team it is in (`from_*`, a change: `updateRefusal`), or the delete's guard
+ * (403 to a member short of OWNER or ADMIN, else 404).
+ */
+export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | undefined, owner: boolean): Error {
   if (outcome === 'moved') return webhookNotFound();
+  if (outcome === 'from_gone' || outcome === 'from_role') return updateRefusal(outcome, item, { owner }, webhookNotFound)!;
   return accessRefusal(outcome, item, webhookNotFound);
 }
 
@@ -206,7 +244,7 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
   const id = randomUUID();
   // Again when the monitor moved between its read and the write (it is listed where it was read).
   return retryOnConflict(async (attempt) => {
-    let guards: Guards = [];
+    let guards: repository.Guard<CreateOutcome> = [];
     let place: repository.MonitorPlace | undefined;
     if (input.monitor_id) {
       const monitor = await getMonitor(input.monitor_id);
@@ -263,17 +301,18 @@ export function listWebhooks(caller: Caller, query: ListWebhooksQuery): Promise<
 async function changeWith(
   caller: Caller,
   webhookId: string,
+  kind: WebhookWrite,
   write: (current: Webhook, guards: Guards) => Promise<{ outcome: WriteOutcome | 'changed' | 'ok'; item?: Record<string, unknown> }>,
   prepare?: (current: Webhook) => Promise<void>,
 ): Promise<Webhook> {
   return retryOnConflict(async () => {
     const current = await repository.getWebhook(webhookId);
     if (!current) throw webhookNotFound();
-    const guards = await writeGuards(caller, current);
+    const { guards, owner } = await writeGuards(caller, current, kind);
     await prepare?.(current);
     const { outcome, item } = await write(current, guards);
     if (outcome === 'ok') return current;
-    if (outcome !== 'changed') throw refusal(outcome, item);
+    if (outcome !== 'changed') throw refusal(outcome, item, owner);
     return undefined;
   }, gaveUp(webhookId));
 }
@@ -289,6 +328,7 @@ export async function updateWebhook(caller: Caller, webhookId: string, changes: 
   await changeWith(
     caller,
     webhookId,
+    'change',
     (current, guards) => {
       const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Webhook>;
       if (current.disabled_reason === CREATOR_LOST_ACCESS) set.owner_id = caller.userId;
@@ -303,13 +343,13 @@ export async function updateWebhook(caller: Caller, webhookId: string, changes: 
 }
 
 export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
-  await changeWith(caller, webhookId, (current, guards) => repository.deleteWebhook(current, guards));
+  await changeWith(caller, webhookId, 'delete', (current, guards) => repository.deleteWebhook(current, guards));
 }
 
 /** A new secret; the one it replaces keeps signing (a second signature) for 24 hours. */
 export async function rotateSecret(caller: Caller, webhookId: string): Promise<{ secret: string }> {
   const secret = generateSecret();
-  await changeWith(caller, webhookId, (current, guards) => {
+  await changeWith(caller, webhookId, 'change', (current, guards) => {
     const now = clock.nowIso();
     return repository.changeWebhook(current, { set: { secret, previous_secret: { secret: current.secret, rotated_at: now }, updated_at: now } }, guards);
   });

@@ -7,11 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startFloor } from '../../infra/tools/floor.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
 import { eventDetails } from '../../shared/platform/events/model.js';
 import { allMailTo, Api, eventually, uniqueEmail, type User } from '../support/api.js';
 import { checkContract } from '../support/contract.js';
@@ -175,9 +176,26 @@ describe("the floor's page path pages as the service does", () => {
     expect(page.subject).toBe('[HIGH] Floor paged is down — you are paged (step 1)');
     expect(page.body.text).toContain('Monitor: Floor paged');
     expect(page.body.text).toMatch(new RegExp(`Acknowledge: ${api.runtime.url}/floor/acknowledge/${incidentId}\\.1\\.\\S+\\.\\d+\\.[A-Za-z0-9_-]{43}`));
+    expect(page.body.text).toMatch(new RegExp(`Stop paging this address: ${api.runtime.url}/floor/stop-paging/${owner.id}\\.\\S+\\.\\d+\\.[A-Za-z0-9_-]{43}`));
     // The claim holds: the incident stays the only open one of the monitor.
     expect(await floorPost('/check', down(monitorId))).toMatchObject({ status: 200, body: { outcome: 'incident_already_open', incident_id: incidentId } });
     expect(await floorPost('/check', { ...down(monitorId), consecutiveFailures: 1 })).toMatchObject({ status: 200, body: { outcome: 'below_threshold' } });
+  });
+
+  it("admits a page to an outside address as the service must: an address that stopped the sending account is not paged, and each page counts against the account's day", async () => {
+    const stopped = uniqueEmail('floor-stopped');
+    const TableName = process.env[TABLE_NAME_ENV]!;
+    const get = async (key: Record<string, string>) => (await db().send(new GetCommand({ TableName, Key: key }))).Item;
+    await db().send(new PutCommand({ TableName, Item: { ...keys.pagingStopped(owner.id, stopped), type: 'paging_stopped' } }));
+    const policy = (await serviceRequest('POST', '/api/escalation-policies', { name: 'Stopped pages', steps: [{ delay_minutes: 0, emails: [stopped] }] })).body.escalation_policy.id;
+    const monitorId = (await serviceRequest('POST', '/api/monitors', { name: 'Floor stopped', failure_threshold: 1, escalation_policy_id: policy })).body.monitor.id as string;
+    const opened = await floorPost('/check', down(monitorId));
+    expect(opened).toMatchObject({ status: 200, body: { outcome: 'incident_opened' } });
+    await eventually(() => get({ pk: `INCIDENT#${opened.body.incident_id}`, sk: `FLOORWITHHELD#${stopped.toLowerCase()}` }), (item) => item !== undefined);
+    expect(await allMailTo(api, stopped)).toEqual([]);
+    // The pages admitted so far (the earlier tests' to `oncall`) are counted on the account's day.
+    const day = await get({ pk: `QUOTA#${owner.id}`, sk: `floor_outside#${new Date().toISOString().slice(0, 10)}` });
+    expect(day).toMatchObject({ pages: expect.any(Number), addresses: new Set([oncall.toLowerCase()]) });
   });
 
   // (Not the other way round: the floor's incident item carries what its page needs, not all the service reads.)

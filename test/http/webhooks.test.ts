@@ -125,6 +125,28 @@ describe('managing webhooks', () => {
     expect(both.body.details).toEqual([{ field: 'team_id', message: 'A webhook covers one monitor (monitor_id) or one team (team_id), not both' }]);
   });
 
+  it("is deleted by the sharing protocol: its creator or the team's OWNER or ADMIN; a MEMBER changes one in place but deletes only their own", async () => {
+    const { OWNER, ADMIN, MEMBER } = roles.users;
+    const ownersMonitor = await createMonitor(api, OWNER, { name: 'Owner API', team_id: roles.team.id });
+    const [adminsTeamHook, membersTeamHook, adminsMonitorHook] = await Promise.all([
+      createHook(ADMIN, { team_id: roles.team.id }),
+      createHook(MEMBER, { team_id: roles.team.id }),
+      createHook(ADMIN, { monitor_id: ownersMonitor.id }),
+    ]);
+    const remove = (user: User, id: string) => api.request('DELETE', `/api/webhooks/${id}`, { token: user.token });
+
+    for (const id of [adminsTeamHook.id, adminsMonitorHook.id]) {
+      // As for a team monitor, policy or schedule: a MEMBER may change it, not delete it.
+      expect((await api.request('PUT', `/api/webhooks/${id}`, { token: MEMBER.token, body: { description: 'Renamed' } })).status).toBe(200);
+      const refused = await remove(MEMBER, id);
+      expect([refused.status, refused.body]).toEqual([403, { error: 'Not authorized' }]);
+      expect((await api.request('GET', `/api/webhooks/${id}`, { token: MEMBER.token })).status).toBe(200);
+    }
+    expect((await remove(MEMBER, membersTeamHook.id)).body).toEqual({ message: 'Webhook deleted' });
+    expect((await remove(ADMIN, adminsTeamHook.id)).body).toEqual({ message: 'Webhook deleted' });
+    expect((await remove(OWNER, adminsMonitorHook.id)).body).toEqual({ message: 'Webhook deleted' });
+  });
+
   it('refuses every URL class it must not call', async () => {
     const refused: [string, string][] = [
       ['ftp://hooks.example.com/x', 'URL must use https'],
