@@ -103,9 +103,7 @@ export type Capability =
   /** sms-voice:SendTextMessage and SendVoiceMessage from the origination identity (End User Messaging SMS and Voice v2). */
   | 'send-sms-voice'
   /** scheduler:CreateSchedule in the escalation group (schedules delete themselves), iam:PassRole of its role. */
-  | 'manage-schedules'
-  /** sms-voice:SendTextMessage / SendVoiceMessage from the origination identity, with the configuration set (issue 43). */
-  | 'send-sms-voice';
+  | 'manage-schedules';
 
 export interface FunctionDescription {
   /** Stable function name (also the Lambda's logical id and the local invoke name). */

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import ts from 'typescript';
-import { allFunctions } from '../../shared/system.js';
+import { allFunctions, type Capability } from '../../shared/system.js';
 import { repositoryRoot } from '../paths.js';
 import { withFileLock } from './file-lock.js';
 import { markConstantsPure, marksConstantsPure } from './pure-constants.js';
@@ -44,6 +44,26 @@ export const handler = async (event) => {
   return Item ?? null;
 };
 `;
+
+/** The AWS SDK client a capability needs, and one command it sends (what a function with it minimally bundles). */
+const CAPABILITY_CLIENTS: Record<Capability, { module: string; client: string; command: string }> = {
+  'publish-events': { module: '@aws-sdk/client-eventbridge', client: 'EventBridgeClient', command: 'PutEventsCommand' },
+  'send-email': { module: '@aws-sdk/client-ses', client: 'SESClient', command: 'SendEmailCommand' },
+  'send-sms-voice': { module: '@aws-sdk/client-pinpoint-sms-voice-v2', client: 'PinpointSMSVoiceV2Client', command: 'SendTextMessageCommand' },
+  'manage-schedules': { module: '@aws-sdk/client-scheduler', client: 'SchedulerClient', command: 'CreateScheduleCommand' },
+};
+
+/**
+ * A function's own floor: the baseline, plus one send of each AWS client its capabilities need
+ * (a function that e-mails carries SES's client however lean its code; issue 43 gave one function two).
+ */
+export function floorSource(capabilities: readonly Capability[] = []): string {
+  const clients = [...new Set(capabilities)].map((capability) => CAPABILITY_CLIENTS[capability]);
+  if (clients.length === 0) return BASELINE_SOURCE;
+  const imports = clients.map(({ module, client, command }) => `import { ${client}, ${command} } from '${module}';`).join('\n');
+  const sends = clients.map(({ client, command }, index) => `  if (event.c${index}) await new ${client}({}).send(new ${command}(event.c${index}));`).join('\n');
+  return BASELINE_SOURCE.replace('export const handler = async (event) => {\n', `${imports}\nexport const handler = async (event) => {\n${sends}\n`);
+}
 
 /** The modules of `shared/`, with their top-level constants' calls marked pure (`pure-constants.ts`). */
 const sharedConstantsPure: Plugin = {

@@ -109,7 +109,9 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   // ----- the incident routes: views (the contract's shapes) and items -----------------------------
   /** The fields of an item, absent ones null. */
   const pick = (item: Item, fields: string) => Object.fromEntries(fields.split(' ').map((field) => [field, item[field] ?? null]));
-  const view = (i: Item) => pick(i, 'id monitor_id title status severity acknowledged started_at resolved_at created_at');
+  // Urgency is stored at open (the monitor's, or its severity's); an incident from before has its severity's.
+  const urgencyOf = (severity: string) => (severity === 'CRITICAL' || severity === 'HIGH' ? 'high' : 'low');
+  const view = (i: Item) => ({ ...pick(i, 'id monitor_id title status severity acknowledged started_at resolved_at created_at'), urgency: i.urgency ?? urgencyOf(String(i.severity)) });
   const listView = (i: Item) => ({ ...view(i), ...pick(i, 'monitor_name escalation_policy_id'), ...(i.alert_count === undefined ? {} : pick(i, 'alert_count last_alert_at')) });
   const entryView = (e: Item) => pick(e, 'id incident_id kind status message user_id user_name created_at details');
   const snapshot = (i: Item, message: string | null) => ({ ...pick(i, 'id monitor_id monitor_name owner_id title status severity automatic acknowledged started_at resolved_at escalation_policy_id'), message });
@@ -240,7 +242,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
       gsi1sk: `INCIDENT#${now}#${id}`,
       // The contract's one list filter (severity), as the owner-severity index is keyed.
       owner_severity_pk: `OWNER#${sub}#severity#${severity}`,
-      ...{ type: 'incident', id, monitor_id: input.monitorId, monitor_name: monitor.name, owner_id: sub, title, status: 'INVESTIGATING', severity },
+      ...{ type: 'incident', id, monitor_id: input.monitorId, monitor_name: monitor.name, owner_id: sub, title, status: 'INVESTIGATING', severity, urgency: monitor.urgency ?? urgencyOf(severity) },
       ...{ acknowledged: false, automatic: false, started_at: now, escalation_policy_id: null, created_at: now, updated_at: now },
     };
     await db.send(
@@ -459,7 +461,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     const now = new Date().toISOString();
     for (let stale: string | undefined, attempt = 0; attempt < 3; attempt++) {
       const incident = {
-        ...{ id: randomUUID(), monitor_id: monitor.id, monitor_name: monitor.name, owner_id: monitor.owner_id, team_id: monitor.team_id ?? null, title, message, severity },
+        ...{ id: randomUUID(), monitor_id: monitor.id, monitor_name: monitor.name, owner_id: monitor.owner_id, team_id: monitor.team_id ?? null, title, message, severity, urgency: monitor.urgency ?? urgencyOf(severity) },
         ...{ status: 'INVESTIGATING', acknowledged: false, escalation_policy_id: monitor.escalation_policy_id ?? null, started_at: now, created_at: now, updated_at: now, ...fields },
       };
       const eventId = randomUUID();

@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASELINE_SOURCE, bundleSource, median } from '../../infra/build/bundling.js';
-import { allFunctions } from '../../shared/system.js';
+import { BASELINE_SOURCE, bundleSource, floorSource, median } from '../../infra/build/bundling.js';
+import { allFunctions, type Capability } from '../../shared/system.js';
 import { ids } from '../../infra/openapi/examples.js';
 import { repositoryRoot } from '../../infra/paths.js';
 import { within } from '../support/deadlines.js';
@@ -20,6 +20,8 @@ import { within } from '../support/deadlines.js';
 const MAX_BUNDLE_BYTES = 560 * 1024;
 /** Issue 12's goal for the median bundle over the DocumentClient + GetItem floor (docs/performance.md). */
 const LIMIT = 1.25;
+/** No function's bundle past this over its own floor (`floorSource`: the baseline and the AWS clients its capabilities need). */
+const STRAY_LIMIT = 1.35;
 
 type Template = { Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: string } } }> };
 
@@ -86,7 +88,19 @@ describe('cdk synth', () => {
     expect(baseline.length).toBeGreaterThan(200 * 1024);
     expect(ratio).toBeLessThanOrEqual(LIMIT);
     // No function strays far from the others (one bloated import shows here even if the median holds).
-    for (const bundle of functions) expect(bundle.code.length / baseline.length, bundle.name).toBeLessThanOrEqual(LIMIT + 0.1);
+    const floors = new Map<string, number>();
+    const floorOf = async (capabilities: readonly Capability[] = []) => {
+      const source = floorSource(capabilities);
+      if (!floors.has(source)) floors.set(source, (await bundleSource(source)).length);
+      return floors.get(source)!;
+    };
+    const ratios = [];
+    for (const bundle of functions) {
+      const floor = await floorOf(allFunctions.find((fn) => fn.name === bundle.name)!.capabilities);
+      ratios.push({ name: bundle.name, ratio: Number((bundle.code.length / floor).toFixed(4)) });
+    }
+    expect(ratios.filter(({ ratio }) => ratio > STRAY_LIMIT)).toEqual([]);
+    console.log(JSON.stringify(ratios.sort((a, b) => b.ratio - a.ratio).slice(0, 6)));
     for (const bundle of functions) {
       const code = bundle.code.toString('utf8');
       // The X-Ray SDK stays out (issue 11): Lambda's active tracing needs no SDK.
