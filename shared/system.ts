@@ -395,7 +395,8 @@ export const workers = {
     paging: true,
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
-    capabilities: ['send-email'],
+    // (And SMS and calls: a phone method's verification code, issue 43.)
+    capabilities: ['send-email', 'send-sms-voice'],
     timeoutSeconds: 300,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
     // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read.
