@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { env, workers } from '../system.js';
+import { env, NOTIFIER_TIMEOUT_SECONDS } from '../system.js';
 import { sandboxClient } from '../platform/aws-client.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
@@ -137,7 +137,7 @@ export async function deliverOnceThrough(eventId: string, channel: Channel, mess
  * How long a pending delivery belongs to the invocation that wrote it: the notifier's timeout. Past
  * it, Lambda has ended that invocation, so whatever it did not mark sent is taken over and sent again.
  */
-export const PENDING_LEASE_MS = workers.notifier.timeoutSeconds * 1000;
+export const PENDING_LEASE_MS = NOTIFIER_TIMEOUT_SECONDS * 1000;
 
 /** A retry waiting for another invocation's pending delivery stops this long before its own timeout. */
 const WAIT_MARGIN_MS = 30_000;
