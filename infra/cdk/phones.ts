@@ -19,7 +19,7 @@
  *   parameter is given (a CloudFormation condition), so nothing ever names an empty ARN;
  * - the alarms on failed deliveries and on the day's spend (the receipts worker's metrics).
  */
-import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, Names, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, Names, NestedStack, Stack, type RemovalPolicy } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnPolicy, Policy, PolicyStatement, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -65,6 +65,28 @@ export function phoneParameters(stack: Stack): PhoneParameters {
   }).valueAsString;
   const configured = new CfnCondition(stack, 'SmsConfigured', { expression: Fn.conditionNot(Fn.conditionEquals(originationIdentity, '')) });
   return { originationIdentity, configured, configurationSetName: `${stack.stackName}-sms` };
+}
+
+/** The value a nested stack is handed when SMS is off: CloudFormation refuses an empty value for a nested stack's parameter. */
+const OFF = 'none';
+
+/**
+ * `SMS_ORIGINATION_IDENTITY` as a function in `scope`'s stack reads it: the ARN when one is given,
+ * otherwise no variable at all (the functions read absent or empty as "not set up"). A nested stack
+ * gets the identity as a parameter of its own, handed `none` rather than an empty value (which
+ * CloudFormation refuses for a parameter without a default, "must have values"), and a condition of
+ * its own on it.
+ */
+export function originationIdentityIn(scope: Construct, parameters: PhoneParameters): string {
+  const stack = Stack.of(scope);
+  if (!NestedStack.isNestedStack(stack)) return Fn.conditionIf(parameters.configured.logicalId, parameters.originationIdentity, Aws.NO_VALUE).toString();
+  let passed = stack.node.tryFindChild('SmsOriginationIdentity') as CfnParameter | undefined;
+  if (!passed) {
+    passed = new CfnParameter(stack, 'SmsOriginationIdentity', { type: 'String', description: `The stack's SmsOriginationIdentity, or ${OFF} (SMS and voice off)` });
+    new CfnCondition(stack, 'SmsConfigured', { expression: Fn.conditionNot(Fn.conditionEquals(passed.valueAsString, OFF)) });
+    stack.setParameter('SmsOriginationIdentity', Fn.conditionIf(parameters.configured.logicalId, parameters.originationIdentity, OFF).toString());
+  }
+  return Fn.conditionIf('SmsConfigured', passed.valueAsString, Aws.NO_VALUE).toString();
 }
 
 /** What the phone section needs of the stack. */

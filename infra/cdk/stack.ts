@@ -62,7 +62,7 @@ import {
   type FunctionDescription,
 } from '../../shared/system.js';
 import { readConfig, type DeployConfig } from './config.js';
-import { phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
+import { originationIdentityIn, phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
 import { ServiceFunction } from './service-function.js';
 
 const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
@@ -455,9 +455,8 @@ export class IncidentServiceStack extends Stack {
       [env.senderEmail]: senderEmail,
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
       [env.publicApiUrl]: api.url,
-      // SMS and voice (issue 43): every function that sends, or answers whether this deployment can
-      // (an empty origination identity: not set up), reads the same four.
-      [env.smsOriginationIdentity]: phones.originationIdentity,
+      // SMS and voice (issue 43): every function that sends, or answers whether this deployment can,
+      // reads the same four (the origination identity below, absent when not set up).
       [env.smsConfigurationSet]: phones.configurationSetName,
       [env.smsMaxPrice]: config.smsMaxPrice,
       [env.voiceMaxPricePerMinute]: config.voiceMaxPricePerMinute,
@@ -470,12 +469,13 @@ export class IncidentServiceStack extends Stack {
       if (isTrigger && config.jwtIssuer) continue; // (no user pool to trigger it)
       // The Cognito trigger lives beside its pool: the pool names it and it may be invoked by the pool
       // only, which across stacks would be a reference each way.
-      const construct = new ServiceFunction(isTrigger ? this : this.groupStack(functionGroup(description)), toId(description.name), {
+      const scope = isTrigger ? this : this.groupStack(functionGroup(description));
+      const construct = new ServiceFunction(scope, toId(description.name), {
         description,
         table,
         logRetention: this.logRetention,
         logRemovalPolicy: this.removalPolicy,
-        environment: common,
+        environment: { ...common, [env.smsOriginationIdentity]: originationIdentityIn(scope, phones) },
         reservedConcurrency: description.paging ? config.pagingConcurrency : undefined,
       });
       this.functionConstructs.set(description.name, construct);

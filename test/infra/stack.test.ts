@@ -397,10 +397,26 @@ describe('CDK stack', () => {
       expect(parameter.ConstraintDescription).toContain('phone-number/<id> or pool/<id>');
       expect(root.Conditions!.SmsConfigured).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'SmsOriginationIdentity' }, ''] }] });
       // Every function: the senders, and the routes that answer whether SMS and voice are set up here.
+      // The identity when given, else no variable at all (the functions read absent as not set up).
       for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
         const variables = fn.Properties.Environment.Variables;
-        expect(refersTo(variables[env.smsOriginationIdentity], 'SmsOriginationIdentity'), fn.Properties.Description).toBe(true);
+        expect(variables[env.smsOriginationIdentity], fn.Properties.Description).toEqual({ 'Fn::If': ['SmsConfigured', { Ref: 'SmsOriginationIdentity' }, { Ref: 'AWS::NoValue' }] });
         expect(variables).toMatchObject({ [env.smsConfigurationSet]: 'IncidentService-sms', [env.smsMaxPrice]: '0.25', [env.voiceMaxPricePerMinute]: '0.25' });
+      }
+      // A nested stack is never handed an empty value (CloudFormation refuses one for a parameter
+      // without a default: "must have values"): `none` when SMS is off, and a condition of its own.
+      const { templates } = synth();
+      for (const { stack: nested, json } of templates.slice(1)) {
+        expect(json.Parameters!.SmsOriginationIdentity, nested.node.path).toMatchObject({ Type: 'String' });
+        expect(json.Parameters!.SmsOriginationIdentity!.Default, nested.node.path).toBeUndefined();
+        expect(json.Conditions!.SmsConfigured, nested.node.path).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'SmsOriginationIdentity' }, 'none'] }] });
+      }
+      const handed = Object.values(root.Resources).filter((resource) => resource.Type === 'AWS::CloudFormation::Stack');
+      expect(handed.length).toBe(templates.length - 1);
+      for (const nested of handed) {
+        expect(nested.Properties!.Parameters.SmsOriginationIdentity).toEqual({ 'Fn::If': ['SmsConfigured', { Ref: 'SmsOriginationIdentity' }, 'none'] });
+        // And nothing else that may be empty: no root parameter with an empty default is passed as such.
+        for (const value of Object.values(nested.Properties!.Parameters)) expect(value).not.toEqual({ Ref: 'SmsOriginationIdentity' });
       }
       // The price ceilings come from the context, written as End User Messaging takes them.
       const custom = synth(CUSTOMISED_PHONES).template;
