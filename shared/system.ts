@@ -354,6 +354,13 @@ export const routes: readonly RouteDescription[] = [
   route('stop-paging-confirm', 'POST', '/stop-paging/{token}', 'functions/escalation/stop-paging-confirm.ts', 'readwrite', { auth: 'none', throttle: 'links', leadingKeys: ['PAGESTOPLINK#', 'PAGESTOP#'] }),
 ];
 
+/**
+ * The notifier's timeout (it sends at SES's pace). A constant of its own, which its delivery leases
+ * read (shared/notifications/delivery.ts): reading it through `workers` would bundle the whole
+ * description of the workers into the notifier.
+ */
+export const NOTIFIER_TIMEOUT_SECONDS = 300;
+
 /** Functions that are not behind the HTTP API. */
 export const workers = {
   /**
@@ -396,7 +403,7 @@ export const workers = {
     handler: 'functions/notifier/handler.ts',
     table: 'readwrite',
     capabilities: ['send-email'],
-    timeoutSeconds: 300,
+    timeoutSeconds: NOTIFIER_TIMEOUT_SECONDS,
     // Pages to outside addresses: stop links and suppressions, the sending account's quotas, the
     // `page_withheld` timeline entry (issue 41). The event says who are people: no account is read
     // (people are paged by person-notification, issue 43).
@@ -541,7 +548,10 @@ export interface EventRule {
 }
 
 /** Which events go where: the local bus and the CDK rules are both built from this. */
-export const eventRules: readonly EventRule[] = [
+// (Built in a function call marked pure: the rules read the workers' names, property reads esbuild
+// must keep, so as a plain array they would bundle the whole description into every function that
+// imports anything from here; unused, the call goes, and the description with it.)
+export const eventRules: readonly EventRule[] = /* @__PURE__ */ (() => [
   {
     name: 'notify',
     detailTypes: [
@@ -565,7 +575,7 @@ export const eventRules: readonly EventRule[] = [
   },
   { name: 'rescope-incidents', detailTypes: ['monitor.team_changed'], target: workers.incidentRescoper.name },
   { name: 'email-feedback', from: 'ses', detailTypes: [sesEvents.bounced, sesEvents.complained], target: workers.emailFeedback.name },
-];
+])();
 
 export interface PeriodicRule {
   readonly name: string;
@@ -575,7 +585,7 @@ export interface PeriodicRule {
 }
 
 /** Work run on a timer: CDK makes an EventBridge rule of each, the local runtime a timer on the service clock. */
-export const periodicRules: readonly PeriodicRule[] = [{ name: 'heartbeat-sweep', everyMinutes: 1, target: workers.heartbeatSweep.name }];
+export const periodicRules: readonly PeriodicRule[] = /* @__PURE__ */ (() => [{ name: 'heartbeat-sweep', everyMinutes: 1, target: workers.heartbeatSweep.name }])();
 
 /** Environment variables the functions read (set by the CDK stack and by the local runtime). */
 export const env = {

@@ -93,19 +93,19 @@ export const logger = {
   error: (message: string, attributes?: Record<string, unknown>) => write('ERROR', message, attributes),
 };
 
-/** One count as a CloudWatch embedded-metric-format line, with the service as a dimension besides `dimensions`. */
-function emitCount(name: string, dimensions: Record<string, string>) {
+/** One count (or, with `value`, one amount) as a CloudWatch embedded-metric-format line, with the service as a dimension besides `dimensions`. */
+function emitCount(name: string, dimensions: Record<string, string>, value?: number) {
   if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return;
   const values = { service: service(), ...dimensions };
   const line = {
     _aws: {
       Timestamp: Date.now(),
       CloudWatchMetrics: [
-        { Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'IncidentService', Dimensions: [Object.keys(values)], Metrics: [{ Name: name, Unit: 'Count' }] },
+        { Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'IncidentService', Dimensions: [Object.keys(values)], Metrics: [{ Name: name, Unit: value === undefined ? 'Count' : 'None' }] },
       ],
     },
     ...values,
-    [name]: 1,
+    [name]: value ?? 1,
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

@@ -8,6 +8,18 @@ const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400,
 const domain = (name: string) =>
   z.string().regex(/^(?!-)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})+$/i, { error: `${name} must be a domain name, e.g. example.com` });
 
+/**
+ * A price ceiling in USD as End User Messaging takes it (`MaxPrice`, `MaxPricePerMinute`: up to two
+ * digits, a point, up to five decimals): a number from the context, written the way the API accepts.
+ */
+const price = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a price in USD, e.g. 0.25` })
+    .positive({ error: `${name} must be a price in USD above 0, e.g. 0.25` })
+    .lt(100, { error: `${name} must be below 100 (USD)` })
+    .refine((value) => Number(value.toFixed(5)) === value, { error: `${name} has at most 5 decimals` })
+    .transform((value) => (Number.isInteger(value) ? value.toFixed(1) : String(value)));
+
 const list = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
@@ -78,6 +90,16 @@ const schema = z.object({
    * again (API Gateway refuses a second route with the same key). docs/upgrading.md.
    */
   withoutRoutes: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
+  /**
+   * The most one SMS may cost (USD), `MaxPrice` on every send: dearer destinations are refused (the
+   * send fails, loudly) rather than billed. 0.25 covers a multi-part page to the US, Canada and most
+   * of Europe with room to spare, and refuses the premium routes a mistyped number could reach.
+   */
+  smsMaxPrice: price('smsMaxPrice').default('0.25'),
+  /** The most one minute of a call may cost (USD), `MaxPricePerMinute` on every call; the same reasoning. */
+  voiceMaxPricePerMinute: price('voiceMaxPricePerMinute').default('0.25'),
+  /** The alarm on SMS and voice spend: above this many USD in one day (UTC), from the receipts. */
+  phoneDailySpendAlarm: z.coerce.number().positive().default(5),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
   alarmEmail: z.email().optional(),
 });

@@ -26,6 +26,8 @@ const stackFindings = (stack: Stack): Record<string, string> => ({
     'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/whk-*]`]:
     'The webhook worker creates one schedule per retry of a message, and one per continuation of a queue it stopped sending (names per message and attempt, unknown in advance; each deletes itself after it ran), only named whk-* within the service\'s schedule group.',
+  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/esc-now-*]`]:
+    "sms-inbound escalates an incident now (an SMS reply <n>e) by creating one schedule of its next step, due at once (names per incident and step, unknown in advance; each deletes itself after it ran), only named esc-now-* within the service's schedule group.",
 });
 
 /** Every acknowledgement for this stack, by finding id. */

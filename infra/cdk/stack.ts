@@ -62,6 +62,7 @@ import {
   type FunctionDescription,
 } from '../../shared/system.js';
 import { readConfig, type DeployConfig } from './config.js';
+import { originationIdentityIn, phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
 import { ServiceFunction } from './service-function.js';
 
 const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
@@ -102,6 +103,8 @@ const twoOfThree = { breaching: 2, of: 3 };
 interface StackParameters {
   senderEmail: string;
   cognitoEmail: string;
+  /** SMS and voice: the origination identity (or empty), its condition, the configuration set's name. */
+  phones: PhoneParameters;
 }
 /** The event buses, the e-mail configuration and sender identity, the schedule group. */
 interface Messaging {
@@ -174,8 +177,9 @@ export class IncidentServiceStack extends Stack {
     this.streamReaders(table, messaging, deadLetters);
     this.rules(messaging, deadLetters);
     this.emailSending(parameters);
-    this.escalationSchedules(messaging, deadLetters);
+    const escalationRole = this.escalationSchedules(messaging, deadLetters);
     this.webhookRetries(messaging, deadLetters);
+    this.phones(parameters, messaging, deadLetters, escalationRole, alarm);
     const invokePolicy = this.monitorCheckInvokePolicy();
     this.stageAlarms(alarm, table, messaging, api);
     this.outputs(identity, messaging, api, table, alarmTopic, invokePolicy);
@@ -196,7 +200,7 @@ export class IncidentServiceStack extends Stack {
       allowedValues: ['cognito', 'ses'],
       default: 'cognito',
     }).valueAsString;
-    return { senderEmail, cognitoEmail };
+    return { senderEmail, cognitoEmail, phones: phoneParameters(this) };
   }
 
   /** Data: the one table. */
@@ -444,13 +448,18 @@ export class IncidentServiceStack extends Stack {
   }
 
   /** Functions: one per route and worker, in the nested stack of their group, each with its alarms. */
-  private serviceFunctions(table: Table, { senderEmail }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm) {
+  private serviceFunctions(table: Table, { senderEmail, phones }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm) {
     const config = this.config;
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
       [env.senderEmail]: senderEmail,
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
       [env.publicApiUrl]: api.url,
+      // SMS and voice (issue 43): every function that sends, or answers whether this deployment can,
+      // reads the same four (the origination identity below, absent when not set up).
+      [env.smsConfigurationSet]: phones.configurationSetName,
+      [env.smsMaxPrice]: config.smsMaxPrice,
+      [env.voiceMaxPricePerMinute]: config.voiceMaxPricePerMinute,
       POWERTOOLS_SERVICE_NAME: 'incident-service',
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
@@ -460,12 +469,13 @@ export class IncidentServiceStack extends Stack {
       if (isTrigger && config.jwtIssuer) continue; // (no user pool to trigger it)
       // The Cognito trigger lives beside its pool: the pool names it and it may be invoked by the pool
       // only, which across stacks would be a reference each way.
-      const construct = new ServiceFunction(isTrigger ? this : this.groupStack(functionGroup(description)), toId(description.name), {
+      const scope = isTrigger ? this : this.groupStack(functionGroup(description));
+      const construct = new ServiceFunction(scope, toId(description.name), {
         description,
         table,
         logRetention: this.logRetention,
         logRemovalPolicy: this.removalPolicy,
-        environment: common,
+        environment: { ...common, [env.smsOriginationIdentity]: originationIdentityIn(scope, phones) },
         reservedConcurrency: description.paging ? config.pagingConcurrency : undefined,
       });
       this.functionConstructs.set(description.name, construct);
@@ -618,8 +628,8 @@ export class IncidentServiceStack extends Stack {
     }
   }
 
-  /** Escalation: one-time schedules invoking escalation-step, and person-notification for a person's delayed rules. */
-  private escalationSchedules({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
+  /** Escalation: one-time schedules invoking escalation-step, and person-notification for a person's delayed rules (through the role returned, which Scheduler assumes). */
+  private escalationSchedules({ scheduleGroup }: Messaging, deadLetters: DeadLetters): Role {
     const escalationStep = this.fn(workers.escalationStep.name);
     escalationStep.configureAsyncInvoke({ onFailure: new SqsDestination(deadLetters.escalation), retryAttempts: 2 });
     const scheduling = this.fn(workers.escalationScheduler.name);
@@ -654,6 +664,7 @@ export class IncidentServiceStack extends Stack {
     scheduling.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
     scheduling.addEnvironment(env.personNotificationArn, personNotification.functionArn);
     scheduling.addEnvironment(env.personNotificationDlqArn, personNotificationFailures.queueArn);
+    return schedulerRole;
   }
 
   /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */
@@ -684,6 +695,46 @@ export class IncidentServiceStack extends Stack {
     const webhookFailures = deadLetters.targets.get(workers.webhookDelivery.name)!;
     webhookFailures.grantSendMessages(webhookRetryRole);
     webhookDelivery.addEnvironment(env.webhookRetryDlqArn, webhookFailures.queueArn);
+  }
+
+  /**
+   * Paging by phone (issue 43 §5, `phones.ts`): the configuration set and its receipts, the replies'
+   * topic, the send grant, the alarms. And `sms-inbound`'s `manage-schedules`: a reply `<n>e`
+   * escalates now through a one-time schedule of the next step (`esc-now-*`, shared/paging/escalate-now.ts),
+   * invoking escalation-step through the escalation role, like the steps' own schedules.
+   */
+  private phones({ phones }: StackParameters, { scheduleGroup }: Messaging, deadLetters: DeadLetters, escalationRole: Role, alarm: AddAlarm) {
+    phonePaging(
+      {
+        stack: this,
+        removalPolicy: this.removalPolicy,
+        fn: (name) => this.fn(name),
+        deadLetterQueue: (name) => this.deadLetterQueue(name),
+        alarm,
+        dailySpendAlarm: this.config.phoneDailySpendAlarm,
+      },
+      phones,
+    );
+    const inbound = this.fn(workers.smsInbound.name);
+    inbound.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/esc-now-*`],
+      }),
+    );
+    inbound.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [escalationRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    inbound.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+    inbound.addEnvironment(env.schedulerRoleArn, escalationRole.roleArn);
+    inbound.addEnvironment(env.escalationStepArn, this.fn(workers.escalationStep.name).functionArn);
+    inbound.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    // (The person-notification worker's one-time schedules join here at merge: a role Scheduler
+    // assumes that may invoke only person-notification, CreateSchedule on its names, as above.)
   }
 
   /** The monitoring system may invoke monitor-check, and nothing else: the policy it is given. */

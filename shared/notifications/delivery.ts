@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { workers } from '../system.js';
+import { NOTIFIER_TIMEOUT_SECONDS } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
@@ -94,7 +94,7 @@ export async function deliverOnce(
  * How long a pending delivery belongs to the invocation that wrote it: the notifier's timeout. Past
  * it, Lambda has ended that invocation, so whatever it did not mark sent is taken over and sent again.
  */
-export const PENDING_LEASE_MS = workers.notifier.timeoutSeconds * 1000;
+export const PENDING_LEASE_MS = NOTIFIER_TIMEOUT_SECONDS * 1000;
 
 /** A retry waiting for another invocation's pending delivery stops this long before its own timeout. */
 const WAIT_MARGIN_MS = 30_000;

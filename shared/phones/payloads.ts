@@ -43,6 +43,9 @@ export const messageEvent = z.object({
   messageStatus: z.optional(z.string()),
   messageStatusDescription: z.optional(z.string()),
   context: z.optional(z.record(z.string(), z.string())),
+  /** What the message cost (USD), on its final event: the price and the carriers' fee. */
+  totalMessagePrice: z.optional(z.number()),
+  totalCarrierFee: z.optional(z.number()),
 });
 export type MessageEvent = z.output<typeof messageEvent>;
 

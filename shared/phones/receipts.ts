@@ -8,7 +8,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, keys } from '../platform/db/keys.js';
 import { conditionFailure } from '../platform/db/ops.js';
-import { countMetric } from '../platform/observability/metrics.js';
+import { countMetric, measureMetric } from '../platform/observability/metrics.js';
 import type { MessageEvent } from './payloads.js';
 
 const DELIVERED = new Set(['TEXT_DELIVERED', 'TEXT_SUCCESSFUL', 'VOICE_COMPLETED']);
@@ -28,6 +28,21 @@ const FAILED = new Set([
   'VOICE_TTL_EXPIRED',
 ]);
 
+/**
+ * The event types the configuration set sends the receipts worker (its SNS event destination on AWS):
+ * exactly the final ones it maps, so intermediate events (queued, pending, ringing…) cost no delivery.
+ */
+export const receiptEventTypes: readonly string[] = [...DELIVERED, ...FAILED];
+
+/**
+ * What a message cost (USD), from its final event (one per message: `isFinal`): the price and the
+ * carriers' fee; undefined for intermediate events and events that name no price.
+ */
+export function phoneSpendOf(event: Pick<MessageEvent, 'isFinal' | 'totalMessagePrice' | 'totalCarrierFee'>): number | undefined {
+  if (event.isFinal !== true || (event.totalMessagePrice === undefined && event.totalCarrierFee === undefined)) return undefined;
+  return (event.totalMessagePrice ?? 0) + (event.totalCarrierFee ?? 0);
+}
+
 export type DeliveryStatus = 'delivered' | 'failed';
 
 /** What an event says of its message in the end; undefined: nothing final (queued, pending, ringing, unknown…). */
@@ -39,13 +54,23 @@ export function deliveryStatusOf(eventType: string): DeliveryStatus | undefined 
 
 export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final';
 
+/**
+ * Metrics (alarmed on AWS): the spend of every message with a final receipt (`PhoneSpendUSD`), and
+ * every failed one (`PhoneMessageFailed`) — a page's, or a verification code's or an SMS reply's, which
+ * name no timeline entry — counted once per message where the timeline settles it.
+ */
 export async function applyReceipt(event: MessageEvent): Promise<{ outcome: ReceiptOutcome; message_id: string; status?: DeliveryStatus }> {
+  const spend = phoneSpendOf(event);
+  if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
   const status = deliveryStatusOf(event.eventType);
   if (!status) return { outcome: 'intermediate', message_id: event.messageId };
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.notificationMessage(event.messageId) }));
   const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
   const entrySk = typeof Item?.entry_sk === 'string' ? Item.entry_sk : undefined;
-  if (!incidentId || !entrySk) return { outcome: 'unknown_message', message_id: event.messageId, status };
+  if (!incidentId || !entrySk) {
+    if (status === 'failed') countMetric('PhoneMessageFailed');
+    return { outcome: 'unknown_message', message_id: event.messageId, status };
+  }
   try {
     await db().send(
       new UpdateCommand({

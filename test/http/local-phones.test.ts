@@ -13,6 +13,7 @@ import { Api, eventually } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
 
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 
 let api: Api;
 let client: PinpointSMSVoiceV2Client;
@@ -151,6 +152,15 @@ describe('the local End User Messaging SMS and Voice v2', () => {
     expect(of(failed.messageId)).toMatchObject({ status: 'failed', event_type: 'TEXT_UNREACHABLE' });
     expect(of(call.messageId)).toMatchObject({ status: 'failed', event_type: 'VOICE_FAILED' });
     expect((await messages(failing)).map((message) => message.id)).toEqual([call.messageId, failed.messageId]);
+    // The metrics AWS alarms on (issue 43 §5): every failed message, a page's or not (these name no
+    // timeline entry), and each message's spend from its final receipt (the stand-in's price is 0).
+    const metric = (name: string) => jsonLines().filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Metrics?.some((m: { Name: string }) => m.Name === name));
+    expect(metric('PhoneMessageFailed')).toHaveLength(2);
+    expect(metric('PhoneMessageFailed')[0]).toMatchObject({ service: 'incident-service', PhoneMessageFailed: 1, _aws: { CloudWatchMetrics: [{ Namespace: 'IncidentService', Dimensions: [['service']], Metrics: [{ Name: 'PhoneMessageFailed', Unit: 'Count' }] }] } });
+    // (One per receipt the worker took, this test's three and the earlier tests' sends.)
+    expect(metric('PhoneSpendUSD')).toHaveLength(receipts().length);
+    expect(receipts().length).toBeGreaterThanOrEqual(3);
+    for (const line of metric('PhoneSpendUSD')) expect(line).toMatchObject({ service: 'incident-service', PhoneSpendUSD: 0, _aws: { CloudWatchMetrics: [{ Namespace: 'IncidentService', Dimensions: [['service']], Metrics: [{ Name: 'PhoneSpendUSD', Unit: 'None' }] }] } });
   });
 
   it('empties the inbox on DELETE', async () => {

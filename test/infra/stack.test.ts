@@ -12,6 +12,7 @@ import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table 
 import { refersTo, synthStacks } from './templates.js';
 import { templateLintChecks } from './template-lint.js';
 import { targetOptions } from '../../shared/webhooks/service.js';
+import { deliveryStatusOf } from '../../shared/phones/receipts.js';
 import { checkTarget, type TargetOptions } from '../../shared/webhooks/target.js';
 
 /**
@@ -48,6 +49,8 @@ const CUSTOMISED = {
   apiDomain: 'status-api.example.com',
   apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
 };
+/** Phone settings changed from their defaults (one synthesis). */
+const CUSTOMISED_PHONES = { smsMaxPrice: '0.1', voiceMaxPricePerMinute: '1', phoneDailySpendAlarm: '20' };
 /** A throwaway stack sending from a domain with its own MAIL FROM, in the first step of the upgrade onto nested stacks. */
 const THROWAWAY = { senderDomain: 'status.example.com', mailFromDomain: 'mail.status.example.com', removalPolicy: 'destroy', withoutRoutes: 'true' };
 
@@ -78,6 +81,37 @@ function statementsOf(roleId: string): Statement[] {
   return Object.values(resources('AWS::IAM::Policy'))
     .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** The statements of the topic policy of the root topic whose logical id starts with `topicId`. */
+function topicPolicyOf(topicId: string): (Statement & { Principal?: unknown })[] {
+  const policy = Object.values(resources('AWS::SNS::TopicPolicy')).find((candidate) => candidate.Properties.Topics.some((topic: { Ref: string }) => topic.Ref.startsWith(topicId)))!;
+  return policy.Properties.PolicyDocument.Statement;
+}
+
+/**
+ * The topic invokes the worker (a subscription in the worker's nested stack, allowed by a permission
+ * naming the topic), with a dead-letter queue; the worker's own failures go to its on-failure queue:
+ * the same queue, alarmed.
+ */
+function expectSubscribed(topicId: string, worker: string) {
+  const functionId = Object.entries(resources('AWS::Lambda::Function')).find(([, fn]) => String(fn.Properties.Description).startsWith(`${worker} `))![0];
+  const subscriptions = Object.values(resources('AWS::SNS::Subscription')).filter((subscription) => refersTo(subscription.Properties.TopicArn, topicId));
+  expect(subscriptions, topicId).toHaveLength(1);
+  const subscription = subscriptions[0]!.Properties;
+  expect(subscription).toMatchObject({ Protocol: 'lambda', Endpoint: { 'Fn::GetAtt': [functionId, 'Arn'] } });
+  const queue = subscription.RedrivePolicy.deadLetterTargetArn;
+  expect(refersTo(queue, `${worker.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase())}FailedDlq`), worker).toBe(true);
+  const permission = Object.values(resources('AWS::Lambda::Permission')).find((candidate) => candidate.Properties.Principal === 'sns.amazonaws.com' && refersTo(candidate.Properties.SourceArn, topicId))!;
+  expect(permission.Properties.FunctionName).toEqual({ 'Fn::GetAtt': [functionId, 'Arn'] });
+  const config = Object.values(resources('AWS::Lambda::EventInvokeConfig')).find((candidate) => candidate.Properties.FunctionName.Ref === functionId)!;
+  expect(config.Properties.MaximumRetryAttempts).toBe(2);
+  expect(config.Properties.DestinationConfig.OnFailure.Destination).toEqual(queue);
+  // The queue lets SNS send this topic's dead letters, and nothing else.
+  const queuePolicy = Object.values(resources('AWS::SQS::QueuePolicy')).find((candidate) => candidate.Properties.Queues[0].Ref.startsWith(`${worker.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase())}FailedDlq`))!;
+  expect(queuePolicy.Properties.PolicyDocument.Statement).toContainEqual(
+    expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': { Ref: expect.stringMatching(new RegExp(`^${topicId}`)) } } } }),
+  );
 }
 
 describe('CDK stack', () => {
@@ -330,13 +364,13 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler and the webhook worker (its retries) manage schedules', () => {
+  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries) and sms-inbound (escalating now) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
     expect(holders('ses:SendEmail').sort()).toEqual([workers.notifier.name, workers.personNotification.name].sort());
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
-    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name].sort();
+    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name, workers.smsInbound.name].sort();
     expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
     expect(holders('iam:PassRole').sort()).toEqual(schedulers);
     for (const name of schedulers) {
@@ -349,6 +383,148 @@ describe('CDK stack', () => {
       expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);
       expect(refersTo((ses.Condition as { StringEquals: Record<string, unknown> }).StringEquals['ses:FromAddress'], 'SenderEmail')).toBe(true);
     }
+  });
+
+  describe('paging by phone (issue 43 §5)', () => {
+    it('takes the origination identity as a parameter a deploy keeps: empty (SMS and voice off, the default) or a phone number or pool ARN, and every function reads it', () => {
+      const parameter = root.Parameters!.SmsOriginationIdentity!;
+      expect(parameter).toMatchObject({ Type: 'String', Default: '' });
+      const pattern = new RegExp(parameter.AllowedPattern!);
+      for (const accepted of ['', 'arn:aws:sms-voice:us-east-1:123456789012:phone-number/phone-1234567890abcdef0123456789abcdef', 'arn:aws:sms-voice:eu-west-1:123456789012:pool/pool-0123abcd']) {
+        expect(pattern.test(accepted), accepted).toBe(true);
+      }
+      for (const refused of ['+18005550100', 'phone-123', 'arn:aws:sms-voice:us-east-1:123456789012:configuration-set/x', 'arn:aws:sns:us-east-1:123456789012:pool/x', 'arn:aws:sms-voice:us-east-1:123456789012:pool/x y']) {
+        expect(pattern.test(refused), refused).toBe(false);
+      }
+      expect(parameter.ConstraintDescription).toContain('phone-number/<id> or pool/<id>');
+      expect(root.Conditions!.SmsConfigured).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'SmsOriginationIdentity' }, ''] }] });
+      // Every function: the senders, and the routes that answer whether SMS and voice are set up here.
+      // The identity when given, else no variable at all (the functions read absent as not set up).
+      for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+        const variables = fn.Properties.Environment.Variables;
+        expect(variables[env.smsOriginationIdentity], fn.Properties.Description).toEqual({ 'Fn::If': ['SmsConfigured', { Ref: 'SmsOriginationIdentity' }, { Ref: 'AWS::NoValue' }] });
+        expect(variables).toMatchObject({ [env.smsConfigurationSet]: 'IncidentService-sms', [env.smsMaxPrice]: '0.25', [env.voiceMaxPricePerMinute]: '0.25' });
+      }
+      // A nested stack is never handed an empty value (CloudFormation refuses one for a parameter
+      // without a default: "must have values"): `none` when SMS is off, and a condition of its own.
+      const { templates } = synth();
+      for (const { stack: nested, json } of templates.slice(1)) {
+        expect(json.Parameters!.SmsOriginationIdentity, nested.node.path).toMatchObject({ Type: 'String' });
+        expect(json.Parameters!.SmsOriginationIdentity!.Default, nested.node.path).toBeUndefined();
+        expect(json.Conditions!.SmsConfigured, nested.node.path).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'SmsOriginationIdentity' }, 'none'] }] });
+      }
+      const handed = Object.values(root.Resources).filter((resource) => resource.Type === 'AWS::CloudFormation::Stack');
+      expect(handed.length).toBe(templates.length - 1);
+      for (const nested of handed) {
+        expect(nested.Properties!.Parameters.SmsOriginationIdentity).toEqual({ 'Fn::If': ['SmsConfigured', { Ref: 'SmsOriginationIdentity' }, 'none'] });
+        // And nothing else that may be empty: no root parameter with an empty default is passed as such.
+        for (const value of Object.values(nested.Properties!.Parameters)) expect(value).not.toEqual({ Ref: 'SmsOriginationIdentity' });
+      }
+      // The price ceilings come from the context, written as End User Messaging takes them.
+      const custom = synth(CUSTOMISED_PHONES).template;
+      for (const fn of Object.values(custom.findResources('AWS::Lambda::Function'))) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ [env.smsMaxPrice]: '0.1', [env.voiceMaxPricePerMinute]: '1.0' });
+      }
+      expect(() => synth({ smsMaxPrice: 'free' })).toThrow(/smsMaxPrice must be a price in USD, e\.g\. 0\.25/);
+      expect(() => synth({ voiceMaxPricePerMinute: '0.123456' })).toThrow(/voiceMaxPricePerMinute has at most 5 decimals/);
+    });
+
+    it('sends the final receipts of SMS and calls from the configuration set to sms-receipts, through an encrypted topic only this configuration set may publish to', () => {
+      const sets = Object.values(resources('AWS::SMSVOICE::ConfigurationSet'));
+      expect(sets).toHaveLength(1);
+      const [destination, ...others] = sets[0]!.Properties.EventDestinations;
+      expect(others).toEqual([]);
+      expect(sets[0]!.Properties.ConfigurationSetName).toBe('IncidentService-sms');
+      expect(destination).toMatchObject({ Enabled: true, SnsDestination: { TopicArn: { Ref: expect.stringMatching(/^SmsReceipts/) } } });
+      // Exactly what the receipts worker maps (delivered or failed), nothing intermediate.
+      expect(destination.MatchingEventTypes.map((type: string) => [type, deliveryStatusOf(type)])).toEqual(destination.MatchingEventTypes.map((type: string) => [type, expect.stringMatching(/^(delivered|failed)$/)]));
+      expect(destination.MatchingEventTypes).toEqual(expect.arrayContaining(['TEXT_DELIVERED', 'TEXT_SUCCESSFUL', 'VOICE_COMPLETED', 'TEXT_UNREACHABLE', 'VOICE_FAILED', 'VOICE_NO_ANSWER']));
+      // The topic's policy and key are in place before the destination names it.
+      expect(sets[0]!.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^SmsReceiptsPolicy/), expect.stringMatching(/^PhoneTopicsKey/)]));
+      const policy = topicPolicyOf('SmsReceipts');
+      expect(policy).toContainEqual(
+        expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'sms-voice.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': expect.anything() } } }),
+      );
+      expect(JSON.stringify(policy.find((statement) => statement.Effect === 'Allow')!.Condition)).toContain(':configuration-set/IncidentService-sms');
+      expectSubscribed('SmsReceipts', workers.smsReceipts.name);
+    });
+
+    it('hands replies from the two-way topic to sms-inbound: a topic only End User Messaging of this account may publish to, its ARN an output', () => {
+      const policy = topicPolicyOf('SmsReplies');
+      const allow = policy.filter((statement) => statement.Effect === 'Allow');
+      expect(allow).toEqual([
+        expect.objectContaining({ Principal: { Service: 'sms-voice.amazonaws.com' }, Action: 'sns:Publish', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': expect.anything() } } }),
+      ]);
+      expect(JSON.stringify(allow[0]!.Condition)).toMatch(/:sms-voice:.*:\*"\]\]\}\}\}$/);
+      expectSubscribed('SmsReplies', workers.smsInbound.name);
+      expect(root.Outputs!.SmsRepliesTopicArn!.Value).toEqual({ Ref: expect.stringMatching(/^SmsReplies/) });
+      expect(root.Outputs!.SmsRepliesTopicArn!.Description).toContain('update-phone-number');
+      expect(root.Outputs!.SmsConfigurationSetName!.Value).toBe('IncidentService-sms');
+    });
+
+    it('encrypts both topics with a rotated key End User Messaging of this account may use to publish', () => {
+      const keys = Object.entries(resources('AWS::KMS::Key')).filter(([id]) => id.startsWith('PhoneTopicsKey'));
+      expect(keys).toHaveLength(1);
+      const [keyId, key] = keys[0]!;
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      expect(key.Properties.KeyPolicy.Statement).toContainEqual(
+        expect.objectContaining({
+          Principal: { Service: 'sms-voice.amazonaws.com' },
+          Action: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': expect.anything() } },
+        }),
+      );
+      for (const topic of ['SmsReceipts', 'SmsReplies']) {
+        const [, resource] = Object.entries(resources('AWS::SNS::Topic')).find(([id]) => id.startsWith(topic))!;
+        expect(resource.Properties.KmsMasterKeyId, topic).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+      }
+    });
+
+    it('lets only the functions that declare send-sms-voice send SMS and calls, from the origination identity with the configuration set only, and only when one is given', () => {
+      const senders = allFunctions.filter((description) => description.capabilities?.includes('send-sms-voice')).map((description) => description.name);
+      expect(senders.sort()).toEqual([workers.personNotification.name, workers.smsInbound.name].sort());
+      const holders = Object.entries(resources('AWS::IAM::Policy')).filter(([, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as Statement[]).some((statement) => asList(statement.Action).some((action) => action.startsWith('sms-voice:'))),
+      );
+      expect(holders).toHaveLength(1);
+      const [, policy] = holders[0]!;
+      // No statement at all unless an origination identity is given: nothing names an empty ARN.
+      expect(policy.Condition).toBe('SmsConfigured');
+      expect(policy.Properties.PolicyDocument.Statement).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['sms-voice:SendTextMessage', 'sms-voice:SendVoiceMessage'],
+          Resource: [{ Ref: 'SmsOriginationIdentity' }, { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sms-voice:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/IncidentService-sms']] }],
+        },
+      ]);
+      // Attached to exactly the senders' roles (outputs of their nested stacks).
+      const roles = policy.Properties.Roles.map((role: { 'Fn::GetAtt': [string, string] }) => role['Fn::GetAtt'][1]);
+      expect(roles).toHaveLength(senders.length);
+      for (const name of senders) expect(roles.some((output: string) => output.includes(`${name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase())}FunctionServiceRole`)), name).toBe(true);
+      // sms-inbound escalates now by a one-time schedule of the next step: only esc-now-* in the group, passing only the escalation role.
+      const inbound = statementsOf(rolesByFunction().get(workers.smsInbound.name)!);
+      expect(JSON.stringify(inbound.find((statement) => asList(statement.Action).includes('scheduler:CreateSchedule'))!.Resource)).toContain(':schedule/IncidentService-escalation/esc-now-*');
+      expect(JSON.stringify(inbound.find((statement) => asList(statement.Action).includes('iam:PassRole'))!.Resource)).toContain('EscalationSchedulerRole');
+    });
+
+    it('alarms on a failed SMS or call at once, and on the day\'s spend above phoneDailySpendAlarm (both from the receipts worker\'s metrics)', () => {
+      const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+      const of = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName);
+      const service = { Namespace: 'IncidentService', Dimensions: [{ Name: 'service', Value: 'incident-service' }], Statistic: 'Sum', EvaluationPeriods: 1, DatapointsToAlarm: 1 };
+      expect(of('PhoneMessageFailed')).toEqual([expect.objectContaining({ ...service, Period: 300, Threshold: 0 })]);
+      expect(of('PhoneSpendUSD')).toEqual([expect.objectContaining({ ...service, Period: 86_400, Threshold: 5 })]);
+      const custom = Object.values(synth(CUSTOMISED_PHONES).template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
+      expect(custom.find((alarm) => alarm.MetricName === 'PhoneSpendUSD')!.Threshold).toBe(20);
+      // What the phones add to the stage's alarms: these two, and each worker's queue's two.
+      expect(Object.keys(resources('AWS::CloudWatch::Alarm')).filter((id) => /^(Phone|SmsInboundFailed|SmsReceiptsFailed)/.test(id)).sort()).toEqual([
+        expect.stringMatching(/^PhoneMessageFailedAlarm/),
+        expect.stringMatching(/^PhoneSpendAlarm/),
+        expect.stringMatching(/^SmsInboundFailedDlqAgeAlarm/),
+        expect.stringMatching(/^SmsInboundFailedDlqAlarm/),
+        expect.stringMatching(/^SmsReceiptsFailedDlqAgeAlarm/),
+        expect.stringMatching(/^SmsReceiptsFailedDlqAlarm/),
+      ]);
+    });
   });
 
   it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
@@ -410,8 +586,9 @@ describe('CDK stack', () => {
         expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }),
       ]);
     }
-    // Every asynchronously invoked function (the rules' targets, person-notification among them, and escalation-step) has bounded retries and an on-failure queue.
-    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name]);
+    // Every asynchronously invoked function (the rules' targets, person-notification among them, escalation-step, and the SNS topics' sms-inbound and sms-receipts) has bounded retries and an on-failure queue.
+    const snsInvoked = [workers.smsInbound.name, workers.smsReceipts.name];
+    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name, ...snsInvoked]);
     const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
     expect(invokeConfigs).toHaveLength(asyncTargets.size);
     const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
@@ -421,8 +598,9 @@ describe('CDK stack', () => {
       expect(config.MaximumRetryAttempts, target).toBe(2);
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
-    // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules.)
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size);
+    // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules;
+    // + 1 per SNS-invoked worker, its subscription's dead letters and its own failures in one queue.)
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size + snsInvoked.length);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
@@ -650,7 +828,7 @@ describe('CDK stack', () => {
   });
 
   it('outputs what deployers and the monitoring system need', () => {
-    for (const output of ['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'MonitorCheckFunctionArn', 'EventBusName', 'TableName', 'MonitorCheckInvokePolicyArn']) {
+    for (const output of ['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'MonitorCheckFunctionArn', 'EventBusName', 'TableName', 'MonitorCheckInvokePolicyArn', 'SmsRepliesTopicArn', 'SmsConfigurationSetName']) {
       expect(Object.keys(template.findOutputs(output)), output).toHaveLength(1);
     }
   });

@@ -100,7 +100,6 @@ describe('cdk synth', () => {
       ratios.push({ name: bundle.name, ratio: Number((bundle.code.length / floor).toFixed(4)) });
     }
     expect(ratios.filter(({ ratio }) => ratio > STRAY_LIMIT)).toEqual([]);
-    console.log(JSON.stringify(ratios.sort((a, b) => b.ratio - a.ratio).slice(0, 6)));
     for (const bundle of functions) {
       const code = bundle.code.toString('utf8');
       // The X-Ray SDK stays out (issue 11): Lambda's active tracing needs no SDK.

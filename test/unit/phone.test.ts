@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { E164_MESSAGE, isE164, maskPhone, normalizePhone } from '../../shared/channels/phone.js';
 import { parseCommand } from '../../shared/phones/replies.js';
-import { deliveryStatusOf } from '../../shared/phones/receipts.js';
+import { deliveryStatusOf, phoneSpendOf, receiptEventTypes } from '../../shared/phones/receipts.js';
 
 describe('E.164', () => {
   it('accepts + then 8 to 15 digits, the first 1–9', () => {
@@ -60,5 +60,23 @@ describe('receipts', () => {
     expect(deliveryStatusOf('VOICE_COMPLETED')).toBe('delivered');
     for (const type of ['TEXT_UNREACHABLE', 'TEXT_BLOCKED', 'TEXT_CARRIER_UNREACHABLE', 'TEXT_TTL_EXPIRED', 'VOICE_FAILED', 'VOICE_BUSY', 'VOICE_NO_ANSWER']) expect(deliveryStatusOf(type), type).toBe('failed');
     for (const type of ['TEXT_QUEUED', 'TEXT_PENDING', 'TEXT_SENT', 'TEXT_UNKNOWN', 'VOICE_INITIATED', 'VOICE_RINGING', 'VOICE_ANSWERED']) expect(deliveryStatusOf(type), type).toBeUndefined();
+  });
+
+  it('asks the configuration set for exactly the final event types it maps (issue 43 §5: its SNS event destination on AWS)', () => {
+    expect(receiptEventTypes.length).toBe(new Set(receiptEventTypes).size);
+    for (const type of receiptEventTypes) expect(deliveryStatusOf(type), type).toMatch(/^(delivered|failed)$/);
+    expect(receiptEventTypes).toEqual(expect.arrayContaining(['TEXT_DELIVERED', 'TEXT_SUCCESSFUL', 'VOICE_COMPLETED', 'TEXT_UNREACHABLE', 'VOICE_FAILED', 'VOICE_NO_ANSWER']));
+    for (const type of ['TEXT_ALL', 'VOICE_ALL', 'TEXT_QUEUED', 'TEXT_SENT', 'VOICE_RINGING']) expect(receiptEventTypes, type).not.toContain(type);
+  });
+
+  it("counts a message's spend once, from its final event: the price and the carriers' fee", () => {
+    expect(phoneSpendOf({ isFinal: true, totalMessagePrice: 0.00581, totalCarrierFee: 0.00302 })).toBeCloseTo(0.00883, 10);
+    expect(phoneSpendOf({ isFinal: true, totalMessagePrice: 0.013 })).toBe(0.013);
+    expect(phoneSpendOf({ isFinal: true, totalCarrierFee: 0.003 })).toBe(0.003);
+    expect(phoneSpendOf({ isFinal: true, totalMessagePrice: 0, totalCarrierFee: 0 })).toBe(0);
+    // An intermediate event (its message's final one will say), or one naming no price: nothing.
+    expect(phoneSpendOf({ isFinal: false, totalMessagePrice: 0.00581, totalCarrierFee: 0.00302 })).toBeUndefined();
+    expect(phoneSpendOf({ totalMessagePrice: 0.00581 })).toBeUndefined();
+    expect(phoneSpendOf({ isFinal: true })).toBeUndefined();
   });
 });

@@ -23,10 +23,13 @@ export type MetricName =
   /** Receipts of SMS and calls (issue 43): delivered, or failed (alarmed on AWS). */
   | 'PhoneMessageDelivered'
   | 'PhoneMessageFailed'
+  /** What a sent SMS or call cost (USD): its final receipt's price and carrier fee (alarmed per day on AWS). */
+  | 'PhoneSpendUSD'
   /** An SMS reply from a person: an action taken (acknowledge, resolve, escalate), STOP, START, or help answered. */
   | 'SmsReply';
 
-export type MetricSink = (name: MetricName, dimensions: Record<string, string>) => void;
+/** A metric's occurrence: a count of 1 (`value` absent), or an amount (`value`, unitless: e.g. USD). */
+export type MetricSink = (name: MetricName, dimensions: Record<string, string>, value?: number) => void;
 
 let sink: MetricSink | undefined;
 
@@ -37,4 +40,9 @@ export function setMetricSink(next: MetricSink | undefined) {
 /** Counts one occurrence of `name`, with optional dimensions (e.g. `{ kind: 'manual' }`). */
 export function countMetric(name: MetricName, dimensions: Record<string, string> = {}) {
   sink?.(name, dimensions);
+}
+
+/** Records an amount of `name` (e.g. a price in USD), with optional dimensions; summed by CloudWatch like a count. */
+export function measureMetric(name: MetricName, value: number, dimensions: Record<string, string> = {}) {
+  sink?.(name, dimensions, value);
 }
