@@ -10,10 +10,10 @@
  * answer them while the counter is absent, and the first write (which finds the counter absent) writes
  * them, the counter on the condition that it still is.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, userItemSk } from '../platform/db/keys.js';
-import { conditionFailure, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
+import { conditionFailure, queryAll, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import { nameBasedUuid } from '../platform/ids.js';
 import { CONTACT_METHOD_LIMIT, contactMethodItem, NOTIFICATION_RULE_LIMIT, notificationRuleItem, type ContactMethod, type NotificationRule } from './model.js';
 import type { Urgency } from '../platform/vocabulary.js';
@@ -59,22 +59,12 @@ const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
  * by creation), the rules, the counter and the account. Unwritten defaults are answered, not written.
  */
 export async function readContacts(userId: string, accountEmail?: string): Promise<Contacts> {
-  const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-        ExpressionAttributeValues: { ':pk': keys.account(userId)[attributes.pk], ':from': userItemSk.contactsFrom, ':to': userItemSk.account },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+    ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
+    ExpressionAttributeValues: { ':pk': keys.account(userId)[attributes.pk], ':from': userItemSk.contactsFrom, ':to': userItemSk.account },
+    ConsistentRead: true,
+  });
   const account = items.find((item) => item[attributes.sk] === userItemSk.account);
   const counter = items.find((item) => item[attributes.sk] === userItemSk.contactCount);
   const accountView = account ? { email: String(account.email), created_at: String(account.created_at) } : undefined;

@@ -4,18 +4,12 @@
  * local phone inbox), and verified; rules replace the account's defaults.
  */
 import { expect } from 'vitest';
+import type { PhoneMessage } from '../../infra/local/aws/phones.js';
 import { allMailTo, eventually, type Api, type User } from './api.js';
 
 export type MethodType = 'email' | 'sms' | 'voice';
 
-export interface PhoneMessage {
-  id: string;
-  channel: 'sms' | 'voice';
-  to: string;
-  from: string;
-  body: string;
-  sent_at: string;
-}
+export type { PhoneMessage };
 
 /** The messages of the local phone inbox to `to`, newest first. */
 export async function phoneMessages(api: Api, to: string): Promise<PhoneMessage[]> {
