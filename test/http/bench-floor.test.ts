@@ -26,7 +26,7 @@ let monitorId: string;
 beforeAll(async () => {
   api = await Api.start();
   const issuer = api.runtime.issuer;
-  floor = await startFloor({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks(), sesUrl: api.runtime.url, publicUrl: api.runtime.url });
+  floor = await startFloor({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks(), awsUrl: api.runtime.url, publicUrl: api.runtime.url });
   owner = await api.signUp(uniqueEmail('floor'), 'Fiona Floor');
   monitorId = (await createMonitor(api, owner, { name: 'Floor monitor' })).id;
 });
