@@ -16,8 +16,8 @@
  *   API; and pages each person by their rules: one Query of their items (the account, contact methods, rules
  *   and reply codes), their rules at once for the incident's urgency on verified, enabled methods (none: their
  *   account's address), an SMS with their reply code (the lowest free, one conditional write with the short
- *   link's record) through the runtime's End User Messaging API, then its `notification` timeline entry (the
- *   send's context names it, for the receipt). A refused claim answers the incident it names; a claim naming a
+ *   link's record and its `notification` timeline entry, which the send's context names for the receipt)
+ *   through the runtime's End User Messaging API. A refused claim answers the incident it names; a claim naming a
  *   resolved incident is replaced on the condition that it still names it. Not paged: schedules, people of a
  *   team's policy (501), voice, rules with a delay (the floor schedules nothing).
  *   `with` adds a guarantee of the design, to measure its cost: `delivery` (exactly-once pages: the pending
@@ -424,12 +424,12 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     }
     return open;
   };
-  /** The person's reply code for the incident: the one naming it, else the lowest free (never given, or naming an incident no longer open), taken by one conditional write with `link`; a lost race reads again. */
-  const replyCode = async (userId: string, incidentId: string, items: Item[], link: Item) => {
+  /** The person's reply code for the incident: the one naming it, else the lowest free (never given, or naming an incident no longer open), taken by one conditional write with `records`; a lost race reads again. */
+  const replyCode = async (userId: string, incidentId: string, items: Item[], records: Item[]) => {
     for (let attempt = 0; attempt < 5; attempt++, items = await personItems(userId)) {
       const codes = new Map(items.filter((item) => String(item.sk).startsWith('REPLY#')).map((item) => [Number(String(item.sk).slice(6)), String(item.incident_id)]));
       const own = [...codes].find(([, id]) => id === incidentId)?.[0];
-      if (own !== undefined) return (await db.send(new PutCommand(link.Put)), own);
+      if (own !== undefined) return (await db.send(new TransactWriteCommand({ TransactItems: records as never })), own);
       const open = codes.size ? await openOf([...new Set(codes.values())]) : new Set<string>();
       let code = 1;
       while (codes.has(code) && open.has(codes.get(code)!)) code++;
@@ -437,26 +437,34 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
       const held = previous === undefined ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'incident_id = :previous', ExpressionAttributeValues: { ':previous': previous } };
       const item = { pk: `USER#${userId}`, sk: `REPLY#${code}`, type: 'reply_code', user_id: userId, incident_id: incidentId, allocated_at: new Date().toISOString() };
       try {
-        return (await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: item, ...held } }, link] as never })), code);
+        return (await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: item, ...held } }, ...records] as never })), code);
       } catch (error) {
         if (!cancelledOn(error, 0)) throw error;
       }
     }
     throw new Error(`the reply codes of ${userId} kept changing`);
   };
-  /** A page SMS: `[N] …` with the person's code and a short link (a random token, its record written with the code), then its timeline entry. */
+  /**
+   * A page SMS: `[N] …` with the person's code and a short link (a random token). The link's record and the
+   * `notification` entry are written with the code, before the send: a receipt can come before the send's
+   * answer (locally it does), and the send's context names the entry, so the receipt finds it; a failed send
+   * marks it failed.
+   */
   const sms = async (detail: Item, person: Item, to: string, items: Item[]) => {
     const { incident, step } = detail;
     const token = randomBytes(32).toString('base64url');
     const expires = new Date(Date.now() + 24 * 3_600_000);
     const link = { Put: { TableName, Item: { pk: `FLOORLINK#${createHash('sha256').update(token).digest('hex')}`, sk: 'LINK', type: 'floor_link', incident_id: incident.id, user_id: person.id, recipient: to, expires_at: expires.toISOString(), ttl: Math.floor(expires.getTime() / 1000) } } };
-    const code = await replyCode(String(person.id), incident.id, items, link);
+    const details = { channel: 'sms', address: maskPhone(to), user_id: person.id, user_name: person.name, status: 'sent', step_order: step.step_order };
+    const entry = entryPut(incident.id, new Date().toISOString(), 'notification', 'INVESTIGATING', null, details);
+    const code = await replyCode(String(person.id), incident.id, items, [link, entry]);
     const text = pageSms({ code, severity: incident.severity, title: incident.title, monitorName: incident.monitor_name, acknowledgeUrl: `${options.publicUrl}/floor/acknowledge/${token}` });
-    const details: Item = { channel: 'sms', address: maskPhone(to), user_id: person.id, user_name: person.name, status: 'sent', step_order: step.step_order };
-    const entry = entryPut(incident.id, new Date().toISOString(), 'notification', 'INVESTIGATING', null, details).Put;
-    const send = new SendTextMessageCommand({ DestinationPhoneNumber: to, OriginationIdentity: LOCAL_ORIGINATION_NUMBER, ConfigurationSetName: LOCAL_SMS_CONFIGURATION_SET, MessageBody: text, MessageType: 'TRANSACTIONAL', MaxPrice: '0.10', Context: { incident: incident.id, entry: entry.Item.sk } });
-    details.message_id = (await delivered(detail, `sms:${to}`, undefined, () => phones.send(send))).MessageId;
-    await db.send(new PutCommand(entry));
+    const key = { pk: entry.Put.Item.pk, sk: entry.Put.Item.sk };
+    const send = new SendTextMessageCommand({ DestinationPhoneNumber: to, OriginationIdentity: LOCAL_ORIGINATION_NUMBER, ConfigurationSetName: LOCAL_SMS_CONFIGURATION_SET, MessageBody: text, MessageType: 'TRANSACTIONAL', MaxPrice: '0.10', Context: { incident: incident.id, entry: key.sk } });
+    await delivered(detail, `sms:${to}`, undefined, () => phones.send(send)).catch(async (error: unknown) => {
+      await db.send(new UpdateCommand({ TableName, Key: key, UpdateExpression: 'SET details.#status = :failed', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':failed': 'failed' } }));
+      throw error;
+    });
   };
   /** A person (of a personal policy: any account) paged by their rules due at once for the incident's urgency; none usable: their account's address. */
   const pagePerson = async (detail: Item, userId: string) => {
