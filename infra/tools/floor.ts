@@ -41,7 +41,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { leanClient } from '../../shared/platform/aws-client.js';
@@ -406,19 +406,15 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   /** A person's items: the account, contact methods, rules (`CM` … `PROFILE`) and reply codes (`REPLY#`), one consistent Query. */
   const personItems = async (userId: string) => {
     const items: Item[] = [];
-    for (let after: Item | undefined, first = true; first || after; first = false) {
-      const page = await db.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':from': 'CM', ':to': 'REPLY#\uffff' }, ConsistentRead: true, ExclusiveStartKey: after }));
-      items.push(...(page.Items ?? []));
-      after = page.LastEvaluatedKey;
-    }
+    const query = { TableName, KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':from': 'CM', ':to': 'REPLY#\uffff' }, ConsistentRead: true };
+    for await (const page of paginateQuery({ client: db }, query)) items.push(...(page.Items ?? []));
     return items;
   };
   /** Of these incidents, those not resolved (one unread is taken for open: its code is not given away). */
   const openOf = async (ids: string[]) => {
     const open = new Set<string>();
     for (let start = 0; start < ids.length; start += 100) {
-      const keys = ids.slice(start, start + 100).map(incidentKey);
-      const found = await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: keys, ProjectionExpression: 'id, #status', ExpressionAttributeNames: { '#status': 'status' } } } }));
+      const found = await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: ids.slice(start, start + 100).map(incidentKey), ProjectionExpression: 'id, #status', ExpressionAttributeNames: { '#status': 'status' } } } }));
       for (const item of found.Responses?.[TableName] ?? []) if (item.status !== 'RESOLVED') open.add(String(item.id));
       for (const key of found.UnprocessedKeys?.[TableName]?.Keys ?? []) open.add(String(key.pk).slice('INCIDENT#'.length));
     }
