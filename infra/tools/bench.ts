@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- headline|path|lists|alerts|profile|profile-list] [--quick]`: every performance figure
+ * `npm run bench [-- headline|pages|path|lists|alerts|profile|profile-list] [--quick]`: every performance figure
  * beside its floor, written into docs/performance.md with the machine it ran on (DynamoDB Local in memory and
  * the local runtime on free ports). A benchmark, not a test: it reports. `headline` and `alerts` run against
  * the one floor (floor.ts) from the one client (client.ts), each a process of its own; `profile` (page.ts),
  * `path` (path.ts, replayed floors) and `profile-list` have files of their own; `lists` is what a page of
  * `GET /api/incidents` costs at 100, 1,000 and 10,000 incidents, beside the same Queries sent straight.
  * `--quick`: the headline alone, one short round (under 2 minutes), printed, not written: a smoke check.
+ * `pages`: the headline's page rows alone (with `--quick`, 9 runs a side), printed, never written.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +25,7 @@ import { benchPagePath, guaranteeCosts, guaranteeTable, profilePagePath, profile
 import { benchPath } from './path.js';
 import { benchProfileList } from './profile-list.js';
 
-const SECTIONS = ['headline', 'path', 'lists', 'alerts', 'profile', 'profile-list'];
+const SECTIONS = ['headline', 'pages', 'path', 'lists', 'alerts', 'profile', 'profile-list'];
 
 async function main() {
   quietFunctionLogs();
@@ -36,11 +37,11 @@ async function main() {
     console.error(`Unknown section or option: ${unknown.join(', ')}\nUsage: npm run bench [-- ${SECTIONS.join('|')}] [--quick]`);
     process.exit(2);
   }
-  if (quick && sections.some((section) => section !== 'headline')) {
-    console.error('--quick runs the headline alone');
+  if (quick && sections.some((section) => section !== 'headline' && section !== 'pages')) {
+    console.error('--quick runs the headline, or its page rows, alone');
     process.exit(2);
   }
-  const run = (section: string) => (quick ? section === 'headline' : sections.length === 0 || sections.includes(section));
+  const run = (section: string) => (sections.length === 0 ? section === 'headline' || (!quick && section !== 'pages') : sections.includes(section));
   const database = await startDynamoDbLocal({ port: await freePort() });
   const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined, quietFunctionLogs: true });
   try {
@@ -49,6 +50,14 @@ async function main() {
       console.log(`\n${table}`);
       if (quick) console.log('\n--quick: not written into docs/performance.md');
       else writeSection('headline', 'Headline: each route against a minimal implementation of it', table, 'top');
+    }
+    if (run('pages')) {
+      const floor = await startFloorProcess(runtime);
+      try {
+        console.log(`\n${headlineTable(await benchPagePath(runtime, floor.url, quick)).join('\n')}\n\npages: printed, not written into docs/performance.md (the headline writes these rows)`);
+      } finally {
+        await floor.stop();
+      }
     }
     if (run('path')) {
       const table = `Runtime overhead on our own calls (the floor replays the service's own recorded DynamoDB calls, so these ratios measure the runtime's glue, never the design: the headline above does). Measured by \`npm run bench -- path\` on ${today()}: ${machine()}; each side the median of 3 rounds, service and floor interleaved.\n\n${rowTable(await benchPath(runtime))}`;

@@ -5,12 +5,12 @@
  * turning every pair), and writes each row: `routes`, each headline route request by request over kept-alive
  * connections (p50 and p99, the median of the rounds), the list's growth, throughput at concurrency 8 and 32;
  * `repeat`, a repeat trigger of an open incident; `pages`, a trigger timed to step 1's e-mail in the local
- * mailbox (emptied before each run), run by run.
+ * mailbox, or its SMS in the local phone inbox (emptied before each run), run by run.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { LoadClient, type Answer } from './load-client.js';
-import { KeptAlive, mailTo, median, percentile, row, type Row, type Side } from './lib.js';
+import { KeptAlive, mailTo, median, percentile, row, smsTo, type Row, type Side } from './lib.js';
 
 export interface Caller {
   token: string;
@@ -43,14 +43,17 @@ export interface Plan {
     runs: number;
     /** The "service" side is another floor (a variant: a guarantee's cost measured), triggered as the floor is. */
     serviceIsFloor?: boolean;
-    kinds: ('check' | 'alert')[];
+    kinds: PageKind[];
     /** Monitors paging `oncall` at once, one per run and side (a down check opens one incident each). */
     monitors: Record<Side, string[]>;
     /** An integration key of a monitor paging `oncall`, per side (each trigger a dedup key of its own). */
     keys: Record<Side, string>;
+    /** `sms`: the phone inbox (the runtime's), and one person per run and side, paged by SMS alone at the number, with a key of a monitor paging them. */
+    sms?: { phonesUrl: string; people: Record<Side, { phone: string; key: string }[]> };
   };
 }
 
+export type PageKind = 'check' | 'alert' | 'sms';
 const SIDES: Side[] = ['service', 'floor'];
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING'];
 const json = { 'content-type': 'application/json' };
@@ -198,36 +201,56 @@ async function repeat(plan: Plan, repeat: NonNullable<Plan['repeat']>): Promise<
 async function pages(plan: Plan, pages: NonNullable<Plan['pages']>): Promise<Row[]> {
   const clients = { service: new KeptAlive(plan.serviceUrl), floor: new KeptAlive(plan.floorUrl) };
   const mailbox = new KeptAlive(pages.mailboxUrl);
-  const store = mailbox.prepare('GET', '/store');
-  const clear = mailbox.prepare('POST', '/clear-store');
+  const phones = pages.sms && new KeptAlive(pages.sms.phonesUrl);
   const expect = async (what: string, answer: Promise<{ status: number; body: string }>, status: number, contains: string) => {
     const got = await answer;
     if (got.status !== status || !got.body.includes(contains)) throw new Error(`${what}: ${got.status} ${got.body.slice(0, 300)}`);
   };
+  const next = <T>(pool: T[], side: Side): T => {
+    if (pool.length === 0) throw new Error(`${side}: the bench ran out of monitors or people`);
+    return pool.shift()!;
+  };
   const checks = { service: [...pages.monitors.service], floor: [...pages.monitors.floor] };
-  const trigger = {
-    check: (side: Side) => {
-      const monitorId = checks[side].shift();
-      if (!monitorId) throw new Error(`${side}: the bench ran out of monitors`);
-      const payload = JSON.stringify({ monitorId, status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
-      return side === 'service' && !pages.serviceIsFloor
-        ? expect('service monitor-check', clients.service.request('POST', '/2015-03-31/functions/monitor-check/invocations', json, payload), 200, 'incident_opened')
-        : expect(`${side} floor check`, clients[side].request('POST', '/check', json, payload), 200, 'incident_opened');
+  const people = { service: [...(pages.sms?.people.service ?? [])], floor: [...(pages.sms?.people.floor ?? [])] };
+  const alert = (side: Side, key: string) => {
+    const body = JSON.stringify({ routing_key: key, event_action: 'trigger', dedup_key: `bench-${randomUUID()}`, payload: { summary: 'Disk full on db-1', source: 'db-1', severity: 'critical' } });
+    return expect(`${side} /v2/enqueue`, clients[side].request('POST', '/v2/enqueue', json, body), 202, 'success');
+  };
+  /** Each kind's run: its trigger, and its page's arrival, polled from here; the store or inbox it empties first. */
+  const kinds: Record<PageKind, { clear: () => Promise<unknown>; run: (side: Side) => Promise<unknown>[] }> = {
+    check: {
+      clear: mailbox.prepare('POST', '/clear-store'),
+      run: (side) => {
+        const payload = JSON.stringify({ monitorId: next(checks[side], side), status: 'down', consecutiveFailures: 2, checkedAt: new Date().toISOString() });
+        const sent = side === 'service' && !pages.serviceIsFloor
+          ? expect('service monitor-check', clients.service.request('POST', '/2015-03-31/functions/monitor-check/invocations', json, payload), 200, 'incident_opened')
+          : expect(`${side} floor check`, clients[side].request('POST', '/check', json, payload), 200, 'incident_opened');
+        return [sent, mailTo(mailbox, pages.oncall)];
+      },
     },
-    alert: (side: Side) => {
-      const body = JSON.stringify({ routing_key: pages.keys[side], event_action: 'trigger', dedup_key: `bench-${randomUUID()}`, payload: { summary: 'Disk full on db-1', source: 'db-1', severity: 'critical' } });
-      return expect(`${side} /v2/enqueue`, clients[side].request('POST', '/v2/enqueue', json, body), 202, 'success');
+    alert: { clear: mailbox.prepare('POST', '/clear-store'), run: (side) => [alert(side, pages.keys[side]), mailTo(mailbox, pages.oncall)] },
+    sms: {
+      clear: () => phones!.request('DELETE', '/local/phones/messages'),
+      run: (side) => {
+        const person = next(people[side], side);
+        return [alert(side, person.key), smsTo(phones!, person.phone)];
+      },
     },
   };
-  const timed = async (kind: 'check' | 'alert', side: Side) => {
-    await clear();
+  const timed = async (kind: PageKind, side: Side) => {
+    await kinds[kind].clear();
     const started = performance.now();
-    await Promise.all([trigger[kind](side), mailTo(mailbox, pages.oncall)]);
+    await Promise.all(kinds[kind].run(side));
     const elapsed = performance.now() - started;
     // The side's background work after its page (the delivery record marked sent, later steps, the
-    // subscribers) settles before the other side's run: a few polls of an empty mailbox's store.
-    for (let index = 0; index < 5; index++) await store();
+    // subscribers, the receipt) settles before the other side's run: a few polls of an empty mailbox's store.
+    for (let index = 0; index < 5; index++) await mailbox.request('GET', '/store');
     return elapsed;
+  };
+  const figures: Record<PageKind, string> = {
+    check: 'monitor check → first page e-mail (step 1) in the mailbox',
+    alert: 'alert trigger (Events API v2) → first page e-mail in the mailbox',
+    sms: 'alert trigger (Events API v2) → first page SMS in the phone inbox',
   };
   const rows: Row[] = [];
   for (const kind of pages.kinds) {
@@ -235,10 +258,9 @@ async function pages(plan: Plan, pages: NonNullable<Plan['pages']>): Promise<Row
     for (const side of SIDES) await timed(kind, side);
     const times: Record<Side, number[]> = { service: [], floor: [] };
     for (let run = 0; run < pages.runs; run++) for (const side of order(run)) times[side].push(await timed(kind, side));
-    const figure = kind === 'check' ? 'monitor check → first page e-mail (step 1) in the mailbox' : 'alert trigger (Events API v2) → first page e-mail in the mailbox';
-    rows.push(row(figure, median(times.service), median(times.floor), 'ms', '≤ 2×', { service: percentile(times.service, 0.99), floor: percentile(times.floor, 0.99) }));
+    rows.push(row(figures[kind], median(times.service), median(times.floor), 'ms', '≤ 2×', { service: percentile(times.service, 0.99), floor: percentile(times.floor, 0.99) }));
   }
-  for (const client of [clients.service, clients.floor, mailbox]) client.close();
+  for (const client of [clients.service, clients.floor, mailbox, phones]) client?.close();
   return rows;
 }
 

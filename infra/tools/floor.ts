@@ -8,12 +8,18 @@
  *   JWKS, `iss`, `aud`, `exp`/`nbf`, a verified token remembered), for callers in no team (501 otherwise: the
  *   memberships Query is in the list because a correct list must know there are none).
  * - The page path, trigger (`POST /check`, the monitor-check payload; `POST /v2/enqueue`, Events API v2) →
- *   reads → one transaction (the claim on its absence, the incident, an outbox record with step 1's addresses)
- *   → the runtime's own stream reader (`StreamPoller`, woken by the write, started before the first page) →
- *   PutEvents to a bus in this process → a notifier that admits each page to an outside address (not stopped
- *   by it for the sending account, within the account's daily quotas: one TransactWriteItems) and sends it (an
- *   acknowledge link and a stop link signed with a key: no record) through the runtime's SES API. A refused claim answers the incident it names; a claim naming a
- *   resolved incident is replaced on the condition that it still names it. Only addresses are paged.
+ *   reads → one transaction (the claim on its absence, the incident, an outbox record with step 1's addresses
+ *   and people) → the runtime's own stream reader (`StreamPoller`, woken by the write, started before the
+ *   first page) → PutEvents to a bus in this process → a notifier that admits each page to an outside address
+ *   (not stopped by it for the sending account, within the account's daily quotas: one TransactWriteItems)
+ *   and sends it (an acknowledge link and a stop link signed with a key: no record) through the runtime's SES
+ *   API; and pages each person by their rules: one Query of their items (the account, contact methods, rules
+ *   and reply codes), their rules at once for the incident's urgency on verified, enabled methods (none: their
+ *   account's address), an SMS with their reply code (the lowest free, one conditional write with the short
+ *   link's record and its `notification` timeline entry, which the send's context names for the receipt)
+ *   through the runtime's End User Messaging API. A refused claim answers the incident it names; a claim naming a
+ *   resolved incident is replaced on the condition that it still names it. Not paged: schedules, people of a
+ *   team's policy (501), voice, rules with a delay (the floor schedules nothing).
  *   `with` adds a guarantee of the design, to measure its cost: `delivery` (exactly-once pages: the pending
  *   delivery record with the link's record before the send, marked sent after), `transaction` (the atomic
  *   timeline: the steps, the monitor's count, the entries and a second event in the opening transaction).
@@ -25,7 +31,7 @@
  *   event must not count, nor a count land on an incident resolved meanwhile), no read first.
  *
  * Run as a process: `node --import tsx infra/tools/floor.ts` with TABLE_NAME, FLOOR_ISSUER, FLOOR_AUDIENCE,
- * FLOOR_JWKS (JSON), FLOOR_SES_URL, FLOOR_PUBLIC_URL, FLOOR_WITH and the AWS SDK's environment; it prints
+ * FLOOR_JWKS (JSON), FLOOR_AWS_URL, FLOOR_PUBLIC_URL, FLOOR_WITH and the AWS SDK's environment; it prints
  * `{"port":N}` once it listens (FLOOR_PORT, 0 = any).
  */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -33,12 +39,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { leanClient } from '../../shared/platform/aws-client.js';
 import { newDocumentClient } from '../../shared/platform/db/client.js';
+import { maskPhone } from '../../shared/channels/phone.js';
+import { pageSms } from '../../shared/notifications/texts.js';
+import { LOCAL_ORIGINATION_NUMBER, LOCAL_SMS_CONFIGURATION_SET } from '../local/aws/phones.js';
 import { StreamPoller } from '../local/aws/stream.js';
 
 type Item = Record<string, any>;
@@ -73,8 +83,8 @@ export interface FloorOptions {
   issuer: string;
   audience: string;
   jwks: JSONWebKeySet;
-  /** The SES API pages are sent through (the runtime's, in front of the local mailbox), and where the acknowledge link points. */
-  sesUrl: string;
+  /** The AWS APIs pages are sent through (the runtime's SES in front of the local mailbox, End User Messaging in front of the phone inbox), and where the acknowledge link points. */
+  awsUrl: string;
   publicUrl: string;
   port?: number;
   with?: ('delivery' | 'transaction')[];
@@ -83,7 +93,8 @@ export interface FloorOptions {
 export async function startFloor(options: FloorOptions): Promise<{ url: string; close(): Promise<void> }> {
   const TableName = options.tableName;
   const db = newDocumentClient();
-  const ses = leanClient(new SESClient({ endpoint: options.sesUrl }));
+  const ses = leanClient(new SESClient({ endpoint: options.awsUrl }));
+  const phones = leanClient(new PinpointSMSVoiceV2Client({ endpoint: options.awsUrl }));
   let events: EventBridgeClient | undefined;
   const keySet = createLocalJWKSet(options.jwks);
   const verified = new Map<string, JWTPayload>();
@@ -115,10 +126,10 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   const listView = (i: Item) => ({ ...view(i), ...pick(i, 'monitor_name escalation_policy_id'), ...(i.alert_count === undefined ? {} : pick(i, 'alert_count last_alert_at')) });
   const entryView = (e: Item) => pick(e, 'id incident_id kind status message user_id user_name created_at details');
   const snapshot = (i: Item, message: string | null) => ({ ...pick(i, 'id monitor_id monitor_name owner_id title status severity automatic acknowledged started_at resolved_at escalation_policy_id'), message });
-  const entryPut = (incidentId: string, at: string, kind: string, status: string, user: JWTPayload, details: Item | null, message: string | null = null) => {
+  const entryPut = (incidentId: string, at: string, kind: string, status: string, user: JWTPayload | null, details: Item | null, message: string | null = null) => {
     const id = randomUUID();
     const item = { pk: `INCIDENT#${incidentId}`, sk: `UPDATE#${at}#00#${id}`, type: 'incident_update', id, incident_id: incidentId, kind, status, message };
-    return { Put: { TableName, Item: { ...item, user_id: user.sub, user_name: String(user.name ?? user.email ?? ''), created_at: at, details } } };
+    return { Put: { TableName, Item: { ...item, user_id: user?.sub ?? null, user_name: user ? String(user.name ?? user.email ?? '') : null, created_at: at, details } } };
   };
   /** The outbox record the publisher reads off the stream, as the service writes it (the same event detail). */
   const outboxPut = (eventType: string, at: string, payload: Item) => {
@@ -367,32 +378,109 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     }
   };
 
-  const notify = async (detail: Item) => {
+  const signed = (path: string, claims: string) => `${options.publicUrl}/floor/${path}/${claims}.${createHmac('sha256', LINK_KEY).update(claims).digest('base64url')}`;
+  /** Sends a page (`send`), with the `delivery` guarantee when measured: the pending record (with the link's record) before, marked sent after. */
+  const delivered = async <T>(detail: Item, recipient: string, link: Item | undefined, send: () => Promise<T>): Promise<T> => {
+    const delivery = { pk: `DELIVERY#${detail.event_id}`, sk: `TO#${recipient}` };
+    if (!options.with?.includes('delivery')) return send();
+    const record = { ...delivery, type: 'floor_delivery', state: 'pending', attempt: randomUUID(), lease_until: new Date(Date.now() + 60_000).toISOString() };
+    await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, ...(link ? [link] : [])] as never }));
+    const sent = await send();
+    await db.send(new UpdateCommand({ TableName, Key: delivery, UpdateExpression: 'SET #state = :sent REMOVE lease_until', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':sent': 'sent' } }));
+    return sent;
+  };
+  /** A page e-mail to `to`, its acknowledge link signed for `recipient` (a person's id, or the address); an outside address's with a stop link, once admitted. */
+  const email = async (detail: Item, to: string, recipient = Buffer.from(to).toString('base64url'), outside = true) => {
     const { incident, step } = detail;
-    await Promise.all(
-      (step.emails as string[]).map(async (to) => {
-        const expires = Date.now() + 24 * 3_600_000;
-        const claims = `${incident.id}.${step.step_order}.${Buffer.from(to).toString('base64url')}.${expires}`;
-        const link = `${options.publicUrl}/floor/acknowledge/${claims}.${createHmac('sha256', LINK_KEY).update(claims).digest('base64url')}`;
-        if (!(await admitted(incident, to))) return;
-        const stop = `${incident.owner_id}.${Buffer.from(to.toLowerCase()).toString('base64url')}.${expires}`;
-        const stopLink = `${options.publicUrl}/floor/stop-paging/${stop}.${createHmac('sha256', LINK_KEY).update(stop).digest('base64url')}`;
-        const subject = `[${incident.severity}] ${incident.title} — you are paged (step ${step.step_order})`;
-        const body = `${incident.title}\nMonitor: ${incident.monitor_name}\nSeverity: ${incident.severity}\nStarted: ${incident.started_at}\nIncident: ${incident.id}\n\nAcknowledge: ${link}\nStop paging this address: ${stopLink}\n`;
-        const delivery = { pk: `DELIVERY#${detail.event_id}`, sk: `TO#${to}` };
-        if (options.with?.includes('delivery')) {
-          const record = { ...delivery, type: 'floor_delivery', state: 'pending', attempt: randomUUID(), lease_until: new Date(Date.now() + 60_000).toISOString() };
-          const linkRecord = { pk: `FLOORLINK#${createHash('sha256').update(link).digest('hex')}`, sk: 'LINK', type: 'floor_link', incident_id: incident.id, recipient: to, expires_at: new Date(expires).toISOString() };
-          await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: record, ConditionExpression: 'attribute_not_exists(pk)' } }, { Put: { TableName, Item: linkRecord } }] }));
-        }
-        await ses.send(
-          new SendEmailCommand({ Source: 'pages@floor.example', Destination: { ToAddresses: [to] }, Message: { Subject: { Data: subject, Charset: 'UTF-8' }, Body: { Text: { Data: body, Charset: 'UTF-8' } } } }),
-        );
-        if (options.with?.includes('delivery')) {
-          await db.send(new UpdateCommand({ TableName, Key: delivery, UpdateExpression: 'SET #state = :sent REMOVE lease_until', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':sent': 'sent' } }));
-        }
-      }),
-    );
+    const expires = Date.now() + 24 * 3_600_000;
+    const link = signed('acknowledge', `${incident.id}.${step.step_order}.${recipient}.${expires}`);
+    if (outside && !(await admitted(incident, to))) return;
+    const stop = outside ? `Stop paging this address: ${signed('stop-paging', `${incident.owner_id}.${Buffer.from(to.toLowerCase()).toString('base64url')}.${expires}`)}\n` : '';
+    const subject = `[${incident.severity}] ${incident.title} — you are paged (step ${step.step_order})`;
+    const body = `${incident.title}\nMonitor: ${incident.monitor_name}\nSeverity: ${incident.severity}\nStarted: ${incident.started_at}\nIncident: ${incident.id}\n\nAcknowledge: ${link}\n${stop}`;
+    const linkRecord = { Put: { TableName, Item: { pk: `FLOORLINK#${createHash('sha256').update(link).digest('hex')}`, sk: 'LINK', type: 'floor_link', incident_id: incident.id, recipient: to, expires_at: new Date(expires).toISOString() } } };
+    const message = { Subject: { Data: subject, Charset: 'UTF-8' }, Body: { Text: { Data: body, Charset: 'UTF-8' } } };
+    await delivered(detail, to, linkRecord, () => ses.send(new SendEmailCommand({ Source: 'pages@floor.example', Destination: { ToAddresses: [to] }, Message: message })));
+  };
+
+  /** A person's items: the account, contact methods, rules (`CM` … `PROFILE`) and reply codes (`REPLY#`), one consistent Query. */
+  const personItems = async (userId: string) => {
+    const items: Item[] = [];
+    const query = { TableName, KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':from': 'CM', ':to': 'REPLY#\uffff' }, ConsistentRead: true };
+    for await (const page of paginateQuery({ client: db }, query)) items.push(...(page.Items ?? []));
+    return items;
+  };
+  /** Of these incidents, those not resolved (one unread is taken for open: its code is not given away). */
+  const openOf = async (ids: string[]) => {
+    const open = new Set<string>();
+    for (let start = 0; start < ids.length; start += 100) {
+      const found = await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: ids.slice(start, start + 100).map(incidentKey), ProjectionExpression: 'id, #status', ExpressionAttributeNames: { '#status': 'status' } } } }));
+      for (const item of found.Responses?.[TableName] ?? []) if (item.status !== 'RESOLVED') open.add(String(item.id));
+      for (const key of found.UnprocessedKeys?.[TableName]?.Keys ?? []) open.add(String(key.pk).slice('INCIDENT#'.length));
+    }
+    return open;
+  };
+  /** The person's reply code for the incident: the one naming it, else the lowest free (never given, or naming an incident no longer open), taken by one conditional write with `records`; a lost race reads again. */
+  const replyCode = async (userId: string, incidentId: string, items: Item[], records: Item[]) => {
+    for (let attempt = 0; attempt < 5; attempt++, items = await personItems(userId)) {
+      const codes = new Map(items.filter((item) => String(item.sk).startsWith('REPLY#')).map((item) => [Number(String(item.sk).slice(6)), String(item.incident_id)]));
+      const own = [...codes].find(([, id]) => id === incidentId)?.[0];
+      if (own !== undefined) return (await db.send(new TransactWriteCommand({ TransactItems: records as never })), own);
+      const open = codes.size ? await openOf([...new Set(codes.values())]) : new Set<string>();
+      let code = 1;
+      while (codes.has(code) && open.has(codes.get(code)!)) code++;
+      const previous = codes.get(code);
+      const held = previous === undefined ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'incident_id = :previous', ExpressionAttributeValues: { ':previous': previous } };
+      const item = { pk: `USER#${userId}`, sk: `REPLY#${code}`, type: 'reply_code', user_id: userId, incident_id: incidentId, allocated_at: new Date().toISOString() };
+      try {
+        return (await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: item, ...held } }, ...records] as never })), code);
+      } catch (error) {
+        if (!cancelledOn(error, 0)) throw error;
+      }
+    }
+    throw new Error(`the reply codes of ${userId} kept changing`);
+  };
+  /**
+   * A page SMS: `[N] …` with the person's code and a short link (a random token). The link's record and the
+   * `notification` entry are written with the code, before the send: a receipt can come before the send's
+   * answer (locally it does), and the send's context names the entry, so the receipt finds it; a failed send
+   * marks it failed.
+   */
+  const sms = async (detail: Item, person: Item, to: string, items: Item[]) => {
+    const { incident, step } = detail;
+    const token = randomBytes(32).toString('base64url');
+    const expires = new Date(Date.now() + 24 * 3_600_000);
+    const link = { Put: { TableName, Item: { pk: `FLOORLINK#${createHash('sha256').update(token).digest('hex')}`, sk: 'LINK', type: 'floor_link', incident_id: incident.id, user_id: person.id, recipient: to, expires_at: expires.toISOString(), ttl: Math.floor(expires.getTime() / 1000) } } };
+    const details = { channel: 'sms', address: maskPhone(to), user_id: person.id, user_name: person.name, status: 'sent', step_order: step.step_order };
+    const entry = entryPut(incident.id, new Date().toISOString(), 'notification', 'INVESTIGATING', null, details);
+    const code = await replyCode(String(person.id), incident.id, items, [link, entry]);
+    const text = pageSms({ code, severity: incident.severity, title: incident.title, monitorName: incident.monitor_name, acknowledgeUrl: `${options.publicUrl}/floor/acknowledge/${token}` });
+    const key = { pk: entry.Put.Item.pk, sk: entry.Put.Item.sk };
+    const send = new SendTextMessageCommand({ DestinationPhoneNumber: to, OriginationIdentity: LOCAL_ORIGINATION_NUMBER, ConfigurationSetName: LOCAL_SMS_CONFIGURATION_SET, MessageBody: text, MessageType: 'TRANSACTIONAL', MaxPrice: '0.10', Context: { incident: incident.id, entry: key.sk } });
+    await delivered(detail, `sms:${to}`, undefined, () => phones.send(send)).catch(async (error: unknown) => {
+      await db.send(new UpdateCommand({ TableName, Key: key, UpdateExpression: 'SET details.#status = :failed', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':failed': 'failed' } }));
+      throw error;
+    });
+  };
+  /** A person (of a personal policy: any account) paged by their rules due at once for the incident's urgency; none usable: their account's address. */
+  const pagePerson = async (detail: Item, userId: string) => {
+    const items = await personItems(userId);
+    const person = items.find((item) => item.sk === 'PROFILE');
+    if (!person) return;
+    const methods = new Map(items.filter((item) => item.type === 'contact_method').map((item) => [item.id, item]));
+    // Unwritten (no counter), the rules are the defaults: the account's address at once, as the fallback.
+    const usable = items.some((item) => item.sk === 'CM-COUNT')
+      ? items.flatMap((rule) => {
+          const method = methods.get(rule.contact_method_id);
+          return rule.type === 'notification_rule' && rule.urgency === detail.incident.urgency && method?.verified && !method.disabled && ['email', 'sms'].includes(method.method_type) ? [{ rule, method }] : [];
+        })
+      : [];
+    if (usable.length === 0) return email(detail, String(person.email), String(person.id), false);
+    await Promise.all(usable.filter(({ rule }) => rule.delay_minutes === 0).map(({ method }) => (method.method_type === 'sms' ? sms(detail, person, method.address, items) : email(detail, method.address, String(person.id), false))));
+  };
+
+  const notify = async (detail: Item) => {
+    await Promise.all([...(detail.step.emails as string[]).map((to) => email(detail, to)), ...((detail.step.people ?? []) as string[]).map((userId) => pagePerson(detail, userId))]);
   };
 
   /** PutEvents answered as the local bus answers it: an event per entry, delivered asynchronously (retried on failure). */
@@ -444,19 +532,21 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   const get = async (key: Item) => (await db.send(new GetCommand({ TableName, Key: key }))).Item;
   const monitorKey = (monitorId: string) => ({ pk: `MONITOR#${monitorId}`, sk: 'MONITOR' });
 
-  /** Step 1's addresses, from the monitor's policy (none without one). */
-  const firstStep = async (monitor: Item): Promise<{ step_order: number; emails: string[] } | undefined> => {
+  /** Step 1's addresses and people, from the monitor's policy (none without one). */
+  const firstStep = async (monitor: Item): Promise<{ step_order: number; emails: string[]; people: string[] } | undefined> => {
     if (!monitor.escalation_policy_id) return undefined;
-    const step = (await get({ pk: `POLICY#${monitor.escalation_policy_id}`, sk: 'POLICY' }))?.steps?.[0];
+    const policy = await get({ pk: `POLICY#${monitor.escalation_policy_id}`, sk: 'POLICY' });
+    const step = policy?.steps?.[0];
     if (!step || step.delay_minutes !== 0) return undefined;
-    if (step.targets?.some((target: Item) => target.type !== 'email')) throw new HttpError(501, 'The floor pages addresses only');
-    return { step_order: step.step_order, emails: step.emails ?? [] };
+    const targets: Item[] = step.targets ?? [];
+    if (targets.some((target) => target.type === 'schedule' || (target.type === 'user' && policy!.team_id))) throw new HttpError(501, 'The floor pages addresses, and people of personal policies');
+    return { step_order: step.step_order, emails: step.emails ?? [], people: targets.flatMap((target) => (target.type === 'user' ? [String(target.id)] : [])) };
   };
 
   /** Opens the incident with its claim and its outbox record; a taken claim answers the incident it names. */
   const open = async (monitor: Item, claimKey: Item, title: string, severity: string, message: string | null, fields: Item = {}) => {
     const step = await firstStep(monitor);
-    const paged = step !== undefined && step.emails.length > 0;
+    const paged = step !== undefined && step.emails.length + step.people.length > 0;
     if (paged) await publisher();
     const now = new Date().toISOString();
     for (let stale: string | undefined, attempt = 0; attempt < 3; attempt++) {
@@ -471,7 +561,7 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
         { Put: { TableName, Item: { ...incidentKey(incident.id), type: 'floor_incident', ...incident }, ConditionExpression: 'attribute_not_exists(pk)' } },
       ];
       if (paged) {
-        const detail = { event_id: eventId, occurred_at: now, incident: { id: incident.id, title, severity, monitor_name: monitor.name, owner_id: monitor.owner_id, started_at: now }, step };
+        const detail = { event_id: eventId, occurred_at: now, incident: { id: incident.id, title, severity, urgency: incident.urgency, monitor_name: monitor.name, owner_id: monitor.owner_id, started_at: now }, step };
         items.push({ Put: { TableName, Item: { pk: `FLOOROUTBOX#${eventId[0]}`, sk: `${now}#${eventId}`, type: FLOOR_OUTBOX_TYPE, floor: instance, detail, ttl: Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECONDS } } });
       }
       if (options.with?.includes('transaction')) {
@@ -642,16 +732,16 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
     await poller.stop();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const client of [events, ses, db]) client?.destroy();
+    for (const client of [events, ses, phones, db]) client?.destroy();
   };
   return { url, close };
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set`); })();
-  const [tableName, issuer, audience, jwks, sesUrl, publicUrl] = ['TABLE_NAME', 'FLOOR_ISSUER', 'FLOOR_AUDIENCE', 'FLOOR_JWKS', 'FLOOR_SES_URL', 'FLOOR_PUBLIC_URL'].map(env) as string[];
+  const [tableName, issuer, audience, jwks, awsUrl, publicUrl] = ['TABLE_NAME', 'FLOOR_ISSUER', 'FLOOR_AUDIENCE', 'FLOOR_JWKS', 'FLOOR_AWS_URL', 'FLOOR_PUBLIC_URL'].map(env) as string[];
   const variant = (process.env.FLOOR_WITH ?? '').split(',').filter((part): part is 'delivery' | 'transaction' => part === 'delivery' || part === 'transaction');
-  const floor = await startFloor({ tableName: tableName!, issuer: issuer!, audience: audience!, jwks: JSON.parse(jwks!) as JSONWebKeySet, sesUrl: sesUrl!, publicUrl: publicUrl!, port: Number(process.env.FLOOR_PORT ?? 0), with: variant });
+  const floor = await startFloor({ tableName: tableName!, issuer: issuer!, audience: audience!, jwks: JSON.parse(jwks!) as JSONWebKeySet, awsUrl: awsUrl!, publicUrl: publicUrl!, port: Number(process.env.FLOOR_PORT ?? 0), with: variant });
   process.on('SIGTERM', () => void floor.close().then(() => process.exit(0)));
   console.log(JSON.stringify({ port: Number(new URL(floor.url).port) }));
 }

@@ -84,7 +84,7 @@ export function writeSection(name: string, heading: string, table: string, where
   console.log(`\nwrote the ${name} section of docs/performance.md`);
 }
 
-/** `node:http` over kept-alive connections: setting up, the mailbox, the Lambda API (answers without a Content-Length, which the load client reads). */
+/** `node:http` over kept-alive connections: setting up, the mailbox, the phone inbox, the Lambda API (answers without a Content-Length, which the load client reads). */
 export class KeptAlive {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 4 });
   constructor(private readonly baseUrl: string) {}
@@ -112,14 +112,21 @@ export class KeptAlive {
   }
 }
 
-/** Polls the local mailbox (`GET /store`) until it holds an e-mail to `to`. */
-export async function mailTo(mailbox: KeptAlive, to: string, pauseMs = 1, patienceMs = 10_000) {
+/** Polls `GET path` of `local` until its JSON answer `holds`; `what` names it in the error after `patienceMs`. */
+async function arrived(local: KeptAlive, path: string, holds: (answer: any) => boolean, what: string, pauseMs: number, patienceMs: number) {
   for (const deadline = Date.now() + patienceMs; ; await new Promise((resolve) => setTimeout(resolve, pauseMs))) {
-    const { emails } = JSON.parse((await mailbox.request('GET', '/store')).body) as { emails: { destination: { to: string[] } }[] };
-    if (emails.some((email) => email.destination.to.includes(to))) return;
-    if (Date.now() > deadline) throw new Error(`No e-mail to ${to} in the mailbox after ${patienceMs} ms`);
+    if (holds(JSON.parse((await local.request('GET', path)).body))) return;
+    if (Date.now() > deadline) throw new Error(`No ${what} after ${patienceMs} ms`);
   }
 }
+
+/** Polls the local mailbox (`GET /store`) until it holds an e-mail to `to`. */
+export const mailTo = (mailbox: KeptAlive, to: string, pauseMs = 1, patienceMs = 10_000) =>
+  arrived(mailbox, '/store', ({ emails }: { emails: { destination: { to: string[] } }[] }) => emails.some((email) => email.destination.to.includes(to)), `e-mail to ${to} in the mailbox`, pauseMs, patienceMs);
+
+/** Polls the local phone inbox (the runtime's `GET /local/phones/messages?to=`) until it holds an SMS to `to`. */
+export const smsTo = (runtime: KeptAlive, to: string, pauseMs = 1, patienceMs = 10_000) =>
+  arrived(runtime, `/local/phones/messages?to=${encodeURIComponent(to)}`, ({ messages }: { messages: { channel: string }[] }) => messages.some((message) => message.channel === 'sms'), `SMS to ${to} in the phone inbox`, pauseMs, patienceMs);
 
 const clients = new Map<string, KeptAlive>();
 export const closeClients = () => {
@@ -156,8 +163,8 @@ function spawnTs(file: string, args: string[], env: NodeJS.ProcessEnv, stdout: '
 export async function startFloorProcess(runtime: Runtime, variant: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
   const { issuer } = runtime;
   const floor = { TABLE_NAME: runtime.tableName, FLOOR_ISSUER: issuer.issuer, FLOOR_AUDIENCE: issuer.audience, FLOOR_JWKS: JSON.stringify(issuer.jwks()), FLOOR_PORT: '0', FLOOR_WITH: variant.join(',') };
-  // Its SES is the runtime's SES API, in front of the same mailbox the service's pages go to.
-  const child = spawnTs('infra/tools/floor.ts', [], { ...process.env, ...floor, FLOOR_SES_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url }, 'pipe');
+  // Its SES and End User Messaging are the runtime's APIs, in front of the same mailbox and phone inbox the service's pages go to.
+  const child = spawnTs('infra/tools/floor.ts', [], { ...process.env, ...floor, FLOOR_AWS_URL: runtime.url.replace('localhost', '127.0.0.1'), FLOOR_PUBLIC_URL: runtime.url }, 'pipe');
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8');

@@ -1,16 +1,18 @@
 /**
  * The headline's page rows and `npm run bench -- profile` (issue 33): the service's "monitor check / alert
- * trigger → first page e-mail" against the floor's page path (floor.ts), timed by the client (client.ts,
- * `pages`) from the trigger's request to the page's arrival in the local mailbox; what each guarantee of
+ * trigger → first page e-mail" and "alert trigger → first page SMS" (issue 43) against the floor's page path
+ * (floor.ts), timed by the client (client.ts, `pages`) from the trigger's request to the page's arrival in the
+ * local mailbox or phone inbox; what each guarantee of
  * the design costs on the floor; and where the service's time on that path goes, hop by hop, from the calls
  * and invocations the runtime records (`Service.recordCalls`), with what a person's acknowledgement takes to
  * stop the next step.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Service as Runtime } from '../local/perf/service.js';
 import type { RecordedCall } from '../local/perf/call-recorder.js';
 import type { Plan } from './client.js';
-import { call, KeptAlive, mailTo, median, runClient, startFloorProcess, type Row } from './lib.js';
+import { smsPagedPerson } from '../testing/scenarios.js';
+import { call, KeptAlive, mailTo, median, runClient, signUp, startFloorProcess, type Row } from './lib.js';
 
 /** A caller with a policy paging one address at once, and `count` monitors on it (failure threshold 1). */
 async function pagingSetup(runtime: Runtime, count: number) {
@@ -26,14 +28,32 @@ async function pagingSetup(runtime: Runtime, count: number) {
   return { token, oncall, monitors, halves, key };
 }
 
-/** The headline's page rows against the floor at `floorUrl`: check → page and alert trigger → page, run by run. */
+/** `count` people paged by SMS alone (`smsPagedPerson`), each at a number of their own, with a key of a monitor paging them; 4 set up at a time. */
+async function smsPeople(runtime: Runtime, count: number) {
+  const people: { phone: string; key: string }[] = [];
+  for (let start = 0; start < count; start += 4) {
+    const batch = Array.from({ length: Math.min(4, count - start) }, async () => {
+      const person = await signUp(runtime, 'Paged by SMS');
+      // A 555 number of its own, never ending in 0000 (whose receipts fail locally).
+      const phone = `+1555${randomInt(1_000_000, 10_000_000)}1`;
+      const send = async (method: string, path: string, body: unknown) => (await call(runtime, method, path, person.token, body)).body;
+      return { phone, key: (await smsPagedPerson(send, async (to) => runtime.phones.messages(to), person.id, phone)).key };
+    });
+    people.push(...(await Promise.all(batch)));
+  }
+  return people;
+}
+
+/** The headline's page rows against the floor at `floorUrl`: check → page, alert trigger → page and alert trigger → SMS, run by run. */
 export async function benchPagePath(runtime: Runtime, floorUrl: string, quick: boolean): Promise<Row[]> {
   const runs = quick ? 9 : 31;
-  // Per side: a monitor per timed run, one for the warm-up run, and one for the alerts.
+  // Per side: a monitor per timed run, one for the warm-up run, and one for the alerts; a person paged by SMS per run and the warm-up's.
   const setup = await pagingSetup(runtime, 2 * (runs + 2));
   const { service, floor } = setup.halves;
   const keys = { service: await setup.key(service[0]!), floor: await setup.key(floor[0]!) };
-  const pages: Plan['pages'] = { mailboxUrl: runtime.mailbox.url, oncall: setup.oncall, runs, kinds: ['check', 'alert'], monitors: { service: service.slice(1), floor: floor.slice(1) }, keys };
+  const people = await smsPeople(runtime, 2 * (runs + 1));
+  const sms = { phonesUrl: runtime.url.replace('localhost', '127.0.0.1'), people: { service: people.slice(0, runs + 1), floor: people.slice(runs + 1) } };
+  const pages: Plan['pages'] = { mailboxUrl: runtime.mailbox.url, oncall: setup.oncall, runs, kinds: ['check', 'alert', 'sms'], monitors: { service: service.slice(1), floor: floor.slice(1) }, keys, sms };
   await runtime.idle();
   try {
     return await runClient({ serviceUrl: runtime.url.replace('localhost', '127.0.0.1'), floorUrl, pages } satisfies Plan);

@@ -6,15 +6,18 @@
  * record) is what the service itself reads and publishes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomInt } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startFloor } from '../../infra/tools/floor.js';
 import { TABLE_NAME_ENV } from '../../shared/system.js';
 import { db } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
+import { incidentForReplyCode } from '../../shared/incidents/reply-codes.js';
+import { smsPagedPerson } from '../../infra/testing/scenarios.js';
 import { eventDetails } from '../../shared/platform/events/model.js';
 import { allMailTo, Api, eventually, uniqueEmail, type User } from '../support/api.js';
+import { awaitPhoneMessage, phoneMessages } from '../support/contacts.js';
 import { checkContract } from '../support/contract.js';
 import { createMonitor } from '../support/teams.js';
 
@@ -26,7 +29,7 @@ let monitorId: string;
 beforeAll(async () => {
   api = await Api.start();
   const issuer = api.runtime.issuer;
-  floor = await startFloor({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks(), sesUrl: api.runtime.url, publicUrl: api.runtime.url });
+  floor = await startFloor({ tableName: process.env[TABLE_NAME_ENV]!, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks(), awsUrl: api.runtime.url, publicUrl: api.runtime.url });
   owner = await api.signUp(uniqueEmail('floor'), 'Fiona Floor');
   monitorId = (await createMonitor(api, owner, { name: 'Floor monitor' })).id;
 });
@@ -239,5 +242,51 @@ describe("the floor's page path pages as the service does", () => {
     for (const key of [first, first]) expect((await floorPost('/v2/enqueue', { ...event(key), dedup_key: 'cpu-service' })).status).toBe(202);
     const serviceIncident = (await get(`MONITOR#${monitorId}`, 'ALERT#cpu-service'))!.incident_id as string;
     expect((await serviceRequest('GET', `/api/incidents/${serviceIncident}`)).body.incident).toMatchObject({ alert_count: 3 });
+  });
+
+  it("pages a person by SMS as the service must: their reply code (the lowest free) and an acknowledge link in `[N] …`, the code's and the link's records, the notification on the timeline; no usable rule: their account's address", async () => {
+    const person = await api.signUp(uniqueEmail('floor-sms'), 'Sam Sms');
+    const send = async (method: string, path: string, body: unknown) => {
+      const response = await api.request(method, path, { token: person.token, body });
+      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+      return response.body;
+    };
+    const phone = `+1555${randomInt(1_000_000, 10_000_000)}1`;
+    const paged = await smsPagedPerson(send, async (to) => api.runtime.phones.messages(to), person.id, phone);
+    const TableName = process.env[TABLE_NAME_ENV]!;
+    const trigger = async (dedupKey: string) => {
+      const event = { routing_key: paged.key, event_action: 'trigger', dedup_key: dedupKey, payload: { summary: 'Disk full on db-2', source: 'db-2', severity: 'critical' } };
+      expect(await floorPost('/v2/enqueue', event)).toMatchObject({ status: 202, body: { status: 'success' } });
+      return (await db().send(new GetCommand({ TableName, Key: { pk: `MONITOR#${paged.monitorId}`, sk: `ALERT#${dedupKey}` } }))).Item!.incident_id as string;
+    };
+    const page = (code: number) => awaitPhoneMessage(api, phone, (message) => message.body.startsWith(`[${code}] `));
+
+    const first = await trigger('sms-1');
+    const sms = await page(1);
+    const link = new RegExp(`^\\[1\\] CRITICAL Disk full on db-2 - reply 1a to acknowledge, 1r to resolve ${api.runtime.url}/floor/acknowledge/([A-Za-z0-9_-]{43})$`).exec(sms.body);
+    expect(link, sms.body).not.toBeNull();
+    expect(sms).toMatchObject({ channel: 'sms', from: '+18005550100' });
+    // The service reads the code the floor took, and the link's record names the incident and the person.
+    expect(await incidentForReplyCode(person.id, 1)).toBe(first);
+    const record = await db().send(new GetCommand({ TableName, Key: { pk: `FLOORLINK#${createHash('sha256').update(link![1]!).digest('hex')}`, sk: 'LINK' } }));
+    expect(record.Item).toMatchObject({ incident_id: first, user_id: person.id, recipient: phone });
+    // Its notification entry was written before the send (a receipt may come before the send's answer).
+    const entries = await db().send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :updates)', ExpressionAttributeValues: { ':pk': `INCIDENT#${first}`, ':updates': 'UPDATE#' } }));
+    expect(entries.Items).toMatchObject([{ kind: 'notification', details: { channel: 'sms', address: `+1•••${phone.slice(-4)}`, user_id: person.id, user_name: 'Sam Sms', status: 'sent', step_order: 1 } }]);
+
+    // Code 1 is held by an open incident: the next one is 2.
+    expect(await incidentForReplyCode(person.id, 2)).toBeUndefined();
+    const second = await trigger('sms-2');
+    expect((await page(2)).body).toMatch(/^\[2\] CRITICAL Disk full on db-2 - reply 2a to acknowledge, 2r to resolve /);
+    expect(await incidentForReplyCode(person.id, 2)).toBe(second);
+
+    // The method disabled, no rule is usable: the person's account address, and no SMS.
+    await send('PUT', `/api/me/contact-methods/${paged.methodId}`, { disabled: true });
+    const third = await trigger('sms-3');
+    const [mail] = await eventually(() => allMailTo(api, person.email), (emails) => emails.some((email) => (email.body.text ?? '').includes(third)));
+    expect(mail!.subject).toBe('[CRITICAL] Disk full on db-2 — you are paged (step 1)');
+    expect(mail!.body.text).toMatch(new RegExp(`Acknowledge: ${api.runtime.url}/floor/acknowledge/${third}\\.1\\.${person.id}\\.\\d+\\.[A-Za-z0-9_-]{43}`));
+    expect(mail!.body.text).not.toContain('Stop paging');
+    expect((await phoneMessages(api, phone)).filter((message) => message.body.includes('Disk full'))).toHaveLength(2);
   });
 });
