@@ -304,13 +304,14 @@ export const routes: readonly RouteDescription[] = [
   ),
   // Public: alerts in from monitoring tools. The integration key in the body (Events API v2) or in
   // `Authorization` (webhooks) authenticates; each may touch its key's lookup, the key's monitor
-  // (its dedup items), the incidents it opens or changes, their policy and the outbox.
+  // (its dedup items), the incidents it opens or changes, their policy, the people a step due at once
+  // pages (their accounts and team memberships: `paging/open.ts`) and the outbox.
   // On the paging path: an alert pages as a failed check does.
   route('alerts-enqueue', 'POST', '/v2/enqueue', 'functions/alerts/enqueue.ts', 'readwrite', {
     auth: 'none',
     throttle: 'alerts',
     paging: true,
-    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
   }),
   // Takes a notification's alerts (issue 41 §3): admits the key, writes them as alert batches (BatchWriteItem).
   route('alerts-alertmanager', 'POST', '/integrations/alertmanager', 'functions/alerts/alertmanager.ts', 'readwrite', {
@@ -374,7 +375,7 @@ export const workers = {
     table: 'readwrite',
     stream: { eventNames: ['INSERT'], itemTypes: ['alert_batch'] },
     timeoutSeconds: 120,
-    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
   },
   /** Invoked directly by the monitoring system with a check result. */
   monitorCheck: {
@@ -382,7 +383,7 @@ export const workers = {
     paging: true,
     handler: 'functions/monitors/check.ts',
     table: 'readwrite',
-    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
   },
   /** Reads the table's stream and publishes outbox records to the event bus. */
   publisher: {
@@ -431,7 +432,7 @@ export const workers = {
     paging: true,
     handler: 'functions/heartbeats/sweep.ts',
     table: 'readwrite',
-    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#'],
+    leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
     indexes: ['heartbeat-due'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */

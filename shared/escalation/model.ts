@@ -200,5 +200,5 @@ export function incidentSteps(policy: Policy) {
   );
 }
 
-/** A step whose recipients are known only at its page (it targets a schedule or a person). */
-export const resolvedAtPage = (step: { targets?: readonly EscalationTarget[] }) => (step.targets ?? []).some((target) => target.type !== 'email');
+/** A step whose recipients are known only at its page: it targets a schedule (whoever is on call then). */
+export const onCallAtPage = (step: { targets?: readonly EscalationTarget[] }) => (step.targets ?? []).some((target) => target.type === 'schedule');

@@ -15,7 +15,7 @@ import { tableName } from '../platform/db/client.js';
 import { keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
 import { getPolicy } from '../escalation/repository.js';
-import { incidentSteps, resolvedAtPage } from '../escalation/model.js';
+import { incidentSteps, onCallAtPage } from '../escalation/model.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
@@ -23,7 +23,9 @@ import type { Monitor } from '../monitors/model.js';
 import { countIncident } from '../monitors/repository.js';
 import { urgencyAtOpen, type Incident, type Severity } from '../incidents/model.js';
 import * as incidents from '../incidents/repository.js';
-import { createdEntry, pagedEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
+import { createdEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
+import { recipientsOf, resolvePeople } from './recipients.js';
+import { stepPageRecords } from './step-page.js';
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -74,10 +76,13 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     ...step,
     due_at: new Date(Date.parse(now) + step.delay_minutes * 60_000).toISOString(),
   }));
-  // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event —
-  // unless it has schedule or person targets: those are resolved at the page, by the escalation
-  // scheduler at once.
-  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !resolvedAtPage(step));
+  // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event — its
+  // people and addresses resolved now (one BatchGetItem for the people of all such steps), unless it
+  // targets a schedule: whoever is on call is found at the page, by the escalation scheduler at once.
+  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !onCallAtPage(step));
+  const targeted = pagedNow.flatMap((step) => step.targets ?? []);
+  const people = targeted.some((target) => target.type === 'user') ? await resolvePeople(targeted, policy?.team_id ?? null) : new Map();
+  const resolvedNow = (step: (typeof steps)[number]) => (step.targets ? recipientsOf(step.targets, people, unreachable) : undefined);
   const stepItems: TransactItem[] = steps.map((step) => ({
     Put: {
       TableName: tableName(),
@@ -90,19 +95,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
       },
     },
   }));
-  const pages = pagedNow.map((step) =>
-    outboxPut(
-      'incident.escalation_step',
-      // Paged here only with nobody to resolve: e-mail targets alone, all outside addresses (`paging/outside.ts`).
-      {
-        incident: incidentSnapshot(incident),
-        step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails: step.emails },
-        people: [],
-        recipients: step.emails.map((address) => ({ kind: 'address' as const, channel: 'email' as const, address })),
-      },
-      now,
-    ),
-  );
+  const pages = pagedNow.map((step, index) => stepPageRecords(incident, step, resolvedNow(step), now, index + 1));
   const created = outboxPut(
     'incident.created',
     {
@@ -119,10 +112,10 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     ['moved', countIncident(monitor)],
     ...stepItems.map((item) => ['conflict', item] as const),
     ['conflict', created],
-    ...pages.map((item) => ['conflict', item] as const),
-    // The timeline: opened by the signal (with its message), then each step paged at once.
+    // Each step paged at once: its event and its timeline entry.
+    ...pages.flat().map((item) => ['conflict', item] as const),
+    // The timeline: opened by the signal (with its message); the pages' entries follow it.
     ['conflict', timelinePut({ ...entry, details: { ...entry.details, ...spec.createdDetails } })],
-    ...pagedNow.map((step, index) => ['conflict', timelinePut(pagedEntry(incident, step, now, index + 1))] as const),
   ]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
@@ -132,3 +125,8 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
   if (outcome === 'conflict') throw new Error(`Unexpected conflict opening incident ${incident.id}`);
   return undefined;
 }
+
+/** A step paged at once has no schedule target (`onCallAtPage`): nobody to find on call. */
+const unreachable = (scheduleId: string): never => {
+  throw new Error(`Schedule ${scheduleId} is resolved at the page, not when the incident opens`);
+};

@@ -11,13 +11,11 @@ import { db, tableName } from '../platform/db/client.js';
 import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
-import { outboxPut } from '../platform/events/outbox.js';
-import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
-import { pagedEntry, timelinePut } from '../incidents/timeline.js';
-import { MAX_INCIDENT_STEPS, recipientEmail, type EscalationTarget, type PagedRecipient, type UnstaffedSchedule } from '../escalation/model.js';
+import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
+import { stepPageRecords } from './step-page.js';
 
 /** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
 export const escalationStepInput = z.strictObject({
@@ -60,12 +58,6 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
   const at = writeInstant(incident);
   // Targets are resolved at the page: whoever is on call now; the addresses de-duplicated.
   const resolved = step.targets ? await resolveTargets(step.targets as EscalationTarget[], at, step.team_id ?? null) : undefined;
-  // A step of `emails` alone (before targets existed) pages those addresses, as bare addresses.
-  const recipients: PagedRecipient[] = resolved ? resolved.recipients : step.emails.map((address) => ({ kind: 'address', channel: 'email', address }));
-  // Version 1's fields, kept for its consumers: every address, and of them the people's (account holders;
-  // every other address is outside, `paging/outside.ts`).
-  const emails = recipients.map(recipientEmail);
-  const people = recipients.flatMap((recipient) => (recipient.kind === 'person' ? [recipient.email] : []));
   try {
     await transactWrite([
       {
@@ -90,17 +82,7 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      outboxPut(
-        'incident.escalation_step',
-        {
-          incident: incidentSnapshot(incident),
-          step: { step_order: step.step_order, delay_minutes: step.delay_minutes, emails },
-          people,
-          recipients,
-        },
-        at,
-      ),
-      timelinePut(pagedEntry(incident, { step_order, emails }, at, 0, resolved)),
+      ...stepPageRecords(incident, step, resolved, at),
     ]);
     countMetric('EscalationStepSent', { step: String(step_order) });
     for (const unstaffed of resolved?.nobodyOnCall ?? []) {

@@ -7,47 +7,20 @@
  */
 import { getSchedule } from '../schedules/repository.js';
 import { renderShifts } from '../schedules/render.js';
-import { eligiblePeople, renderingOf } from '../schedules/service.js';
-import { recipientEmail, type EscalationTarget, type PagedRecipient, type ResolvedTargets, type UnstaffedSchedule } from '../escalation/model.js';
+import { renderingOf } from '../schedules/service.js';
+import type { EscalationTarget, ResolvedTargets } from '../escalation/model.js';
+import { recipientsOf, resolvePeople, type OnCall } from './recipients.js';
 
 /** Who `targets` page at `at`; `teamId`: the policy's team, whose members alone are paged as people. */
 export async function resolveTargets(targets: readonly EscalationTarget[], at: string, teamId: string | null): Promise<ResolvedTargets> {
-  const users = targets.flatMap((target) => (target.type === 'user' ? [target.id] : []));
   const schedules = targets.flatMap((target) => (target.type === 'schedule' ? [target.id] : []));
-  const [people, onCall] = await Promise.all([eligiblePeople(users, teamId), Promise.all(schedules.map((scheduleId) => onCallIn(scheduleId, at)))]);
-  const recipients: PagedRecipient[] = [];
-  const nobodyOnCall: UnstaffedSchedule[] = [];
-  for (const target of targets) {
-    if (target.type === 'email') recipients.push({ kind: 'address', channel: 'email', address: target.address });
-    else if (target.type === 'user') {
-      const person = people.get(target.id);
-      if (person) recipients.push({ kind: 'person', user_id: target.id, name: person.name, email: person.email });
-    } else {
-      const found = onCall[schedules.indexOf(target.id)]!;
-      if ('recipient' in found) recipients.push(found.recipient);
-      else nobodyOnCall.push(found.unstaffed);
-    }
-  }
-  return { recipients: deduplicated(recipients), nobodyOnCall };
-}
-
-/**
- * One recipient per address (case-insensitively; a person's is their account's), in the order first
- * named: the first target naming it keeps it, except that a person takes the place of a bare `email`
- * target naming the same address — so that address is paged as the account holder it is (issue 41).
- */
-function deduplicated(recipients: readonly PagedRecipient[]): PagedRecipient[] {
-  const byAddress = new Map<string, PagedRecipient>();
-  for (const recipient of recipients) {
-    const address = recipientEmail(recipient).toLowerCase();
-    const kept = byAddress.get(address);
-    if (!kept || (kept.kind === 'address' && recipient.kind === 'person')) byAddress.set(address, recipient);
-  }
-  return [...byAddress.values()];
+  const [people, onCall] = await Promise.all([resolvePeople(targets, teamId), Promise.all(schedules.map((scheduleId) => onCallIn(scheduleId, at)))]);
+  const found = new Map(schedules.map((scheduleId, index) => [scheduleId, onCall[index]!]));
+  return recipientsOf(targets, people, (scheduleId) => found.get(scheduleId)!);
 }
 
 /** Whoever is on call in the schedule at `at`, or the fact that nobody is. */
-async function onCallIn(scheduleId: string, at: string): Promise<{ recipient: PagedRecipient } | { unstaffed: UnstaffedSchedule }> {
+async function onCallIn(scheduleId: string, at: string): Promise<OnCall> {
   const schedule = await getSchedule(scheduleId);
   if (!schedule) return { unstaffed: { schedule_id: scheduleId, schedule_name: null } };
   const until = new Date(Date.parse(at) + 1).toISOString();

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { accountItem } from '../accounts/model.js';
+import type { Person } from '../teams/people.js';
 import { attributes, keys, teamItemSk } from '../platform/db/keys.js';
 import { batchGet, type Item } from '../platform/db/ops.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
@@ -226,27 +227,6 @@ export async function deleteOverride(caller: Caller, scheduleId: string, overrid
 // ---------------------------------------------------------------------------------------------
 // Who is on call
 
-export interface Person {
-  name: string;
-  email: string;
-}
-
-/**
- * The names and addresses of those of `userIds` who may be on call or paged: accounts, and with a `teamId`
- * members of that team now. One BatchGetItem (none for nobody).
- */
-export async function eligiblePeople(userIds: string[], teamId: string | null): Promise<Map<string, Person>> {
-  const people = new Map<string, Person>();
-  if (userIds.length === 0) return people;
-  const found = await batchGet(userIds.flatMap((userId) => [keys.account(userId), ...(teamId ? [keys.teamMembership(teamId, userId)] : [])]));
-  const isAccount = (item: Item) => item[attributes.sk] === keys.account(String(item.id))[attributes.sk];
-  const members = new Set(found.filter((item) => !isAccount(item)).map((item) => String(item.user_id)));
-  for (const item of found.filter(isAccount)) {
-    const account = accountItem.parse(item);
-    if (!teamId || members.has(account.id)) people.set(account.id, { name: account.name, email: account.email });
-  }
-  return people;
-}
 
 /**
  * The people of a schedule as rendering sees them: accounts, and on a team schedule members of the team now,

@@ -11,11 +11,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetClock } from '../../shared/platform/clock.js';
 import { accountEmailMethod, addContactMethod, replaceRules } from '../support/contacts.js';
+import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
+import { workers } from '../../shared/system.js';
 import { incidentForReplyCode, replyCodeFor } from '../../shared/incidents/reply-codes.js';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, reportDown, seedTeam } from '../support/teams.js';
 
+const calls = dynamoCalls();
 let api: Api;
 let owner: User;
 let ana: User;
@@ -186,7 +189,12 @@ describe('paging a person by their notification rules', () => {
     const outside = uniqueEmail('outside');
     await seedContacts(person, [{ address: other }], [{ method: 1, delay_minutes: 0, urgency: 'high' }]);
     const monitor = await monitorWith(await policy([{ delay_minutes: 0, targets: [{ type: 'user', id: person.id }, { type: 'email', address: outside }] }]));
+    calls.reset();
     const incidentId = await monitor.down();
+    // A step due at once with no schedule to read is paged in the transaction that opens the incident
+    // (the person read first, one BatchGetItem): the escalation scheduler finds it sent and writes nothing.
+    expect(calls.commandsOf(workers.monitorCheck.name)).toContain('BatchGetItemCommand');
+    expect(calls.commandsOf(workers.escalationScheduler.name)).not.toContain('TransactWriteItemsCommand');
 
     const event = api.runtime.bus.published.find(
       (published) => published['detail-type'] === 'incident.escalation_step' && (published.detail as { incident: { id: string } }).incident.id === incidentId,
