@@ -11,15 +11,12 @@ import * as z from '../platform/zod.js';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { clock } from '../platform/clock.js';
-import { tableName } from '../platform/db/client.js';
-import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { transactWrite, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import type { EventDetail, IncidentSnapshot } from '../platform/events/model.js';
 import { channelFor, type Channel, type OutgoingMessage } from '../channels/index.js';
 import { newAcknowledgeLink, type PagedStep } from '../incidents/acknowledge-link.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
-import { notificationEntry, timelinePut } from '../incidents/timeline.js';
 import { dueRule, type PagedPerson, type PersonNotificationInput, type RuleToFire } from '../paging/notify-person.js';
 import { incidentSnapshot } from '../incidents/snapshots.js';
 import { deliverAtLeastOnce, DeliveryInProgress, type AtLeastOnceOptions, type AtLeastOnceOutcome, type GateDecision } from './delivery.js';
@@ -29,6 +26,7 @@ import { countMetric } from '../platform/observability/metrics.js';
 import { planPersonPage } from '../paging/notify-person.js';
 import { escalationEmail } from './emails.js';
 import { pageSms, pageVoice } from './texts.js';
+import { recordNotifications } from './notified.js';
 
 /** What the `person-notification` worker is invoked with by a delayed rule's schedule (`paging/schedule-person.ts`). */
 export const personNotificationInput = z.strictObject({
@@ -57,52 +55,6 @@ export interface PageMessage {
 
 /** The incident as a page's messages tell it. */
 export type PagedIncident = IncidentSnapshot;
-
-/** The lookup of a message by its provider id, for its receipts: kept 30 days. */
-const MESSAGE_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-
-/** One incident a message stood for, and its paged step. */
-export interface NotifiedIncident {
-  incident: Pick<PagedIncident, 'id' | 'status'>;
-  step_order: number;
-}
-
-/**
- * Writes a message's timeline entry in each incident it stood for (one; several for a combined message,
- * issue 43 §4), and, sent, one receipts' lookup item per entry under the message's id. Best effort: a
- * lost entry never fails the page.
- */
-export async function recordNotifications(notified: NotifiedIncident[], person: PagedPerson, channel: Channel, to: string, status: 'sent' | 'failed', messageId?: string) {
-  const at = clock.nowIso();
-  const items = notified.flatMap(({ incident, step_order }): TransactItem[] => {
-    const entry = timelinePut(
-      notificationEntry(
-        { id: incident.id, status: incident.status },
-        { channel: channel.type, address: channel.mask(to), user_id: person.user_id, user_name: person.name, status, step_order, message_id: messageId },
-        at,
-      ),
-    );
-    if (!messageId) return [entry];
-    const entrySk = String(entry.Put!.Item![attributes.sk]);
-    const lookup: TransactItem = {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.notificationMessageEntry(messageId, incident.id, entrySk),
-          type: 'notification_message',
-          incident_id: incident.id,
-          entry_sk: entrySk,
-          [attributes.ttl]: Math.floor(Date.parse(at) / 1000) + MESSAGE_RETENTION_SECONDS,
-        },
-        ConditionExpression: itemAbsent,
-      },
-    };
-    return [entry, lookup];
-  });
-  await transactWrite(items).catch((error) =>
-    console.warn(JSON.stringify({ level: 'WARN', message: 'A notification timeline entry was not written', incident_ids: notified.map(({ incident }) => incident.id), error: String(error) })),
-  );
-}
 
 const recordNotification = (incident: PagedIncident, step: PagedStep, person: PagedPerson, channel: Channel, to: string, status: 'sent' | 'failed', messageId?: string) =>
   recordNotifications([{ incident, step_order: step.step.step_order }], person, channel, to, status, messageId);

@@ -39,7 +39,7 @@ import type { Incident } from '../incidents/model.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
 import { usable, type PagedPerson } from '../paging/notify-person.js';
 import { DeliveryInProgress, PENDING_LEASE_MS, type GateDecision } from './delivery.js';
-import { recordNotifications } from './pages.js';
+import { recordNotifications } from './notified.js';
 import { combinedSms, combinedVoice } from './texts.js';
 
 const MINUTE = 60_000;
