@@ -7,7 +7,9 @@
  *
  * The clock is the service's, moved (`advance`) rather than waited for.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { channelFor } from '../../shared/channels/index.js';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { messageEventRecord, snsNotification } from '../../infra/local/aws/phones.js';
 import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
@@ -181,6 +183,44 @@ describe('SMS throttle: 5 per 15 minutes', () => {
     expect(all).toHaveLength(6);
     expect(all[5]!.body).toMatch(/^3 new incidents: /);
     for (const id of incidents.slice(5)) expect(incidents).toContain(id);
+  });
+
+  it('a page held while a flush sends goes in the next message: never lost, never twice', async () => {
+    const { person, number, methodId, page } = await pagedPerson();
+    const incidents: string[] = [];
+    for (let index = 0; index < 6; index++) incidents.push(await page());
+    await awaitPages(number, 5);
+    // A late incident (opened by hand: it pages nobody by itself), whose page arrives while the flush sends.
+    const monitor = await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Late' } });
+    const late = await api.request('POST', '/api/incidents', { token: owner.token, body: { monitorId: monitor.body.monitor.id, title: 'Late arrival' } });
+    expect(late.status).toBe(201);
+    const sixth = pageEventOf(incidents[5]!);
+    const latePage = { ...sixth, id: randomUUID(), detail: { ...(sixth.detail as Record<string, unknown>), event_id: randomUUID(), incident: { ...(sixth.detail as { incident: object }).incident, id: late.body.incident.id, title: 'Late arrival' } } };
+    const sms = channelFor('sms');
+    const send = sms.send;
+    let arrived: unknown;
+    sms.send = async (message) => {
+      if (arrived === undefined && /^\d+ new incidents?: /.test(message.text)) arrived = await invokeFunction('person-notification', latePage);
+      return send.call(sms, message);
+    };
+    try {
+      await advance(api, 16 * MINUTE);
+      const first = await awaitPages(number, 6);
+      expect(arrived).toEqual({ sent: 0, duplicates: 0, possible_duplicates: 0, held: 1 });
+      expect(first[5]!.body).toMatch(/^1 new incident: \[\d+\] HIGH Svc 6 is down/);
+      expect((await throttleItems(methodId)).held).toHaveLength(1);
+      // The next window (the flush took a slot at +16 minutes; the first five leave by +15).
+      await advance(api, 16 * MINUTE);
+      const all = await awaitPages(number, 7);
+      const code = await replyCodeFor(person.id, late.body.incident.id);
+      expect(all[6]!.body).toBe(`1 new incident: [${code}] MEDIUM Late arrival - reply ${code}a to acknowledge, ${code}r to resolve`);
+      await advance(api, 16 * MINUTE);
+      expect(await pagesTo(number)).toHaveLength(7);
+      expect(await notifications(late.body.incident.id)).toHaveLength(1);
+      expect(await throttleItems(methodId)).toMatchObject({ held: [] });
+    } finally {
+      sms.send = send;
+    }
   });
 
   it('holds the 12th page of an hour (11 per hour), though 15 minutes allow it', async () => {
