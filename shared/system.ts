@@ -472,7 +472,7 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['send-email', 'send-sms-voice'],
     timeoutSeconds: 120,
-    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#', 'OUTBOX#'],
+    leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#', 'OUTBOX#', 'THROTTLE#'],
   },
   /**
    * SES bounce and complaint events: suppresses the subscriber who bounced or complained (their
@@ -568,7 +568,7 @@ export const eventRules: readonly EventRule[] = /* @__PURE__ */ (() => [
     target: workers.notifier.name,
   },
   { name: 'reach-people', detailTypes: ['incident.escalation_step', 'contact_method.verification_requested'], target: workers.personNotification.name },
-  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed'], target: workers.escalationScheduler.name },
+  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed', 'person.messages_held'], target: workers.escalationScheduler.name },
   {
     name: 'deliver-webhooks',
     detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],

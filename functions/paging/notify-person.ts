@@ -2,12 +2,14 @@
  * `person-notification`: reaches people through their contact methods (issue 43). Three inputs: the
  * `incident.escalation_step` event from the bus (each person's rules due at once, or the fallback
  * e-mail), a delayed rule's one-time schedule (that rule, unless the incident was acknowledged or
- * resolved meanwhile), and `contact_method.verification_requested` (the code, through the method).
+ * resolved meanwhile), `contact_method.verification_requested` (the code, through the method), and a
+ * phone method's held pages' flush schedule (one combined message, issue 43 §4's throttles).
  */
 import type { Context } from 'aws-lambda';
 import { eventDetails } from '../../shared/platform/events/model.js';
 import { pagePeople, personNotificationInput, sendPersonRule } from '../../shared/notifications/pages.js';
 import { sendVerificationCode } from '../../shared/notifications/verification.js';
+import { flushHeld, heldFlushInput } from '../../shared/notifications/throttle.js';
 import type { BusEvent } from '../lib/events.js';
 import { workerHandler } from '../lib/observability.js';
 
@@ -21,6 +23,7 @@ export const handler = workerHandler(
       return { outcome: await sendVerificationCode(eventDetails['contact_method.verification_requested'].parse(event.detail)) };
     }
     if (isBusEvent(event)) return pagePeople(eventDetails['incident.escalation_step'].parse(event.detail), options);
+    if (typeof event === 'object' && event !== null && 'held_for' in event) return { outcome: await flushHeld(heldFlushInput.parse(event)) };
     return { outcome: await sendPersonRule(personNotificationInput.parse(event), options) };
   },
   (result) => ('outcome' in result ? result.outcome : `sent ${result.sent}, duplicates ${result.duplicates}${result.possible_duplicates ? `, possible duplicates ${result.possible_duplicates}` : ''}`),

@@ -16,7 +16,7 @@ import { NOTIFIER_TIMEOUT_SECONDS } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
-import { conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
+import { backoff, conditionFailure, TransactionCancelled, transactWrite, updateExpression, type Item, type TransactItem } from '../platform/db/ops.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { Channel, OutgoingMessage } from '../channels/model.js';
 
@@ -100,7 +100,7 @@ export const PENDING_LEASE_MS = NOTIFIER_TIMEOUT_SECONDS * 1000;
 const WAIT_MARGIN_MS = 30_000;
 
 /** The state of an at-least-once delivery record (a record without one is an at-most-once delivery: sent). */
-type DeliveryState = 'pending' | 'sent' | 'failed';
+type DeliveryState = 'pending' | 'sent' | 'failed' | 'held';
 
 /**
  * Another invocation holds this delivery, pending, and its lease outlives what this invocation may
@@ -124,12 +124,23 @@ export function mayHaveSent(error: unknown): boolean {
   return !(typeof status === 'number' && status >= 400 && status < 500);
 }
 
+/**
+ * What a throttled channel's gate (`throttle.ts`) answers for a first claim: send now (its items, taking
+ * a slot of the method's window, written with the delivery record), or hold the page (its items: the
+ * held page and the ledger's update; the delivery record is written `held`, its own records are not).
+ * The items' conditions are the gate's optimistic read: a failed one reads again.
+ */
+export type GateDecision = { decision: 'send' | 'hold'; items: TransactItem[] };
+
 export interface AtLeastOnceOptions extends DeliveryOptions {
   /** The invocation's remaining time (Lambda's context); without it a held delivery is not waited for. */
   remainingMs?: () => number;
+  /** A throttle (issue 43 §4): asked at the first claim only (a take-over of a page once claimed takes no new slot). */
+  gate?: () => Promise<GateDecision>;
 }
 
-export type AtLeastOnceOutcome = 'sent' | 'duplicate' | 'resent';
+/** `held`: past the method's throttle, the page waits for its combined message (`throttle.ts`). */
+export type AtLeastOnceOutcome = 'sent' | 'duplicate' | 'resent' | 'held';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -148,14 +159,19 @@ export async function deliverAtLeastOnce(
   const key = keys.delivery(eventId, options.recipientKey ?? recipientKeyOf(channel, email));
   const attempt = randomUUID();
   let possibleDuplicate = false;
-  for (let wait = 100; ; wait = Math.min(5_000, wait * 2)) {
-    const claimed = await claim(key, channel, email, attempt, records);
+  for (let wait = 100, races = 0; ; wait = Math.min(5_000, wait * 2)) {
+    const claimed = await claim(key, channel, email, attempt, records, options.gate);
     if (claimed.outcome === 'claimed') {
       possibleDuplicate = claimed.possibleDuplicate;
       break;
     }
+    if (claimed.outcome === 'throttled') return 'held';
     if (claimed.outcome === 'sent') return 'duplicate';
-    if (claimed.outcome === 'raced') continue;
+    if (claimed.outcome === 'raced') {
+      // (Of pages racing for one method's last slot, the losers read its ledger again.)
+      if (++races > 1) await backoff(Math.min(races, 6));
+      continue;
+    }
     // Held by another invocation: wait for it to finish, or for its lease to pass, while this invocation may.
     if ((options.remainingMs?.() ?? 0) - wait < WAIT_MARGIN_MS) throw new DeliveryInProgress(email.to, claimed.leaseUntil);
     await sleep(wait);
@@ -182,6 +198,8 @@ export async function deliverAtLeastOnce(
 
 type Claim =
   | { outcome: 'claimed'; possibleDuplicate: boolean }
+  /** Written held past the method's throttle: the throttle's flush sends it. */
+  | { outcome: 'throttled' }
   | { outcome: 'sent' }
   | { outcome: 'held'; leaseUntil: string }
   /** The record changed between the write and its answer (another attempt took it over, or released it): read again. */
@@ -192,7 +210,7 @@ type Claim =
  * none yet, or taking over one that failed or whose lease has passed, on the condition that it is
  * still the one read (so of two retries only one takes it over).
  */
-async function claim(key: Record<string, string>, channel: Channel, email: OutgoingMessage, attempt: string, records: TransactItem[]): Promise<Claim> {
+async function claim(key: Record<string, string>, channel: Channel, email: OutgoingMessage, attempt: string, records: TransactItem[], gate?: () => Promise<GateDecision>): Promise<Claim> {
   const now = clock.now();
   const item = (previous?: Item) => ({
     ...key,
@@ -206,25 +224,34 @@ async function claim(key: Record<string, string>, channel: Channel, email: Outgo
     lease_until: new Date(now.getTime() + PENDING_LEASE_MS).toISOString(),
     [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
   });
-  const write = async (Item: Item, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }) => {
+  const write = async (Item: Item, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }, extra: TransactItem[] = records) => {
     const put = { TableName: tableName(), Item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
     try {
-      if (records.length === 0) await db().send(new PutCommand(put));
-      else await transactWrite([{ Put: put }, ...records]);
+      if (extra.length === 0) await db().send(new PutCommand(put));
+      else await transactWrite([{ Put: put }, ...extra]);
       return { ok: true as const };
     } catch (error) {
       const single = conditionFailure(error);
       if (single) return { ok: false as const, current: single.item };
       if (error instanceof TransactionCancelled && error.reasons[0]?.code === 'ConditionalCheckFailed') return { ok: false as const, current: error.reasons[0].item };
+      // Another condition of the transaction (the gate's: its ledger changed since it was read): read again.
+      if (error instanceof TransactionCancelled && error.reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) return { ok: false as const, raced: true };
       throw error;
     }
   };
-  const first = await write(item(), { ConditionExpression: itemAbsent });
-  if (first.ok) return { outcome: 'claimed', possibleDuplicate: false };
+  // A first claim asks the gate (a throttled channel) whether this page may go now: a held page's
+  // record says `held` (a redelivery finds it: a duplicate), and its message waits for the flush.
+  const gated = gate ? await gate() : undefined;
+  const first =
+    gated?.decision === 'hold'
+      ? await write({ ...item(), state: 'held' satisfies DeliveryState, held_at: now.toISOString() }, { ConditionExpression: itemAbsent }, gated.items)
+      : await write(item(), { ConditionExpression: itemAbsent }, [...records, ...(gated?.items ?? [])]);
+  if (first.ok) return gated?.decision === 'hold' ? { outcome: 'throttled' } : { outcome: 'claimed', possibleDuplicate: false };
+  if ('raced' in first) return { outcome: 'raced' };
   const current = first.current;
   if (!current) return { outcome: 'raced' };
   const state = current.state as DeliveryState | undefined;
-  if (state === undefined || state === 'sent') return { outcome: 'sent' };
+  if (state === undefined || state === 'sent' || state === 'held') return { outcome: 'sent' };
   const leaseUntil = String(current.lease_until);
   if (state === 'pending' && Date.parse(leaseUntil) > now.getTime()) return { outcome: 'held', leaseUntil };
   // Failed (a send of unknown fate: a refused one leaves no record) or pending past its lease: the

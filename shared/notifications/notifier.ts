@@ -28,6 +28,7 @@ const KIND: Record<EventType, string> = {
   'contact_method.verification_requested': 'none',
   'monitor.team_changed': 'none',
   'person.notifications_delayed': 'none',
+  'person.messages_held': 'none',
   'webhook.disabled': 'webhook',
 };
 
@@ -110,6 +111,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     case 'incident.updated':
     case 'monitor.team_changed':
     case 'person.notifications_delayed':
+    case 'person.messages_held':
       return { eventId: '', emails: [] };
   }
 }

@@ -11,23 +11,22 @@ import * as z from '../platform/zod.js';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { clock } from '../platform/clock.js';
-import { tableName } from '../platform/db/client.js';
-import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
 import { transactWrite, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import type { EventDetail, IncidentSnapshot } from '../platform/events/model.js';
 import { channelFor, type Channel, type OutgoingMessage } from '../channels/index.js';
 import { newAcknowledgeLink, type PagedStep } from '../incidents/acknowledge-link.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
-import { notificationEntry, timelinePut } from '../incidents/timeline.js';
 import { dueRule, type PagedPerson, type PersonNotificationInput, type RuleToFire } from '../paging/notify-person.js';
 import { incidentSnapshot } from '../incidents/snapshots.js';
-import { deliverAtLeastOnce, DeliveryInProgress, type AtLeastOnceOptions, type AtLeastOnceOutcome } from './delivery.js';
+import { deliverAtLeastOnce, DeliveryInProgress, type AtLeastOnceOptions, type AtLeastOnceOutcome, type GateDecision } from './delivery.js';
+import { throttled, throttleGate } from './throttle.js';
 import { settleEach } from '../platform/concurrency.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { planPersonPage } from '../paging/notify-person.js';
 import { escalationEmail } from './emails.js';
 import { pageSms, pageVoice } from './texts.js';
+import { recordNotifications } from './notified.js';
 
 /** What the `person-notification` worker is invoked with by a delayed rule's schedule (`paging/schedule-person.ts`). */
 export const personNotificationInput = z.strictObject({
@@ -48,6 +47,8 @@ export interface PageMessage {
   records: TransactItem[];
   /** The delivery record's key within the event: `rule:<ruleId>` for a rule's message; the address (the default) for the fallback. */
   recipientKey?: string;
+  /** A phone method's throttle (issue 43 §4): whether the page goes now or is held for a combined message. */
+  gate?: () => Promise<GateDecision>;
   onSent: (messageId: string) => Promise<void>;
   onFailed: () => Promise<void>;
 }
@@ -55,38 +56,8 @@ export interface PageMessage {
 /** The incident as a page's messages tell it. */
 export type PagedIncident = IncidentSnapshot;
 
-/** The lookup of a message by its provider id, for its receipts: kept 30 days. */
-const MESSAGE_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-
-/** Writes the message's timeline entry (and, sent, its receipts' lookup). Best effort: a lost entry never fails the page. */
-async function recordNotification(incident: PagedIncident, step: PagedStep, person: PagedPerson, channel: Channel, to: string, status: 'sent' | 'failed', messageId?: string) {
-  const at = clock.nowIso();
-  const entry = timelinePut(
-    notificationEntry(
-      { id: incident.id, status: incident.status },
-      { channel: channel.type, address: channel.mask(to), user_id: person.user_id, user_name: person.name, status, step_order: step.step.step_order, message_id: messageId },
-      at,
-    ),
-  );
-  const lookup: TransactItem[] = messageId
-    ? [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.notificationMessage(messageId),
-              type: 'notification_message',
-              incident_id: incident.id,
-              entry_sk: entry.Put!.Item![attributes.sk],
-              [attributes.ttl]: Math.floor(Date.parse(at) / 1000) + MESSAGE_RETENTION_SECONDS,
-            },
-            ConditionExpression: itemAbsent,
-          },
-        },
-      ]
-    : [];
-  await transactWrite([entry, ...lookup]).catch((error) => console.warn(JSON.stringify({ level: 'WARN', message: 'A notification timeline entry was not written', incident_id: incident.id, error: String(error) })));
-}
+const recordNotification = (incident: PagedIncident, step: PagedStep, person: PagedPerson, channel: Channel, to: string, status: 'sent' | 'failed', messageId?: string) =>
+  recordNotifications([{ incident, step_order: step.step.step_order }], person, channel, to, status, messageId);
 
 /** The message of one rule (or, `rule` absent, the fallback e-mail to the account's address). */
 export async function personMessage(
@@ -109,11 +80,28 @@ export async function personMessage(
     const facts = { code, severity: incident.severity, title: incident.title, monitorName: incident.monitor_name, acknowledgeUrl };
     message = { to, text: channel.type === 'sms' ? pageSms(facts) : pageVoice(facts), tags };
   }
+  const recipientKey = fire ? `rule:${fire.rule.id}` : undefined;
+  const gate =
+    fire && recipientKey && throttled(fire.method.method_type)
+      ? throttleGate({
+          contact_method_id: fire.method.id,
+          method_type: fire.method.method_type,
+          event_id: detail.event_id,
+          recipient_key: recipientKey,
+          incident_id: incident.id,
+          step_order: detail.step.step_order,
+          paged_at: detail.occurred_at,
+          user_id: person.user_id,
+          user_name: person.name,
+          email: person.email,
+        })
+      : undefined;
   return {
     channel,
     message,
     records: [link.record],
-    ...(fire ? { recipientKey: `rule:${fire.rule.id}` } : {}),
+    ...(recipientKey ? { recipientKey } : {}),
+    ...(gate ? { gate } : {}),
     onSent: (messageId) => recordNotification(incident, detail, person, channel, to, 'sent', messageId || undefined),
     onFailed: () => recordNotification(incident, detail, person, channel, to, 'failed'),
   };
@@ -122,7 +110,7 @@ export async function personMessage(
 /** Sends one message at least once; a failure (other than another invocation holding it) is on the timeline. */
 async function deliver(eventId: string, page: PageMessage, options: AtLeastOnceOptions): Promise<AtLeastOnceOutcome> {
   try {
-    return await deliverAtLeastOnce(eventId, page.channel, page.message, page.records, { ...options, recipientKey: page.recipientKey, onSent: page.onSent });
+    return await deliverAtLeastOnce(eventId, page.channel, page.message, page.records, { ...options, recipientKey: page.recipientKey, gate: page.gate, onSent: page.onSent });
   } catch (error) {
     if (!(error instanceof DeliveryInProgress)) await page.onFailed();
     throw error;
@@ -136,6 +124,8 @@ export interface PeoplePaged {
   sent: number;
   duplicates: number;
   possible_duplicates: number;
+  /** Held past a phone method's throttle, for its combined message (issue 43 §4); only when some were. */
+  held?: number;
 }
 
 /**
@@ -178,11 +168,13 @@ export async function pagePeople(detail: EventDetail<'incident.escalation_step'>
   const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') countMetric('NotificationFailed', { kind: 'escalation' });
+    else if (outcome.value === 'held') countMetric('NotificationHeld', { kind: 'escalation' });
     else if (outcome.value !== 'duplicate') countMetric('NotificationSent', { kind: 'escalation' });
   }
   if (failures.length > 0) throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} of ${outcomes.length} messages to people failed`);
   const count = (value: AtLeastOnceOutcome) => outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value === value).length;
-  return { sent: count('sent') + count('resent'), duplicates: count('duplicate'), possible_duplicates: count('resent') };
+  const held = count('held');
+  return { sent: count('sent') + count('resent'), duplicates: count('duplicate'), possible_duplicates: count('resent'), ...(held > 0 ? { held } : {}) };
 }
 
 /**

@@ -77,3 +77,53 @@ export function pageVoice({ code, severity, title, monitorName }: Omit<PageFacts
     'Goodbye.',
   ].join(' ');
 }
+
+/** One incident of a combined message (issue 43 §4's throttles). */
+export interface HeldFacts {
+  code: number;
+  severity: string;
+  title: string;
+  monitorName: string;
+}
+
+/** Below this, titles are dropped from a combined SMS: severities and codes only, then codes only. */
+const MIN_COMBINED_TITLE_UNITS = 8;
+
+const incidentsWord = (count: number) => `${count} new incident${count === 1 ? '' : 's'}`;
+
+/**
+ * The SMS of pages held past a method's throttle, sent as one when its window allows:
+ * `3 new incidents: [12] CRITICAL Checkout 5xx...; [13] HIGH Disk full; [14] LOW Queue - reply <n>a to acknowledge`,
+ * within one part where it fits — titles cut (each to the same share of the room), then left out
+ * (`[12] CRITICAL; [13] HIGH`), then codes only (`[12] [13] [14]`); past that it goes as several parts.
+ * One incident: `1 new incident: [12] HIGH … - reply 12a to acknowledge, 12r to resolve`. No link:
+ * the e-mail carries one, the codes acknowledge.
+ */
+export function combinedSms(incidents: HeldFacts[]): string {
+  const prefix = `${incidentsWord(incidents.length)}: `;
+  const only = incidents.length === 1 ? incidents[0] : undefined;
+  const suffix = only ? ` - reply ${only.code}a to acknowledge, ${only.code}r to resolve` : ' - reply <n>a to acknowledge';
+  const full = incidents.map(({ code, severity, title }) => `[${code}] ${severity} ${title}`);
+  const gsm7 = isGsm7(prefix + full.join('; ') + suffix);
+  const limit = gsm7 ? SMS_GSM7_LIMIT : SMS_UCS2_LIMIT;
+  const fits = (list: string[], separator: string) => smsUnits(prefix + list.join(separator) + suffix, gsm7) <= limit;
+  if (fits(full, '; ')) return prefix + full.join('; ') + suffix;
+  const heads = incidents.map(({ code, severity }) => `[${code}] ${severity} `);
+  const room = Math.floor((limit - smsUnits(prefix + heads.join('') + suffix, gsm7) - 2 * (incidents.length - 1)) / incidents.length);
+  if (room >= MIN_COMBINED_TITLE_UNITS) return prefix + incidents.map(({ title }, index) => `${heads[index]}${cut(title, room, gsm7)}`).join('; ') + suffix;
+  const severities = incidents.map(({ code, severity }) => `[${code}] ${severity}`);
+  if (fits(severities, '; ')) return prefix + severities.join('; ') + suffix;
+  return prefix + incidents.map(({ code }) => `[${code}]`).join(' ') + suffix;
+}
+
+/** What a combined call reads: how many, each incident (its code, severity, monitor, title), twice, and how to acknowledge. */
+export function combinedVoice(incidents: HeldFacts[]): string {
+  const spoken = (code: number) => String(code).split('').join(' ');
+  const list = incidents.map(({ code, severity, title, monitorName }) => `Incident ${spoken(code)}: ${severity.toLowerCase()} severity, on ${monitorName}: ${title}.`).join(' ');
+  return [
+    `This is an incident page. ${incidentsWord(incidents.length)}. ${list}`,
+    `Again: ${list}`,
+    'To acknowledge, reply to the text message with the incident\'s number followed by A, or open the link in the e-mail.',
+    'Goodbye.',
+  ].join(' ');
+}

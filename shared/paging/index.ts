@@ -31,7 +31,10 @@
  *    worker (a target of the event), or by a one-time schedule (`schedule-person.ts`: the worker's
  *    `person.notifications_delayed` event, the escalation scheduler its target) to the same worker, which sends only if the incident is
  *    still neither acknowledged nor resolved; no usable rule: their account's e-mail. Each message is a
- *    `notification` timeline entry (its status updated by the provider's receipts).
+ *    `notification` timeline entry (its status updated by the provider's receipts). SMS and calls are
+ *    throttled per method (`../notifications/throttle.ts`: GoAlert's limits, sliding windows): past
+ *    them a page is held and goes out with the others held as one combined message when the window
+ *    allows (a `person.messages_held` event, the escalation scheduler its target, schedules it).
  * 5. Acknowledge (`acknowledge.ts`): someone has it; the steps not yet sent will be cancelled. People
  *    acknowledge through the API or the page's link (`../incidents/service.ts`,
  *    `../incidents/acknowledge-link.ts`); a signal's source through `acknowledgeAsSource`.

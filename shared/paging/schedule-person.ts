@@ -29,3 +29,22 @@ export async function schedulePersonRules(detail: EventDetail<'person.notificati
   }
   return outcomes;
 }
+
+/** A held pages' flush's schedule name: by the method and the instant (a repeat of the event finds it). */
+export const heldFlushScheduleName = (contactMethodId: string, flushAt: string) => `th-${createHash('sha256').update(`${contactMethodId}#${flushAt}`).digest('hex').slice(0, 40)}`;
+
+/**
+ * Pages held past a phone method's throttle (issue 43 §4): one schedule at the instant its window
+ * allows, invoking person-notification with the method (`notifications/throttle.ts` flushes it).
+ */
+export async function scheduleHeldFlush(detail: EventDetail<'person.messages_held'>): Promise<{ contact_method_id: string; outcome: string }> {
+  const { contact_method_id, user_id, email, flush_at } = detail;
+  const created = await scheduleOnce({
+    name: heldFlushScheduleName(contact_method_id, flush_at),
+    at: flush_at,
+    target: requireEnv(env.personNotificationArn),
+    input: { held_for: contact_method_id, user_id, email, flush_at },
+    deadLetterArn: process.env[env.personNotificationDlqArn],
+  });
+  return { contact_method_id, outcome: created === 'created' ? 'scheduled' : 'already_scheduled' };
+}

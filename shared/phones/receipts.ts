@@ -1,13 +1,14 @@
 /**
  * Delivery receipts of SMS and calls (the configuration set's events, through SNS): the notification's
- * timeline entry, found through its `MESSAGE#<provider message id>` item, says `delivered` or
+ * timeline entry (each entry, for a combined message: issue 43 §4's throttles), found through its
+ * `MESSAGE#<provider message id>` lookup items, says `delivered` or
  * `failed`. Only a final answer is kept: an entry that already says delivered or failed stays so
  * (receipts arrive in any order, up to 72 hours late); intermediate events change nothing.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, keys } from '../platform/db/keys.js';
-import { conditionFailure } from '../platform/db/ops.js';
+import { conditionFailure, queryCollection } from '../platform/db/ops.js';
 import { countMetric, measureMetric } from '../platform/observability/metrics.js';
 import type { MessageEvent } from './payloads.js';
 
@@ -64,29 +65,37 @@ export async function applyReceipt(event: MessageEvent): Promise<{ outcome: Rece
   if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
   const status = deliveryStatusOf(event.eventType);
   if (!status) return { outcome: 'intermediate', message_id: event.messageId };
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.notificationMessage(event.messageId) }));
-  const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
-  const entrySk = typeof Item?.entry_sk === 'string' ? Item.entry_sk : undefined;
-  if (!incidentId || !entrySk) {
+  // Every entry the message stands for (several for a combined message): one Query of its partition
+  // (one lookup item per entry; a message sent before has the single `MESSAGE` item).
+  const entries = (await queryCollection(keys.notificationMessagePartition(event.messageId))).flatMap((item) =>
+    typeof item.incident_id === 'string' && typeof item.entry_sk === 'string' ? [{ incidentId: item.incident_id, entrySk: item.entry_sk }] : [],
+  );
+  if (entries.length === 0) {
     if (status === 'failed') countMetric('PhoneMessageFailed');
     return { outcome: 'unknown_message', message_id: event.messageId, status };
   }
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { [attributes.pk]: keys.incidentPartition(incidentId), [attributes.sk]: entrySk },
-        UpdateExpression: 'SET details.#status = :status',
-        // The entry exists and is still waiting for its answer: never back from a final one.
-        ConditionExpression: `attribute_exists(${attributes.pk}) AND details.#status = :sent`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status, ':sent': 'sent' },
-      }),
-    );
-  } catch (error) {
-    if (conditionFailure(error)) return { outcome: 'already_final', message_id: event.messageId, status };
-    throw error;
-  }
+  const updated = await Promise.all(
+    entries.map(async ({ incidentId, entrySk }) => {
+      try {
+        await db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: { [attributes.pk]: keys.incidentPartition(incidentId), [attributes.sk]: entrySk },
+            UpdateExpression: 'SET details.#status = :status',
+            // The entry exists and is still waiting for its answer: never back from a final one.
+            ConditionExpression: `attribute_exists(${attributes.pk}) AND details.#status = :sent`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status, ':sent': 'sent' },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (conditionFailure(error)) return false;
+        throw error;
+      }
+    }),
+  );
+  if (!updated.some(Boolean)) return { outcome: 'already_final', message_id: event.messageId, status };
   countMetric(status === 'delivered' ? 'PhoneMessageDelivered' : 'PhoneMessageFailed');
   return { outcome: 'updated', message_id: event.messageId, status };
 }

@@ -298,8 +298,9 @@ describe('SMS and voice receipts', () => {
 
     calls.reset();
     expect(await receipt((await get(delivered))!.details.message_id, '+14155550123')).toEqual(['updated']);
-    // The message's lookup, the entry's conditional update.
-    expect(calls.commandsOf(workers.smsReceipts.name)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    // The message's lookup items (one Query: here a message's single item of before issue 43's
+    // combined messages, still read), the entry's conditional update.
+    expect(calls.commandsOf(workers.smsReceipts.name)).toEqual(['QueryCommand', 'UpdateItemCommand']);
     expect(await statusOf(delivered)).toBe('delivered');
     expect(await receipt((await get(failed))!.details.message_id, '+14155550000', 'voice')).toEqual(['updated']);
     expect(await statusOf(failed)).toBe('failed');

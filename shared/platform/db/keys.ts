@@ -229,6 +229,21 @@ export const keys = {
   incidentReplyCode: (incidentId: string, userId: string) => key(`REPLYCODE#${incidentId}#${userId}`, 'REPLYCODE'),
   /** A sent message's provider id → its notification timeline entry (delivery receipts update its status). */
   notificationMessage: (messageId: string) => key(`MESSAGE#${messageId}`, 'MESSAGE'),
+  /**
+   * Since issue 43's throttles, one lookup item per timeline entry a message stands for (a combined
+   * message names several incidents): the receipts worker reads the message's whole partition (which
+   * holds `notificationMessage`'s single item for messages sent before).
+   */
+  notificationMessageEntry: (messageId: string, incidentId: string, entrySk: string) => key(`MESSAGE#${messageId}`, `ENTRY#${incidentId}#${entrySk}`),
+  notificationMessagePartition: (messageId: string) => `MESSAGE#${messageId}`,
+  /**
+   * A phone contact method's send ledger (issue 43 §4's throttles): the instants of its last hour's
+   * sends, a version every write conditions on, and, while pages are held, when they go out (`flush_at`).
+   */
+  throttleLedger: (contactMethodId: string) => key(`THROTTLE#${contactMethodId}`, 'LEDGER'),
+  /** A page held past the method's throttle, keyed by its delivery (page event and recipient key): a redelivery holds nothing twice. */
+  heldPage: (contactMethodId: string, eventId: string, recipientKey: string) => key(`THROTTLE#${contactMethodId}`, `HELD#${eventId}#${recipientKey.toLowerCase()}`),
+  throttlePartition: (contactMethodId: string) => `THROTTLE#${contactMethodId}`,
   /** Marks one e-mail of one event as delivered (the notifier's idempotency). */
   delivery: (eventId: string, recipient: string) => key(`DELIVERY#${eventId}`, recipient.toLowerCase()),
   /** The partition of a phone number's lookup items: one per (account, sms/voice method) on the number. */

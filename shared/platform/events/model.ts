@@ -129,6 +129,19 @@ export const eventDetails = {
       }),
     ),
   }),
+  /**
+   * Pages to a phone contact method are held past its throttle (issue 43 §4): written by person-notification
+   * with the first page held (and again when a flush finds more held than it may send); the escalation
+   * scheduler makes one one-time schedule at `flush_at` (named by the method and the instant: a repeat is
+   * one schedule), invoking person-notification, which sends what is held as one combined message.
+   */
+  'person.messages_held': z.object({
+    ...base,
+    contact_method_id: z.string(),
+    user_id: z.string(),
+    email: z.string(),
+    flush_at: z.string(),
+  }),
   /** A webhook was disabled (a 410, or 3 days of failed attempts): the notifier e-mails its owner's own account address. */
   'webhook.disabled': z.object({
     ...base,

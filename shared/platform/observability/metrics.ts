@@ -26,7 +26,10 @@ export type MetricName =
   /** What a sent SMS or call cost (USD): its final receipt's price and carrier fee (alarmed per day on AWS). */
   | 'PhoneSpendUSD'
   /** An SMS reply from a person: an action taken (acknowledge, resolve, escalate), STOP, START, or help answered. */
-  | 'SmsReply';
+  | 'SmsReply'
+  /** A page to a phone method held past its throttle, and a combined message that sent what was held (issue 43 §4). */
+  | 'NotificationHeld'
+  | 'CombinedMessageSent';
 
 /** A metric's occurrence: a count of 1 (`value` absent), or an amount (`value`, unitless: e.g. USD). */
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>, value?: number) => void;
