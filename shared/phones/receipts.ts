@@ -43,6 +43,12 @@ export function phoneSpendOf(event: Pick<MessageEvent, 'isFinal' | 'totalMessage
   return (event.totalMessagePrice ?? 0) + (event.totalCarrierFee ?? 0);
 }
 
+/** The spend of a message with a final receipt (`PhoneSpendUSD`), measured once per receipt taken. */
+function measureSpend(event: MessageEvent) {
+  const spend = phoneSpendOf(event);
+  if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
+}
+
 export type DeliveryStatus = 'delivered' | 'failed';
 
 /** What an event says of its message in the end; undefined: nothing final (queued, pending, ringing, unknown…). */
@@ -52,7 +58,13 @@ export function deliveryStatusOf(eventType: string): DeliveryStatus | undefined 
   return undefined;
 }
 
-export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final';
+export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final' | 'not_yet_recorded';
+
+/**
+ * The tag (`Context.kind`) a page's message is sent with (`notifications/pages.ts`): its timeline entry
+ * and `MESSAGE#` lookup are written once the send has answered, so its receipt may come first.
+ */
+const PAGE_KIND = 'escalation';
 
 /**
  * Metrics (alarmed on AWS): the spend of every message with a final receipt (`PhoneSpendUSD`), and
@@ -60,13 +72,18 @@ export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'a
  * name no timeline entry — counted once per message where the timeline settles it.
  */
 export async function applyReceipt(event: MessageEvent): Promise<{ outcome: ReceiptOutcome; message_id: string; status?: DeliveryStatus }> {
-  const spend = phoneSpendOf(event);
-  if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
   const status = deliveryStatusOf(event.eventType);
-  if (!status) return { outcome: 'intermediate', message_id: event.messageId };
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.notificationMessage(event.messageId) }));
+  if (!status) {
+    measureSpend(event);
+    return { outcome: 'intermediate', message_id: event.messageId };
+  }
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.notificationMessage(event.messageId), ConsistentRead: true }));
   const incidentId = typeof Item?.incident_id === 'string' ? Item.incident_id : undefined;
   const entrySk = typeof Item?.entry_sk === 'string' ? Item.entry_sk : undefined;
+  // A page's receipt ahead of its entry: the invocation fails and is retried (twice on AWS, minutes
+  // apart; locally too), so the entry still learns its status. Nothing is counted until then.
+  if ((!incidentId || !entrySk) && event.context?.kind === PAGE_KIND) return { outcome: 'not_yet_recorded', message_id: event.messageId, status };
+  measureSpend(event);
   if (!incidentId || !entrySk) {
     if (status === 'failed') countMetric('PhoneMessageFailed');
     return { outcome: 'unknown_message', message_id: event.messageId, status };
