@@ -40,6 +40,13 @@ export interface PhoneMessage {
   sent_at: string;
 }
 
+/**
+ * How long after a send its receipt is handed on. AWS's come seconds later; at once, a page's receipt
+ * would nearly always beat its timeline entry (written when the send has answered) and be taken only
+ * on a retry, an error in the log each time.
+ */
+const RECEIPT_DELAY_MS = 250;
+
 /** The waits before Lambda's two retries of a failed asynchronous invocation, shortened for a local run. */
 const ASYNC_RETRY_DELAYS_MS = [500, 2_000];
 
@@ -290,7 +297,8 @@ export async function localPhonesApi(request: IncomingMessage, body: Buffer, inb
   const context = input.Context && typeof input.Context === 'object' ? (input.Context as Record<string, string>) : undefined;
   // Without a configuration set, "the API doesn't emit event records".
   if (input.ConfigurationSetName !== undefined) {
-    inbox.track(inbox.publishRetried(workers.smsReceipts.name, EVENTS_TOPIC, messageEventRecord(message, context, requestedAt)));
+    const receipt = messageEventRecord(message, context, requestedAt);
+    inbox.track(new Promise((resolve) => setTimeout(resolve, RECEIPT_DELAY_MS)).then(() => inbox.publishRetried(workers.smsReceipts.name, EVENTS_TOPIC, receipt)));
   }
   return awsJson(200, { MessageId: message.id });
 }
