@@ -259,7 +259,7 @@ describe('SMS replies', () => {
     expect((await incident(mine.incidentId, person)).acknowledged).toBe(false);
   });
 
-  it("reply codes of two people on two incidents: each one's code acknowledges their own incident, as them", async () => {
+  it("reply codes of two people on two incidents: each one's 1a acknowledges their own incident, as them", async () => {
     const [first, second] = [phone(), phone()];
     const { person: ana } = await smsPerson(first, 'Ana');
     const { person: ben } = await smsPerson(second, 'Ben');
@@ -281,25 +281,24 @@ describe('SMS replies', () => {
     };
     const codeIn = async (number: string, name: string) =>
       Number(/^\[(\d+)\] /.exec((await awaitPhoneMessage(api, number, (message) => message.body.includes(`${name} is down`))).body)![1]);
-    // Alpha pages both (each holds 1 for it); then Beta pages Ana only, Gamma Ben only (each their 2).
-    const alpha = await open('Alpha', await policyPaging([ana, ben]));
-    expect([await codeIn(first, 'Alpha'), await codeIn(second, 'Alpha')]).toEqual([1, 1]);
-    const beta = await open('Beta', await policyPaging([ana]));
-    const gamma = await open('Gamma', await policyPaging([ben]));
-    expect([await codeIn(first, 'Beta'), await codeIn(second, 'Gamma')]).toEqual([2, 2]);
-
-    await reply(first, '2a');
-    expect(lastSmsTo(first)).toBe('[2] acknowledged.');
-    await reply(second, '2a');
-    expect(lastSmsTo(second)).toBe('[2] acknowledged.');
+    // Alpha pages Ana, Beta pages Ben: each holds 1, for their own incident.
+    const alpha = await open('Alpha', await policyPaging([ana]));
+    const beta = await open('Beta', await policyPaging([ben]));
+    expect([await codeIn(first, 'Alpha'), await codeIn(second, 'Beta')]).toEqual([1, 1]);
+    await reply(first, '1a');
+    expect(lastSmsTo(first)).toBe('[1] acknowledged.');
     await reply(second, '1a');
     expect(lastSmsTo(second)).toBe('[1] acknowledged.');
-    expect((await incident(beta, ana)).acknowledgement).toMatchObject({ user_id: ana.id, user_name: 'Ana', method: 'sms' });
+    expect((await incident(alpha, ana)).acknowledgement).toMatchObject({ user_id: ana.id, user_name: 'Ana', method: 'sms' });
+    expect((await incident(beta, ana)).acknowledgement).toMatchObject({ user_id: ben.id, user_name: 'Ben', method: 'sms' });
+    // Gamma pages both: their 1 still names their open incident, so Gamma is 2 for each.
+    const gamma = await open('Gamma', await policyPaging([ana, ben]));
+    expect([await codeIn(first, 'Gamma'), await codeIn(second, 'Gamma')]).toEqual([2, 2]);
+    await reply(second, '2a');
+    expect(lastSmsTo(second)).toBe('[2] acknowledged.');
     expect((await incident(gamma, ana)).acknowledgement).toMatchObject({ user_id: ben.id, user_name: 'Ben', method: 'sms' });
-    expect((await incident(alpha, ana)).acknowledgement).toMatchObject({ user_id: ben.id, user_name: 'Ben', method: 'sms' });
-    // Ana's 1 names Alpha, acknowledged by Ben by then.
-    await reply(first, '1a');
-    expect(lastSmsTo(first)).toBe('[1] is already acknowledged.');
+    await reply(first, '2a');
+    expect(lastSmsTo(first)).toBe('[2] is already acknowledged.');
   });
 });
 
