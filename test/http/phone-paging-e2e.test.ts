@@ -50,7 +50,7 @@ describe.skipIf(!alertmanagerInstalled() && !process.env.CI)('an Alertmanager al
   const benPhone = `+1650${String(process.pid % 1000).padStart(3, '0')}4343`;
 
   beforeAll(async () => {
-    // Ana pages by SMS only; Ben, step 2, by SMS too (and his account e-mail by default is gone).
+    // Ana and Ben (step 2) are paged by SMS only: their rules replace the account e-mail's defaults.
     const anaSms = await addContactMethod(api, ana, 'sms', anaPhone);
     await replaceRules(api, ana, [{ contact_method_id: anaSms, delay_minutes: 0, urgency: 'high' }]);
     const benSms = await addContactMethod(api, ben, 'sms', benPhone);
