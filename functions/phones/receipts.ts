@@ -17,6 +17,9 @@ export const handler = workerHandler(
       if (result.status === 'failed') logger.warn('an SMS or call failed', { ...result, event_type: record.eventType });
       outcomes.push(result.outcome);
     }
+    // A page's receipt that came before its timeline entry: failing has the invocation retried.
+    const early = outcomes.filter((outcome) => outcome === 'not_yet_recorded').length;
+    if (early > 0) throw new Error(`${early} receipt(s) of page messages came before their timeline entries were written: to be retried`);
     return outcomes;
   },
   (outcomes) => outcomes.join(',') || 'none',

@@ -44,6 +44,12 @@ export function phoneSpendOf(event: Pick<MessageEvent, 'isFinal' | 'totalMessage
   return (event.totalMessagePrice ?? 0) + (event.totalCarrierFee ?? 0);
 }
 
+/** The spend of a message with a final receipt (`PhoneSpendUSD`), measured once per receipt taken. */
+function measureSpend(event: MessageEvent) {
+  const spend = phoneSpendOf(event);
+  if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
+}
+
 export type DeliveryStatus = 'delivered' | 'failed';
 
 /** What an event says of its message in the end; undefined: nothing final (queued, pending, ringing, unknown…). */
@@ -53,7 +59,13 @@ export function deliveryStatusOf(eventType: string): DeliveryStatus | undefined 
   return undefined;
 }
 
-export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final';
+export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'already_final' | 'not_yet_recorded';
+
+/**
+ * The tag (`Context.kind`) a page's message is sent with (`notifications/pages.ts`): its timeline entry
+ * and `MESSAGE#` lookup are written once the send has answered, so its receipt may come first.
+ */
+const PAGE_KIND = 'escalation';
 
 /**
  * Metrics (alarmed on AWS): the spend of every message with a final receipt (`PhoneSpendUSD`), and
@@ -61,15 +73,20 @@ export type ReceiptOutcome = 'updated' | 'intermediate' | 'unknown_message' | 'a
  * name no timeline entry — counted once per message where the timeline settles it.
  */
 export async function applyReceipt(event: MessageEvent): Promise<{ outcome: ReceiptOutcome; message_id: string; status?: DeliveryStatus }> {
-  const spend = phoneSpendOf(event);
-  if (spend !== undefined) measureMetric('PhoneSpendUSD', spend);
   const status = deliveryStatusOf(event.eventType);
-  if (!status) return { outcome: 'intermediate', message_id: event.messageId };
+  if (!status) {
+    measureSpend(event);
+    return { outcome: 'intermediate', message_id: event.messageId };
+  }
   // Every entry the message stands for (several for a combined message): one Query of its partition
   // (one lookup item per entry; a message sent before has the single `MESSAGE` item).
   const entries = (await queryCollection(keys.notificationMessagePartition(event.messageId))).flatMap((item) =>
     typeof item.incident_id === 'string' && typeof item.entry_sk === 'string' ? [{ incidentId: item.incident_id, entrySk: item.entry_sk }] : [],
   );
+  // A page's receipt ahead of its entries: the invocation fails and is retried (twice on AWS, minutes
+  // apart; locally too), so the entries still learn their status. Nothing is counted until then.
+  if (entries.length === 0 && event.context?.kind === PAGE_KIND) return { outcome: 'not_yet_recorded', message_id: event.messageId, status };
+  measureSpend(event);
   if (entries.length === 0) {
     if (status === 'failed') countMetric('PhoneMessageFailed');
     return { outcome: 'unknown_message', message_id: event.messageId, status };

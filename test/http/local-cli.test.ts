@@ -96,6 +96,11 @@ const README_SAYS = [
   'HTTP/1.1 201 Created',
   'HTTP/1.1 201 Created',
   'idempotent-replayed: true',
+  '"verified":true',
+  '[1] CRITICAL Disk almost full on db1 - reply 1a to acknowledge, 1r to resolve http',
+  '[1] acknowledged.',
+  "{ user_name: 'Dana', method: 'sms' }",
+  'sms +1•••0142 delivered',
 ];
 
 /** The ports the webhook walk-through tells the reader to name when starting the runtime (`LOCAL_WEBHOOK_PORTS=9000 npm start`). */

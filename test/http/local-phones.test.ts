@@ -8,7 +8,8 @@ import { PinpointSMSVoiceV2Client, SendTextMessageCommand, SendVoiceMessageComma
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { smsChannel } from '../../shared/channels/sms.js';
 import { voiceChannel } from '../../shared/channels/voice.js';
-import { env } from '../../shared/system.js';
+import { env, workers } from '../../shared/system.js';
+import { failNextDynamoCall } from '../../infra/testing/ddb-calls.js';
 import { Api, eventually } from '../support/api.js';
 import { captureLogs } from '../support/logs.js';
 
@@ -161,6 +162,18 @@ describe('the local End User Messaging SMS and Voice v2', () => {
     expect(metric('PhoneSpendUSD')).toHaveLength(receipts().length);
     expect(receipts().length).toBeGreaterThanOrEqual(3);
     for (const line of metric('PhoneSpendUSD')) expect(line).toMatchObject({ service: 'incident-service', PhoneSpendUSD: 0, _aws: { CloudWatchMetrics: [{ Namespace: 'IncidentService', Dimensions: [['service']], Metrics: [{ Name: 'PhoneSpendUSD', Unit: 'None' }] }] } });
+  });
+
+  it('retries a failed sms-receipts invocation, as Lambda retries an asynchronous one', async () => {
+    failNextDynamoCall(workers.smsReceipts.name);
+    const sent = await smsChannel.send({ to: phone(), text: 'receipt on the second try' });
+    await api.runtime.idle();
+    const taken = await eventually(
+      async () => jsonLines().filter((line) => line.message === 'receipt of a message the service does not know: ignored' && line.message_id === sent.messageId),
+      (lines) => lines.length > 0,
+    );
+    expect(taken).toHaveLength(1);
+    expect(jsonLines().filter((line) => line.message === 'invocation failed' && line.function_name === workers.smsReceipts.name)).toHaveLength(1);
   });
 
   it('empties the inbox on DELETE', async () => {

@@ -4,18 +4,20 @@
  * never on an unverified or disabled method, and at their account's e-mail when no rule is usable;
  * each message is a `notification` timeline entry; the page's event (version 2) names its recipients
  * and keeps version 1's fields; a person's acknowledge link acknowledges as the person, whatever
- * address it went to; reply codes are per person and reused once their incident resolves.
+ * address it went to; reply codes are per person and reused once their incident resolves. By phone:
+ * an SMS to a failing destination shows failed on the timeline (its receipt) and escalation goes on at
+ * its time; a call reads the incident twice.
  *
  * The clock is the service's, moved (`advance`) rather than waited for.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetClock } from '../../shared/platform/clock.js';
-import { accountEmailMethod, addContactMethod, replaceRules } from '../support/contacts.js';
+import { accountEmailMethod, addContactMethod, awaitPhoneMessage, phoneMessages, replaceRules, type PhoneMessage } from '../support/contacts.js';
 import { dynamoCalls } from '../../infra/testing/ddb-calls.js';
 import { workers } from '../../shared/system.js';
 import { incidentForReplyCode, replyCodeFor } from '../../shared/incidents/reply-codes.js';
 import { invokeFunction } from '../../infra/local/aws/functions.js';
-import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
+import { advance, Api, awaitMail, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, reportDown, seedTeam } from '../support/teams.js';
 
 const calls = dynamoCalls();
@@ -243,5 +245,58 @@ describe('reply codes', () => {
     const fourth = await createIncident(api, owner, monitorId, 'Fourth');
     const codes = await Promise.all([replyCodeFor(ben.id, fourth), replyCodeFor(ben.id, fourth), replyCodeFor(ben.id, fourth)]);
     expect(new Set(codes)).toEqual(new Set([2]));
+  });
+});
+
+describe('paging a person by SMS and voice', () => {
+  let next = 0;
+  /** A fresh number per call, ending in `ending` when given. */
+  const phone = (ending?: string) => `+1651${String(process.pid % 1000).padStart(3, '0')}${ending ?? String(2000 + next++).slice(-4)}`;
+
+  /** A person of the owner's team whose high-urgency pages go to a `type` method on `number` at once. */
+  async function personOn(type: 'sms' | 'voice', number: string, name: string) {
+    const person = await api.signUp(uniqueEmail(name), name);
+    await seedTeam(owner, [[person, 'MEMBER']], `${name} crew`);
+    const methodId = await addContactMethod(api, person, type, number);
+    await replaceRules(api, person, [{ contact_method_id: methodId, delay_minutes: 0, urgency: 'high' }]);
+    return person;
+  }
+  const isPage = (message: PhoneMessage) => !/verification code/i.test(message.body);
+
+  it("shows a failing destination's page failed on the timeline, and escalation does not wait for it", async () => {
+    const dead = phone('0000');
+    const person = await personOn('sms', dead, 'Finn');
+    const next = uniqueEmail('next-step');
+    const monitor = await monitorWith(await policy([
+      { delay_minutes: 0, targets: [{ type: 'user', id: person.id }] },
+      { delay_minutes: 5, targets: [{ type: 'email', address: next }] },
+    ]));
+    const incidentId = await monitor.down();
+    // The page is sent (the inbox keeps it); its receipt says it failed.
+    const page = await awaitPhoneMessage(api, dead, isPage);
+    expect(page).toMatchObject({ channel: 'sms', to: dead, body: expect.stringMatching(/^\[1\] HIGH Checkout is down - reply 1a to acknowledge, 1r to resolve https?:\/\//) });
+    const entries = await eventually(() => notifications(incidentId), (found) => found[0]?.status === 'failed');
+    expect(entries).toEqual([{ channel: 'sms', address: `+1•••0000`, user_id: person.id, user_name: 'Finn', status: 'failed', step_order: 1, message_id: page.id }]);
+    // Step 2 at its time, not before and not because of the failure; the person is not paged again.
+    expect(await mailTo(api, next)).toHaveLength(0);
+    await advance(api, 5 * MINUTE);
+    const [second] = await awaitMail(api, next, 1);
+    expect(second!.subject).toBe('[Escalation step 2] Checkout is down');
+    expect((await phoneMessages(api, dead)).filter(isPage)).toHaveLength(1);
+  });
+
+  it('calls a voice method: the call reads the incident twice and says how to acknowledge', async () => {
+    const number = phone();
+    const person = await personOn('voice', number, 'Vera');
+    const monitor = await monitorWith(await policy([{ delay_minutes: 0, targets: [{ type: 'user', id: person.id }] }]));
+    const incidentId = await monitor.down();
+    const call = await awaitPhoneMessage(api, number, isPage);
+    expect(call).toMatchObject({ channel: 'voice', to: number, from: '+18005550100' });
+    const told = 'A high severity incident on Checkout: Checkout is down.';
+    expect(call.body.split(told)).toHaveLength(3);
+    expect(call.body).toBe(`This is an incident page. ${told} Again: ${told} To acknowledge, reply to the text message with 1 A, or open the link in the e-mail. Goodbye.`);
+    expect(await mailTo(api, person.email)).toHaveLength(0);
+    const entries = await eventually(() => notifications(incidentId), (found) => found[0]?.status === 'delivered');
+    expect(entries).toEqual([{ channel: 'voice', address: `+1•••${number.slice(-4)}`, user_id: person.id, user_name: 'Vera', status: 'delivered', step_order: 1, message_id: call.id }]);
   });
 });

@@ -4,6 +4,10 @@
  * (`<n>a` acknowledges with method sms, `<n>r` resolves, `<n>e` escalates now), turns their SMS
  * pages off and on (STOP / START), or is answered with the commands; receipts mark a notification's
  * timeline entry delivered or failed.
+ *
+ * Set up as people do it: each person's SMS method added and verified through the API (the code read
+ * from the local phone inbox, test/support/contacts.ts), a rule on it, and an incident of their own
+ * monitor paged to them for real, whose SMS names its reply code.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,7 +20,8 @@ import { keys } from '../../shared/platform/db/keys.js';
 import { replyTexts } from '../../shared/phones/replies.js';
 import { workers } from '../../shared/system.js';
 import { advance, Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
-import { createIncident, createMonitor, reportDown } from '../support/teams.js';
+import { addContactMethod, awaitPhoneMessage, replaceRules } from '../support/contacts.js';
+import { createMonitor, reportDown, seedTeam } from '../support/teams.js';
 import { dynamoCalls, failNextDynamoCall } from '../../infra/testing/ddb-calls.js';
 
 const calls = dynamoCalls();
@@ -38,35 +43,34 @@ const phone = () => `+1650${String(process.pid % 1000).padStart(3, '0')}${String
 const put = (item: Record<string, unknown>) => db().send(new PutCommand({ TableName: tableName(), Item: item }));
 const get = async (key: Record<string, unknown>) => (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
-/**
- * SEED (switch to the API at merge): a verified SMS contact method on `number` for `user`, with its
- * PHONE# lookup item, as shared/contacts writes them (design43.md "Items"); POST
- * /api/me/contact-methods + verify once the contacts helper's routes are merged.
- */
-async function seedSmsMethod(user: User, number: string, fields: { verified?: boolean; type?: 'sms' | 'voice' } = {}) {
-  const id = randomUUID();
-  const type = fields.type ?? 'sms';
-  await put({
-    ...keys.contactMethod(user.id, id),
-    type: 'contact_method',
-    id,
-    user_id: user.id,
-    method_type: type,
-    address: number,
-    name: null,
-    verified: fields.verified ?? true,
-    disabled: false,
-    created_at: new Date().toISOString(),
-  });
-  await put({ ...keys.phoneContact(number, user.id, id), user_id: user.id, contact_method_id: id, method_type: type });
-  return id;
+/** A person with a verified SMS method on `number` (through the API) whose high-urgency pages go to it at once. */
+async function smsPerson(number: string, name = 'Sam Sms') {
+  const person = await api.signUp(uniqueEmail('sms-person'), name);
+  const methodId = await addContactMethod(api, person, 'sms', number);
+  await replaceRules(api, person, [{ contact_method_id: methodId, delay_minutes: 0, urgency: 'high' }]);
+  return { person, methodId };
 }
 
-/** SEED (the seam helper's reply-codes.ts allocates these at merge): `user`'s code `code` names `incidentId`. */
-async function seedReplyCode(user: User, code: number, incidentId: string) {
-  await put({ ...keys.replyCode(user.id, code), type: 'reply_code', incident_id: incidentId, allocated_at: new Date().toISOString() });
-  await put({ ...keys.incidentReplyCode(incidentId, user.id), type: 'reply_code_of', code });
+/**
+ * Opens an incident of `person`'s own monitor, whose policy pages them (then `later`, when given), and
+ * waits for its SMS on `number`: the incident and the reply code the SMS names.
+ */
+async function pageOf(person: User, number: string, later: Record<string, unknown>[] = []) {
+  const policy = await api.request('POST', '/api/escalation-policies', {
+    token: person.token,
+    body: { name: 'Me', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: person.id }] }, ...later] },
+  });
+  expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+  const monitor = await createMonitor(api, person, { name: 'Checkout', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+  const { incident_id: incidentId } = await reportDown(monitor.id);
+  await settle(api);
+  const page = await awaitPhoneMessage(api, number, (message) => message.channel === 'sms' && message.body.includes(incidentTitle) && !seen.has(message.id));
+  seen.add(page.id);
+  const code = Number(/^\[(\d+)\] /.exec(page.body)![1]);
+  return { incidentId: incidentId as string, code, page };
 }
+const incidentTitle = 'Checkout is down';
+const seen = new Set<string>();
 
 const reply = async (from: string, body: string) => {
   const response = await api.request('POST', '/local/phones/reply', { body: { from, body } });
@@ -76,36 +80,36 @@ const reply = async (from: string, body: string) => {
 };
 /** The newest SMS the service sent to `number`. */
 const lastSmsTo = (number: string) => api.runtime.phones.messages(number).find((message) => message.channel === 'sms')?.body;
-const incident = async (id: string) => (await api.request('GET', `/api/incidents/${id}`, { token: owner.token })).body.incident;
+const incident = async (id: string, as: User = owner) => (await api.request('GET', `/api/incidents/${id}`, { token: as.token })).body.incident;
+const methodOf = async (user: User, id: string) =>
+  ((await api.request('GET', '/api/me/contact-methods', { token: user.token })).body.contact_methods as { id: string; disabled: boolean }[]).find((method) => method.id === id);
 
-/** An open manual incident of the owner's, and the owner's phone holding code `code` for it. */
-async function pagedIncident(code = 12) {
-  const monitor = await createMonitor(api, owner, { name: 'Checkout' });
-  const incidentId = await createIncident(api, owner, monitor.id, 'Checkout 5xx above 2%');
+/** A person paged by SMS for an open incident of theirs: its reply code in the SMS. */
+async function pagedIncident() {
   const number = phone();
-  const methodId = await seedSmsMethod(owner, number);
-  await seedReplyCode(owner, code, incidentId);
-  return { incidentId, number, methodId };
+  const { person, methodId } = await smsPerson(number);
+  const { incidentId, code } = await pageOf(person, number);
+  return { person, incidentId, number, methodId, code };
 }
 
 describe('SMS replies', () => {
-  it('12a acknowledges as that person, with method sms', async () => {
-    const { incidentId, number } = await pagedIncident();
-    await reply(number, '12a');
-    expect(lastSmsTo(number)).toBe(replyTexts.acknowledged(12));
+  it('<n>a acknowledges as that person, with method sms', async () => {
+    const { person, incidentId, number, code } = await pagedIncident();
+    await reply(number, `${code}a`);
+    expect(lastSmsTo(number)).toBe(replyTexts.acknowledged(code));
     expect(replyTexts.acknowledged(12)).toBe('[12] acknowledged.');
-    const acknowledged = await incident(incidentId);
+    const acknowledged = await incident(incidentId, person);
     expect(acknowledged.acknowledged).toBe(true);
-    expect(acknowledged.acknowledgement).toMatchObject({ user_id: owner.id, user_name: 'Olivia Owner', method: 'sms' });
+    expect(acknowledged.acknowledgement).toMatchObject({ user_id: person.id, user_name: 'Sam Sms', method: 'sms' });
     // Again: already acknowledged, nothing changes.
-    await reply(number, '12A');
-    expect(lastSmsTo(number)).toBe('[12] is already acknowledged.');
+    await reply(number, `${code}A`);
+    expect(lastSmsTo(number)).toBe(`[${code}] is already acknowledged.`);
   });
 
   it('costs a bounded number of DynamoDB calls, whatever the history: the number, its methods, the code, then the acknowledgement', async () => {
-    const { number } = await pagedIncident();
+    const { number, code } = await pagedIncident();
     calls.reset();
-    await reply(number, '12a');
+    await reply(number, `${code}a`);
     // The number's lookups (one Query), their methods; the code and its incident; the account and
     // incident, and the acknowledgement's transaction.
     expect(calls.commandsOf(workers.smsInbound.name)).toEqual([
@@ -121,60 +125,55 @@ describe('SMS replies', () => {
     expect(calls.commandsOf(workers.smsInbound.name)).toEqual(['QueryCommand', 'BatchGetItemCommand']);
   });
 
-  it('case and spaces are ignored: " 12 A " acknowledges', async () => {
-    const { incidentId, number } = await pagedIncident();
-    await reply(number, ' 12 A ');
-    expect(lastSmsTo(number)).toBe('[12] acknowledged.');
-    expect((await incident(incidentId)).acknowledged).toBe(true);
+  it('case and spaces are ignored: " <n> A " acknowledges', async () => {
+    const { person, incidentId, number, code } = await pagedIncident();
+    await reply(number, ` ${code} A `);
+    expect(lastSmsTo(number)).toBe(`[${code}] acknowledged.`);
+    expect((await incident(incidentId, person)).acknowledged).toBe(true);
   });
 
-  it('12r resolves; the code then names no open incident', async () => {
-    const { incidentId, number } = await pagedIncident();
-    await reply(number, '12r');
-    expect(lastSmsTo(number)).toBe('[12] resolved.');
-    expect((await incident(incidentId)).status).toBe('RESOLVED');
-    await reply(number, '12r');
-    expect(lastSmsTo(number)).toBe('No open incident 12 for this number. Reply HELP for the commands.');
+  it('<n>r resolves; the code then names no open incident', async () => {
+    const { person, incidentId, number, code } = await pagedIncident();
+    await reply(number, `${code}r`);
+    expect(lastSmsTo(number)).toBe(`[${code}] resolved.`);
+    expect((await incident(incidentId, person)).status).toBe('RESOLVED');
+    await reply(number, `${code}r`);
+    expect(lastSmsTo(number)).toBe(`No open incident ${code} for this number. Reply HELP for the commands.`);
   });
 
-  it('12e pages the next step now (through escalation-step), and the step is not paged again at its time', async () => {
-    const first = uniqueEmail('step-one');
+  it('<n>e pages the next step now (through escalation-step), and the step is not paged again at its time', async () => {
     const second = uniqueEmail('step-two');
-    const policy = await api.request('POST', '/api/escalation-policies', {
-      token: owner.token,
-      body: { name: 'Two steps', steps: [{ delay_minutes: 0, emails: [first] }, { delay_minutes: 30, emails: [second] }] },
-    });
-    expect(policy.status).toBe(201);
-    const monitor = await createMonitor(api, owner, { name: 'Edge', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
-    const { incident_id: incidentId } = await reportDown(monitor.id);
-    await settle(api);
-    await awaitMail(api, first);
-    expect(await mailTo(api, second)).toEqual([]);
     const number = phone();
-    await seedSmsMethod(owner, number);
-    await seedReplyCode(owner, 3, incidentId);
+    const { person } = await smsPerson(number);
+    const { incidentId, code } = await pageOf(person, number, [{ delay_minutes: 30, emails: [second] }]);
+    expect(await mailTo(api, second)).toEqual([]);
+    const pagedSteps = async () =>
+      ((await api.request('GET', `/api/incidents/${incidentId}/updates`, { token: person.token })).body.updates as { kind: string; details: { step_order: number } }[])
+        .filter((entry) => entry.kind === 'escalation_paged')
+        .map((entry) => entry.details.step_order);
+    expect(await pagedSteps()).toEqual([1]);
 
-    await reply(number, '3e');
-    expect(lastSmsTo(number)).toBe('[3] escalating to step 2 now.');
+    await reply(number, `${code}e`);
+    expect(lastSmsTo(number)).toBe(`[${code}] escalating to step 2 now.`);
     // A one-time schedule of step 2, due now (a second ahead): escalation-step pages it early.
     await advance(api, 2_000);
     await awaitMail(api, second);
-    const steps = (await incident(incidentId)).escalation_steps as { step_order: number; sent_at: string | null }[];
-    expect(steps.map((step) => step.sent_at !== null)).toEqual([true, true]);
+    expect(await pagedSteps()).toEqual([1, 2]);
 
-    await reply(number, '3e');
-    expect(lastSmsTo(number)).toBe('[3] has no further escalation step.');
-    // Its schedule, when it fires at its time, finds it sent: one e-mail only.
+    await reply(number, `${code}e`);
+    expect(lastSmsTo(number)).toBe(`[${code}] has no further escalation step.`);
+    // Its schedule, when it fires at its time, finds it sent: one e-mail only, one page of step 2.
     await advance(api, 31 * 60_000);
     expect(await mailTo(api, second)).toHaveLength(1);
+    expect(await pagedSteps()).toEqual([1, 2]);
   });
 
   it('STOP disables the number on every account having it, START enables it again', async () => {
-    const other = await api.signUp(uniqueEmail('sms-other'));
     const number = phone();
-    const mine = await seedSmsMethod(owner, number);
-    const theirs = await seedSmsMethod(other, number);
-    const disabled = async () => [(await get(keys.contactMethod(owner.id, mine)))?.disabled, (await get(keys.contactMethod(other.id, theirs)))?.disabled];
+    const { person, methodId: mine } = await smsPerson(number);
+    const { person: other, methodId: theirs } = await smsPerson(number, 'Other');
+    const disabled = async () => [(await methodOf(person, mine))?.disabled, (await methodOf(other, theirs))?.disabled];
+    expect(await disabled()).toEqual([false, false]);
 
     await reply(number, 'stop');
     expect(lastSmsTo(number)).toBe(replyTexts.stopped);
@@ -193,17 +192,17 @@ describe('SMS replies', () => {
   });
 
   it('HELP and anything else answer the commands and change nothing', async () => {
-    const { incidentId, number, methodId } = await pagedIncident();
+    const { person, incidentId, number, methodId, code } = await pagedIncident();
     expect(replyTexts.help).toBe(
       'Incident pages: reply 12a to acknowledge, 12r to resolve, 12e to escalate (12: the number in the page). STOP ends SMS pages, START resumes.',
     );
-    for (const body of ['HELP', 'ack', 'hello there', '12x', '12']) {
+    for (const body of ['HELP', 'ack', 'hello there', `${code}x`, `${code}`]) {
       await reply(number, body);
       expect(lastSmsTo(number), body).toBe(replyTexts.help);
     }
-    expect((await incident(incidentId)).acknowledged).toBe(false);
-    expect((await incident(incidentId)).status).toBe('INVESTIGATING');
-    expect((await get(keys.contactMethod(owner.id, methodId)))?.disabled).toBe(false);
+    expect((await incident(incidentId, person)).acknowledged).toBe(false);
+    expect((await incident(incidentId, person)).status).toBe('INVESTIGATING');
+    expect((await methodOf(person, methodId))?.disabled).toBe(false);
   });
 
   it('a number no account has gets the help text, whatever it sends', async () => {
@@ -215,54 +214,101 @@ describe('SMS replies', () => {
   });
 
   it('a failing sms-inbound is a 502 that says where to look, and says nothing of the failure itself', async () => {
-    const { incidentId, number } = await pagedIncident();
+    const { person, incidentId, number, code } = await pagedIncident();
     failNextDynamoCall(workers.smsInbound.name);
-    const response = await api.request('POST', '/local/phones/reply', { body: { from: number, body: '12a' } });
+    const response = await api.request('POST', '/local/phones/reply', { body: { from: number, body: `${code}a` } });
     expect(response).toMatchObject({ status: 502, body: { error: 'The sms-inbound function failed on this reply; the runtime log says why' } });
     expect(JSON.stringify(response.body)).not.toContain('secret-internal-detail');
-    expect((await incident(incidentId)).acknowledged).toBe(false);
+    expect((await incident(incidentId, person)).acknowledged).toBe(false);
   });
 
   it('a code that names no open incident of the person is answered so', async () => {
-    const { number } = await pagedIncident(12);
-    await reply(number, '13a');
-    expect(lastSmsTo(number)).toBe('No open incident 13 for this number. Reply HELP for the commands.');
+    const { number, code } = await pagedIncident();
+    await reply(number, `${code + 1}a`);
+    expect(lastSmsTo(number)).toBe(`No open incident ${code + 1} for this number. Reply HELP for the commands.`);
   });
 
   it('an unverified method does not act as its account', async () => {
-    const monitor = await createMonitor(api, owner, { name: 'Unverified' });
-    const incidentId = await createIncident(api, owner, monitor.id);
-    const number = phone();
-    await seedSmsMethod(owner, number, { verified: false });
-    await seedReplyCode(owner, 12, incidentId);
-    await reply(number, '12a');
-    expect(lastSmsTo(number)).toBe('No open incident 12 for this number. Reply HELP for the commands.');
-    expect((await incident(incidentId)).acknowledged).toBe(false);
+    const { person, incidentId, code } = await pagedIncident();
+    // Another number of the same person, never verified: its text does not act as them.
+    const unverified = phone();
+    await addContactMethod(api, person, 'sms', unverified, { verified: false });
+    await reply(unverified, `${code}a`);
+    expect(lastSmsTo(unverified)).toBe(`No open incident ${code} for this number. Reply HELP for the commands.`);
+    expect((await incident(incidentId, person)).acknowledged).toBe(false);
   });
 
   it('two accounts on one number both holding the code: nothing is done', async () => {
-    const other = await api.signUp(uniqueEmail('sms-twin'));
-    const mine = await createIncident(api, owner, (await createMonitor(api, owner, { name: 'Mine' })).id);
-    const theirs = await createIncident(api, other, (await createMonitor(api, other, { name: 'Theirs' })).id);
     const number = phone();
-    await seedSmsMethod(owner, number);
-    await seedSmsMethod(other, number);
-    await seedReplyCode(owner, 5, mine);
-    await seedReplyCode(other, 5, theirs);
-    await reply(number, '5a');
-    expect(lastSmsTo(number)).toBe("5 names incidents of more than one account on this number: use the link in the page's e-mail.");
-    expect((await incident(mine)).acknowledged).toBe(false);
-    // Only one of them holding code 6: that one is acted on.
-    await seedReplyCode(other, 6, theirs);
-    await reply(number, '6a');
-    expect(lastSmsTo(number)).toBe('[6] acknowledged.');
-    const acknowledged = await api.request('GET', `/api/incidents/${theirs}`, { token: other.token });
-    expect(acknowledged.body.incident.acknowledgement).toMatchObject({ user_id: other.id, method: 'sms' });
+    const { person } = await smsPerson(number);
+    const { person: other } = await smsPerson(number, 'Other');
+    // Each is paged for an incident of their own on the shared number: both hold code 1.
+    const mine = await pageOf(person, number);
+    const theirs = await pageOf(other, number);
+    expect([mine.code, theirs.code]).toEqual([1, 1]);
+    await reply(number, '1a');
+    expect(lastSmsTo(number)).toBe("1 names incidents of more than one account on this number: use the link in the page's e-mail.");
+    expect((await incident(mine.incidentId, person)).acknowledged).toBe(false);
+    expect((await incident(theirs.incidentId, other)).acknowledged).toBe(false);
+    // Only one of them holding code 2: that one is acted on.
+    const again = await pageOf(other, number);
+    expect(again.code).toBe(2);
+    await reply(number, '2a');
+    expect(lastSmsTo(number)).toBe('[2] acknowledged.');
+    expect((await incident(again.incidentId, other)).acknowledgement).toMatchObject({ user_id: other.id, method: 'sms' });
+    expect((await incident(mine.incidentId, person)).acknowledged).toBe(false);
+  });
+
+  it("reply codes of two people on two incidents: each one's 1a acknowledges their own incident, as them", async () => {
+    const [first, second] = [phone(), phone()];
+    const { person: ana } = await smsPerson(first, 'Ana');
+    const { person: ben } = await smsPerson(second, 'Ben');
+    // Ana's monitors are her team's, so Ben, paged by them, may act on their incidents.
+    const { team } = await seedTeam(ana, [[ben, 'MEMBER']], 'Pair');
+    const policyPaging = async (people: User[]) => {
+      const policy = await api.request('POST', '/api/escalation-policies', {
+        token: ana.token,
+        body: { name: 'Pair', team_id: team.id, steps: [{ delay_minutes: 0, targets: people.map((person) => ({ type: 'user', id: person.id })) }] },
+      });
+      expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+      return policy.body.escalation_policy.id as string;
+    };
+    const open = async (name: string, policyId: string) => {
+      const monitor = await createMonitor(api, ana, { name, failure_threshold: 1, escalation_policy_id: policyId, team_id: team.id });
+      const { incident_id } = await reportDown(monitor.id);
+      await settle(api);
+      return incident_id as string;
+    };
+    const codeIn = async (number: string, name: string) =>
+      Number(/^\[(\d+)\] /.exec((await awaitPhoneMessage(api, number, (message) => message.body.includes(`${name} is down`))).body)![1]);
+    // Alpha pages Ana, Beta pages Ben: each holds 1, for their own incident.
+    const alpha = await open('Alpha', await policyPaging([ana]));
+    const beta = await open('Beta', await policyPaging([ben]));
+    expect([await codeIn(first, 'Alpha'), await codeIn(second, 'Beta')]).toEqual([1, 1]);
+    await reply(first, '1a');
+    expect(lastSmsTo(first)).toBe('[1] acknowledged.');
+    await reply(second, '1a');
+    expect(lastSmsTo(second)).toBe('[1] acknowledged.');
+    expect((await incident(alpha, ana)).acknowledgement).toMatchObject({ user_id: ana.id, user_name: 'Ana', method: 'sms' });
+    expect((await incident(beta, ana)).acknowledgement).toMatchObject({ user_id: ben.id, user_name: 'Ben', method: 'sms' });
+    // Gamma pages both: their 1 still names their open incident, so Gamma is 2 for each.
+    const gamma = await open('Gamma', await policyPaging([ana, ben]));
+    expect([await codeIn(first, 'Gamma'), await codeIn(second, 'Gamma')]).toEqual([2, 2]);
+    await reply(second, '2a');
+    expect(lastSmsTo(second)).toBe('[2] acknowledged.');
+    expect((await incident(gamma, ana)).acknowledgement).toMatchObject({ user_id: ben.id, user_name: 'Ben', method: 'sms' });
+    await reply(first, '2a');
+    expect(lastSmsTo(first)).toBe('[2] is already acknowledged.');
   });
 });
 
 describe('SMS and voice receipts', () => {
-  /** SEED (the seam helper writes these with each page at merge): a notification's timeline entry, `sent`, and its MESSAGE# lookup. */
+  /**
+   * A notification's timeline entry still `sent`, and its MESSAGE# lookup, as a page writes them
+   * (`notifications/pages.ts`). Written directly: a real page's receipt follows its send at once
+   * locally, so its entry never stays `sent` for a test to send receipts of its own (a real page's
+   * whole round, delivered and failed, is in person-paging.test.ts and phone-paging-e2e.test.ts).
+   */
   async function seedNotification(incidentId: string, messageId: string) {
     const entryId = randomUUID();
     const at = new Date().toISOString();
@@ -284,10 +330,10 @@ describe('SMS and voice receipts', () => {
     return key;
   }
 
-  const receipt = (messageId: string, to: string, channel: 'sms' | 'voice' = 'sms') =>
+  const receipt = (messageId: string, to: string, channel: 'sms' | 'voice' = 'sms', context?: Record<string, string>) =>
     invokeFunction(
       workers.smsReceipts.name,
-      snsNotification('arn:aws:sns:local:000000000000:incident-service-sms-events', messageEventRecord({ id: messageId, channel, to, from: LOCAL_NUMBER, body: 'page', sent_at: '' }, undefined, Date.now())),
+      snsNotification('arn:aws:sns:local:000000000000:incident-service-sms-events', messageEventRecord({ id: messageId, channel, to, from: LOCAL_NUMBER, body: 'page', sent_at: '' }, context, Date.now())),
     );
 
   it("marks the entry delivered, or failed, and never back", async () => {
@@ -311,11 +357,24 @@ describe('SMS and voice receipts', () => {
 
   it('ignores the receipt of a message it does not know', async () => {
     expect(await receipt(randomUUID(), '+14155550123')).toEqual(['unknown_message']);
+    // A verification code's or a reply's (their tags): never a timeline entry, ignored too.
+    expect(await receipt(randomUUID(), '+14155550123', 'sms', { kind: 'verification', contact_method: randomUUID() })).toEqual(['unknown_message']);
+  });
+
+  it("fails (to be retried) on a page's receipt that comes before its timeline entry, and applies it once the entry is there", async () => {
+    const { incidentId } = await pagedIncident();
+    const messageId = randomUUID();
+    const tags = { kind: 'escalation', incident: incidentId, step: '1' };
+    await expect(receipt(messageId, '+14155550123', 'sms', tags)).rejects.toThrow(
+      '1 receipt(s) of page messages came before their timeline entries were written: to be retried',
+    );
+    const entry = await seedNotification(incidentId, messageId);
+    expect(await receipt(messageId, '+14155550123', 'sms', tags)).toEqual(['updated']);
+    expect(((await get(entry))?.details as { status: string }).status).toBe('delivered');
   });
 
   it('refuses an event that is not an SNS notification of an event record', async () => {
     await expect(invokeFunction(workers.smsReceipts.name, { Records: [{ EventSource: 'aws:sqs' }] })).rejects.toThrow();
     await expect(invokeFunction(workers.smsReceipts.name, snsNotification('arn:aws:sns:local:0:x', { hello: 'world' }))).rejects.toThrow();
   });
-
 });

@@ -27,27 +27,37 @@ export async function awaitPhoneMessage(api: Api, to: string, matches: (message:
   return found[0]!;
 }
 
-/** The newest verification code sent to `address` through `type`. */
-async function codeSentTo(api: Api, type: MethodType, address: string): Promise<string> {
+/** The ids of the verification codes `address` has received through `type` so far. */
+async function codesReceived(api: Api, type: MethodType, address: string): Promise<Set<string>> {
+  if (type === 'email') return new Set((await allMailTo(api, address)).filter((mail) => mail.subject.startsWith('Your verification code is')).map((mail) => mail.messageId));
+  return new Set((await phoneMessages(api, address)).filter((message) => message.channel === type && /verification code/i.test(message.body)).map((message) => message.id));
+}
+
+/**
+ * The verification code sent to `address` through `type` since `before` was taken (an address two
+ * accounts share has had another's code already).
+ */
+async function codeSentTo(api: Api, type: MethodType, address: string, before: Set<string>): Promise<string> {
   if (type === 'email') {
     const mails = await eventually(
-      async () => (await allMailTo(api, address)).filter((mail) => mail.subject.startsWith('Your verification code is')),
+      async () => (await allMailTo(api, address)).filter((mail) => mail.subject.startsWith('Your verification code is') && !before.has(mail.messageId)),
       (found) => found.length > 0,
     );
     return /(\d{6})$/.exec(mails.sort((a, b) => b.at - a.at)[0]!.subject)![1]!;
   }
   // A call reads the digits one by one: keep the digits of the first reading.
-  const message = await awaitPhoneMessage(api, address, (candidate) => candidate.channel === type && /verification code/i.test(candidate.body));
+  const message = await awaitPhoneMessage(api, address, (candidate) => candidate.channel === type && /verification code/i.test(candidate.body) && !before.has(candidate.id));
   return message.body.replace(/\D/g, '').slice(0, 6);
 }
 
 /** Adds a contact method, verified unless asked otherwise (and disabled if asked); its id. */
 export async function addContactMethod(api: Api, user: User, type: MethodType, address: string, options: { verified?: boolean; disabled?: boolean } = {}): Promise<string> {
+  const before = await codesReceived(api, type, address);
   const created = await api.request('POST', '/api/me/contact-methods', { token: user.token, body: { type, address } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.contact_method.id as string;
   if (options.verified ?? true) {
-    const verified = await api.request('POST', `/api/me/contact-methods/${id}/verify`, { token: user.token, body: { code: await codeSentTo(api, type, address) } });
+    const verified = await api.request('POST', `/api/me/contact-methods/${id}/verify`, { token: user.token, body: { code: await codeSentTo(api, type, address, before) } });
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
   }
   if (options.disabled) {

@@ -40,6 +40,16 @@ export interface PhoneMessage {
   sent_at: string;
 }
 
+/**
+ * How long after a send its receipt is handed on. AWS's come seconds later; at once, a page's receipt
+ * would nearly always beat its timeline entry (written when the send has answered) and be taken only
+ * on a retry, an error in the log each time.
+ */
+const RECEIPT_DELAY_MS = 250;
+
+/** The waits before Lambda's two retries of a failed asynchronous invocation, shortened for a local run. */
+const ASYNC_RETRY_DELAYS_MS = [500, 2_000];
+
 /** The inbox keeps the newest this many messages (a page's worth of a long session). */
 const KEPT = 1000;
 
@@ -105,6 +115,22 @@ export class PhoneInbox {
   /** Hands `message` to `functionName` as SNS delivers a topic's notification to a Lambda subscription. */
   publish(functionName: string, topicArn: string, message: unknown): Promise<unknown> {
     return this.invoke(functionName, snsNotification(topicArn, message));
+  }
+
+  /**
+   * `publish`, retried as Lambda retries a failed asynchronous invocation (SNS invokes its subscribed
+   * functions so): twice, here 0.5 s and 2 s later (on AWS about a minute and two); the last failure throws.
+   */
+  async publishRetried(functionName: string, topicArn: string, message: unknown): Promise<unknown> {
+    for (const delayMs of ASYNC_RETRY_DELAYS_MS) {
+      try {
+        return await this.publish(functionName, topicArn, message);
+      } catch (error) {
+        this.log(`phones: ${functionName} failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+    return this.publish(functionName, topicArn, message);
   }
 }
 
@@ -271,7 +297,8 @@ export async function localPhonesApi(request: IncomingMessage, body: Buffer, inb
   const context = input.Context && typeof input.Context === 'object' ? (input.Context as Record<string, string>) : undefined;
   // Without a configuration set, "the API doesn't emit event records".
   if (input.ConfigurationSetName !== undefined) {
-    inbox.track(inbox.publish(workers.smsReceipts.name, EVENTS_TOPIC, messageEventRecord(message, context, requestedAt)));
+    const receipt = messageEventRecord(message, context, requestedAt);
+    inbox.track(new Promise((resolve) => setTimeout(resolve, RECEIPT_DELAY_MS)).then(() => inbox.publishRetried(workers.smsReceipts.name, EVENTS_TOPIC, receipt)));
   }
   return awsJson(200, { MessageId: message.id });
 }
