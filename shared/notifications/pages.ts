@@ -13,7 +13,7 @@ import { requireEnv } from '../platform/config.js';
 import { clock } from '../platform/clock.js';
 import { transactWrite, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import type { EventDetail, IncidentSnapshot } from '../platform/events/model.js';
+import { personNotification, type EventDetail, type IncidentSnapshot } from '../platform/events/model.js';
 import { channelFor, type Channel, type OutgoingMessage } from '../channels/index.js';
 import { newAcknowledgeLink, type PagedStep } from '../incidents/acknowledge-link.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
@@ -29,16 +29,7 @@ import { pageSms, pageVoice } from './texts.js';
 import { recordNotifications } from './notified.js';
 
 /** What the `person-notification` worker is invoked with by a delayed rule's schedule (`paging/schedule-person.ts`). */
-export const personNotificationInput = z.strictObject({
-  event_id: z.string(),
-  incident_id: z.string(),
-  step_order: z.int(),
-  paged_at: z.string(),
-  user_id: z.string(),
-  user_name: z.string(),
-  email: z.string(),
-  rule_id: z.string(),
-}) satisfies z.ZodMiniType<PersonNotificationInput>;
+export const personNotificationInput = z.strictObject(personNotification.shape) satisfies z.ZodMiniType<PersonNotificationInput>;
 
 /** One message of a page, ready for `deliverAtLeastOnce`. */
 export interface PageMessage {

@@ -37,7 +37,7 @@ import { contactMethodsOf } from '../contacts/repository.js';
 import { withMessage } from '../incidents/repository.js';
 import type { Incident } from '../incidents/model.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
-import { usable, type PagedPerson } from '../paging/notify-person.js';
+import { usable, type PagedPerson, type PersonNotificationInput } from '../paging/notify-person.js';
 import { DeliveryInProgress, PENDING_LEASE_MS, type GateDecision } from './delivery.js';
 import { recordNotifications } from './notified.js';
 import { combinedSms, combinedVoice } from './texts.js';
@@ -122,20 +122,12 @@ function ledgerWrite(contactMethodId: string, ledger: Ledger, set: Record<string
   };
 }
 
-/** A page held for a method: what its flush needs to tell it and to record it. */
-export interface HeldPage {
+/** A page held for a method: what its flush needs to tell it and to record it (a delayed rule's facts, but its rule). */
+export interface HeldPage extends Omit<PersonNotificationInput, 'rule_id'> {
   contact_method_id: string;
   method_type: 'sms' | 'voice';
-  /** The delivery it stands for: the page's event and the recipient key (`rule:<ruleId>`). */
-  event_id: string;
+  /** The delivery it stands for, within the page's event: the recipient key (`rule:<ruleId>`). */
   recipient_key: string;
-  incident_id: string;
-  step_order: number;
-  /** When the step was paged: a resolution after it leaves the page out. */
-  paged_at: string;
-  user_id: string;
-  user_name: string;
-  email: string;
 }
 
 const heldEvent = (contactMethodId: string, person: { user_id: string; email: string }, flushAt: string, now: string) =>

@@ -46,6 +46,19 @@ export const eventVersions: Partial<Record<string, number>> = { 'incident.escala
 /** A note posted on the incident's timeline (what status pages send with an update). */
 export const timelineNote = z.object({ id: z.string(), message: z.string(), user_id: z.string(), user_name: z.string(), created_at: z.string() });
 
+/** One rule of one person for one paged step: what a delayed rule's schedule invokes person-notification with (at `at`). */
+export const personNotification = z.object({
+  event_id: z.string(),
+  incident_id: z.string(),
+  step_order: z.int(),
+  /** When the step was paged. */
+  paged_at: z.string(),
+  user_id: z.string(),
+  user_name: z.string(),
+  email: z.string(),
+  rule_id: z.string(),
+});
+
 export const eventDetails = {
   'incident.created': z.object({
     ...base,
@@ -115,19 +128,7 @@ export const eventDetails = {
    */
   'person.notifications_delayed': z.object({
     ...base,
-    notifications: z.array(
-      z.object({
-        event_id: z.string(),
-        incident_id: z.string(),
-        step_order: z.int(),
-        paged_at: z.string(),
-        user_id: z.string(),
-        user_name: z.string(),
-        email: z.string(),
-        rule_id: z.string(),
-        at: z.string(),
-      }),
-    ),
+    notifications: z.array(z.extend(personNotification, { at: z.string() })),
   }),
   /**
    * Pages to a phone contact method are held past its throttle (issue 43 §4): written by person-notification
