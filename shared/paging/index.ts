@@ -11,13 +11,14 @@
  *    - an alert from a monitoring tool (`../alerts/ingest.ts`; `POST /v2/enqueue`, `POST /integrations/alertmanager`);
  *    - a missed heartbeat (`../heartbeats/service.ts`; the `heartbeat-sweep` worker, every minute).
  * 2. Open (`open.ts`): one transaction writes the automatic incident, its escalation steps from the
- *    monitor's policy (a step due at once is paged right there), the claim, the monitor's incident
+ *    monitor's policy (a step due at once is paged right there — its people read first, `recipients.ts` —
+ *    unless it targets a schedule, whose on-call person stage 3 finds), the claim, the monitor's incident
  *    count, the `created` timeline entry and the `incident.created` event in the outbox. The outbox
  *    reaches the bus through the table's stream and the publisher (`functions/events/publisher.ts`);
  *    the notifier e-mails the monitor's subscribers, the webhook worker tells receivers.
  * 3. Escalate (`escalate.ts`): `incident.created` → the `escalation-scheduler` worker makes one
  *    one-time EventBridge Scheduler schedule per step still to come (a step due within 30 s is paged now).
- * 4. Page (`page.ts`, `targets.ts`): a schedule fires → the `escalation-step` worker pages the step,
+ * 4. Page (`page.ts`, `targets.ts`, `step-page.ts`): a schedule fires → the `escalation-step` worker pages the step,
  *    once, if the incident is neither acknowledged nor resolved (otherwise the step is cancelled): its
  *    targets resolved at that instant (whoever is on call in a schedule, a person, an address), the step
  *    marked sent with the `incident.escalation_step` event (its `recipients`: people and bare
