@@ -233,6 +233,8 @@ describe('SMS replies', () => {
     // Another number of the same person, never verified: its text does not act as them.
     const unverified = phone();
     await addContactMethod(api, person, 'sms', unverified, { verified: false });
+    // Its code comes first (sent through the bus): the answer to the reply is then the inbox's last.
+    await awaitPhoneMessage(api, unverified, (message) => /verification code/i.test(message.body));
     await reply(unverified, `${code}a`);
     expect(lastSmsTo(unverified)).toBe(`No open incident ${code} for this number. Reply HELP for the commands.`);
     expect((await incident(incidentId, person)).acknowledged).toBe(false);
@@ -342,6 +344,8 @@ describe('SMS and voice receipts', () => {
     const failed = await seedNotification(incidentId, randomUUID());
     const statusOf = async (key: Record<string, unknown>) => ((await get(key))?.details as { status: string }).status;
 
+    // The page's own receipts (and their retries) first, so that only this receipt's calls are counted.
+    await api.runtime.idle();
     calls.reset();
     expect(await receipt((await get(delivered))!.details.message_id, '+14155550123')).toEqual(['updated']);
     // The message's lookup items (one Query: here a message's single item of before issue 43's
