@@ -14,7 +14,12 @@ import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { escapeHtml } from '../../shared/platform/html.js';
 import { routes } from '../../shared/system.js';
 import { Api, uniqueEmail } from '../support/api.js';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repositoryRoot } from '../../infra/paths.js';
 
 let api: Api;
 let config: client.Configuration;
@@ -228,6 +233,18 @@ describe('local OIDC provider: signing in with the authorization code and PKCE',
   it('refuses a POSTed form that is not a form', async () => {
     const response = await fetch(`${api.url}/oauth2/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: '{}' });
     await expectErrorPage(response, 'The sign-in form must be sent as application/x-www-form-urlencoded.');
+  });
+});
+
+describe('local OIDC provider: docs/local.md', () => {
+  it('signs in with the curl commands docs/local.md gives, and the token calls the API', async () => {
+    const docs = readFileSync(join(repositoryRoot, 'docs', 'local.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('By hand, with `curl`'));
+    const script = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+    const { stdout } = await promisify(execFile)('bash', ['-c', `set -eo pipefail\n${script}`], { env: { ...process.env, PORT: String(api.runtime.port) } });
+    const tokens = JSON.parse(stdout) as Record<string, string>;
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    expect((await callApi(tokens.access_token!)).status).toBe(200);
   });
 });
 
