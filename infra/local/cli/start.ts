@@ -16,7 +16,7 @@ import { LocalStartError } from '../aws/errors.js';
 import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
 import { startService, type Service } from '../perf/service.js';
-import { consoleOriginAt, DEFAULT_CONSOLE_PORT, parseWebhookPorts } from '../runtime/runtime.js';
+import { parseConsolePort, parseWebhookPorts } from '../runtime/runtime.js';
 import { signUp } from '../../../shared/accounts/service.js';
 
 let inMemory = false;
@@ -28,7 +28,6 @@ try {
 const port = Number(process.env.PORT ?? DEFAULT_PORT);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const sesPort = Number(process.env.LOCAL_SES_PORT ?? 8005);
-const consolePortText = process.env.CONSOLE_PORT ?? String(DEFAULT_CONSOLE_PORT);
 // Unset or empty: this machine only (an empty HOST would otherwise make Node listen on every interface).
 const host = process.env.HOST || '127.0.0.1';
 let webhookPorts: number[] = [];
@@ -54,10 +53,7 @@ async function stop() {
 
 async function main() {
   webhookPorts = parseWebhookPorts(process.env.LOCAL_WEBHOOK_PORTS);
-  if (!/^\d{1,5}$/.test(consolePortText) || Number(consolePortText) < 1 || Number(consolePortText) > 65535) {
-    throw new LocalStartError(`CONSOLE_PORT must be a port (1-65535), as in CONSOLE_PORT=3001; got "${consolePortText}".`);
-  }
-  const consoleOrigin = consoleOriginAt(Number(consolePortText));
+  const consoleOrigin = parseConsolePort(process.env.CONSOLE_PORT);
   requireJava();
   // Everything this process and its children (DynamoDB Local, the mailbox) create is this user's
   // alone: the data folder holds the signing key, the table and e-mail addresses. The runtime's own

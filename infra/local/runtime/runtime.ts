@@ -40,6 +40,16 @@ export const DEFAULT_CONSOLE_PORT = 3001;
 /** The console's origin on `port`: where it is served from, its sign-in's redirect URI, the one origin CORS allows. */
 export const consoleOriginAt = (port: number) => `http://localhost:${port}`;
 
+/** CONSOLE_PORT as the user wrote it (unset or empty: 3001), as the console's origin. */
+export function parseConsolePort(text: string | undefined): string {
+  if (text === undefined || text.trim() === '') return consoleOriginAt(DEFAULT_CONSOLE_PORT);
+  const port = text.trim();
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new LocalStartError(`CONSOLE_PORT must be a port (1-65535), as in CONSOLE_PORT=3001; got "${text}".`);
+  }
+  return consoleOriginAt(Number(port));
+}
+
 export interface RuntimeOptions {
   /** HTTP port; 0 picks a free one. */
   port: number;
