@@ -2,7 +2,11 @@
  * CORS on the local API Gateway, as API Gateway (HTTP API) answers with the stack's configuration
  * (`cors` in shared/system.ts for the console's origin): the console's origin is allowed, no other.
  */
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../infra/local/aws/gateway.js';
+import { LocalIssuer } from '../../infra/local/aws/jwt.js';
+import { routes } from '../../shared/system.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;
@@ -89,5 +93,32 @@ describe('CORS on the local API', () => {
     const response = await fetch(`${api.url}/api/teams`, { method: 'OPTIONS', headers: { origin: consoleOrigin } });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ message: 'Not Found' });
+  });
+
+  it("ignores a function's own CORS headers, as API Gateway does once CORS is configured", async () => {
+    // A gateway of its own whose every route answers with CORS headers of its own (no function does).
+    const issuer = await LocalIssuer.create({ issuer: 'http://localhost:3000' });
+    const server = createGateway({
+      routes,
+      issuer,
+      corsOrigins: new Set([consoleOrigin]),
+      loadHandler: async () => async () => ({
+        statusCode: 200,
+        headers: { 'content-type': 'application/json', 'Access-Control-Allow-Origin': '*', 'access-control-expose-headers': 'everything' },
+        body: '{}',
+      }),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/unsubscribe/some-token`;
+    try {
+      expect(corsHeadersOf(await fetch(url, { headers: { origin: consoleOrigin } }))).toEqual({
+        'access-control-allow-origin': consoleOrigin,
+        'access-control-expose-headers': 'x-request-id,link',
+      });
+      expect(corsHeadersOf(await fetch(url, { headers: { origin: 'https://evil.example.com' } }))).toEqual({});
+      expect(corsHeadersOf(await fetch(url))).toEqual({});
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -293,6 +293,20 @@ describe('local OIDC provider: codes', () => {
     }
   });
 
+  it('ends the provider\'s session after an hour: the form again', async () => {
+    const { cookie } = await signInToCode(uniqueEmail('hour'), 'H');
+    try {
+      advanceClock(60 * 60_000 - 1_000);
+      expect((await get((await authorizationRequest()).url, cookie)).status).toBe(302);
+      advanceClock(1_000);
+      const expired = await get((await authorizationRequest()).url, cookie);
+      expect(expired.status).toBe(200);
+      expect(await expired.text()).toContain('<button type="submit">Sign in</button>');
+    } finally {
+      resetClock();
+    }
+  });
+
   it('answers the token endpoint\'s other refusals as OAuth 2.0 errors', async () => {
     const cases: [Record<string, string>, string, string][] = [
       [{ grant_type: 'authorization_code', code: 'x' }, 'invalid_request', 'client_id is missing.'],
