@@ -356,6 +356,20 @@ export const routes: readonly RouteDescription[] = [
 ];
 
 /**
+ * The HTTP API's CORS configuration for the origins it is given (the console's): what API Gateway
+ * answers a preflight with and adds to the answers to an allowed origin. The CDK stack configures
+ * API Gateway with it; the local gateway answers the same way (`infra/local/aws/cors.ts`).
+ */
+export const cors = {
+  /** The request headers a browser may send: the bearer token, JSON bodies, safe retries of creating POSTs. */
+  allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+  /** Browsers may read the request id (support) and the next page's link. */
+  exposeHeaders: ['x-request-id', 'link'],
+  allowMethods: ['GET', 'POST', 'PUT', 'DELETE'] satisfies readonly HttpMethod[],
+  maxAgeSeconds: 3600,
+} as const;
+
+/**
  * The notifier's timeout (it sends at SES's pace). A constant of its own, which its delivery leases
  * read (shared/notifications/delivery.ts): reading it through `workers` would bundle the whole
  * description of the workers into the notifier.

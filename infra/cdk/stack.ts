@@ -50,6 +50,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
   allFunctions,
+  cors,
   env,
   eventBus as busDescription,
   eventRules,
@@ -383,12 +384,12 @@ export class IncidentServiceStack extends Stack {
       createDefaultStage: false,
       corsPreflight: config.corsOrigins?.length
         ? {
+            // The system description's CORS configuration, which the local gateway answers with too.
             allowOrigins: config.corsOrigins,
-            allowHeaders: ['authorization', 'content-type'],
-            // Browsers may read the request id (support) and the next page's link.
-            exposeHeaders: ['x-request-id', 'link'],
-            allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
-            maxAge: Duration.hours(1),
+            allowHeaders: [...cors.allowHeaders],
+            exposeHeaders: [...cors.exposeHeaders],
+            allowMethods: cors.allowMethods.map((method) => CorsHttpMethod[method]),
+            maxAge: Duration.seconds(cors.maxAgeSeconds),
           }
         : undefined,
     });

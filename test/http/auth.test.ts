@@ -7,8 +7,10 @@ import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../infra/local/aws/gateway.js';
 import { LocalIssuer } from '../../infra/local/aws/jwt.js';
-import { LOCAL_ISSUER } from '../../infra/local/runtime/runtime.js';
 import { routes } from '../../shared/system.js';
+
+/** This gateway's issuer (a runtime's is its own origin). */
+const LOCAL_ISSUER = 'http://localhost:3000';
 
 let issuer: LocalIssuer;
 let url: string;

@@ -13,6 +13,7 @@ import { SHORT_LIVED_JVM } from '../../infra/local/aws/dynamodb-local.js';
 import { freePort } from '../../infra/local/runtime/ports.js';
 import { repositoryRoot } from '../../infra/paths.js';
 import { confirmFromMailbox, type ReadMail } from '../../infra/testing/scenarios.js';
+import { eventually } from '../support/api.js';
 import { within } from '../support/deadlines.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'local-cli-'));
@@ -23,6 +24,8 @@ let exited: Promise<number | null>;
 let running: { url: string; pid: number; dynamodb: { endpoint: string; pid: number } };
 let port: number;
 let mailboxPort: number;
+/** The console's port this runtime is told (never listened on here: the console is not part of this test). */
+const CONSOLE_PORT = 4555;
 
 const scripts = (JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 /** The module an npm script runs with tsx (`"token": "tsx infra/local/cli/token.ts"`). */
@@ -120,6 +123,8 @@ beforeAll(async () => {
       HOST: '',
       // As the webhook walk-through says to start it (its receiver's port).
       LOCAL_WEBHOOK_PORTS: webhookPorts,
+      // The console on a port of its own: the sign-in's redirect URI and the one origin CORS allows.
+      CONSOLE_PORT: String(CONSOLE_PORT),
       // The functions log as they do under npm start (the test run silences its own).
       POWERTOOLS_LOG_LEVEL: 'INFO',
       // Its DynamoDB Local lives for this file only: the test pool's JVM options (quick JIT tier, serial
@@ -152,6 +157,18 @@ describe('npm start on another port', () => {
     const document = (await (await fetch(`${running.url}/openapi.json`)).json()) as { servers: { url: string }[] };
     expect(document.servers[0]!.url).toBe(`http://localhost:${port}`);
     expect(document.servers.some((server) => server.url.includes(':3000'))).toBe(false);
+  });
+
+  it('names its OIDC issuer after its own origin, prints the discovery URL, and allows CORS from CONSOLE_PORT\'s origin only', async () => {
+    const discovery = `${running.url}/.well-known/openid-configuration`;
+    await eventually(async () => output, (printed) => printed.includes('Press Ctrl-C to stop.'));
+    expect(output).toContain(`OIDC sign-in       ${discovery}`);
+    expect(output).toContain(`(client incident-console, redirect URI http://localhost:${CONSOLE_PORT}/callback; the API allows CORS from http://localhost:${CONSOLE_PORT} only)`);
+    const metadata = (await (await fetch(discovery)).json()) as { issuer: string; token_endpoint: string };
+    expect(metadata).toMatchObject({ issuer: running.url, token_endpoint: `${running.url}/oauth2/token` });
+    const preflight = (origin: string) => fetch(`${running.url}/api/teams`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+    expect((await preflight(`http://localhost:${CONSOLE_PORT}`)).headers.get('access-control-allow-origin')).toBe(`http://localhost:${CONSOLE_PORT}`);
+    expect((await preflight('http://localhost:3001')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('is found by npm run token and npm run invoke without PORT', async () => {

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalStartError } from '../../infra/local/aws/errors.js';
-import { parseWebhookPorts, startRuntime, type RuntimeOptions } from '../../infra/local/runtime/runtime.js';
+import { parseConsolePort, parseWebhookPorts, startRuntime, type RuntimeOptions } from '../../infra/local/runtime/runtime.js';
 import { Api, dynamodbEndpoint, uniqueEmail, type User } from '../support/api.js';
 
 let api: Api;
@@ -79,6 +79,15 @@ describe('webhooks to this machine (LOCAL_WEBHOOK_PORTS)', () => {
       expect(() => parseWebhookPorts(text)).toThrow(
         new LocalStartError(`LOCAL_WEBHOOK_PORTS must list ports (1-65535) separated by commas, as in LOCAL_WEBHOOK_PORTS=9000,9001; got "${text}".`),
       );
+    }
+  });
+
+  it('reads CONSOLE_PORT as the console\'s origin (3001 unless set), and says how when it is not a port', () => {
+    expect(parseConsolePort(undefined)).toBe('http://localhost:3001');
+    expect(parseConsolePort('')).toBe('http://localhost:3001');
+    expect(parseConsolePort(' 4000 ')).toBe('http://localhost:4000');
+    for (const text of ['abc', '0', '65536', '3001,3002', '-1', 'http://localhost:3001']) {
+      expect(() => parseConsolePort(text)).toThrow(new LocalStartError(`CONSOLE_PORT must be a port (1-65535), as in CONSOLE_PORT=3001; got "${text}".`));
     }
   });
 

@@ -177,8 +177,15 @@ describe('CDK stack', () => {
     external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['incidents'] },
     });
+    // The system description's configuration, which the local gateway answers with too (test/http/cors.test.ts).
     external.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.example.com'], ExposeHeaders: ['x-request-id', 'link'] }),
+      CorsConfiguration: {
+        AllowOrigins: ['https://app.example.com'],
+        AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+        ExposeHeaders: ['x-request-id', 'link'],
+        AllowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+        MaxAge: 3600,
+      },
     });
     expect(Object.keys(external.findOutputs('UserPoolId'))).toEqual([]);
   });

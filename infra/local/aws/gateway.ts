@@ -4,7 +4,7 @@
  * and handed to the very handler module Lambda runs.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
 import type { RouteDescription } from '../../../shared/system.js';
@@ -13,13 +13,24 @@ import type { LocalIssuer } from './jwt.js';
 import type { AwsApis } from './aws-apis.js';
 import { matchRoute } from './routing.js';
 import { computedOnce } from './memo.js';
+import { corsHeaders, isPreflight, preflightHeaders, type CorsOrigins } from './cors.js';
 
-/** A local-only endpoint (never deployed): plain JSON in and out, no authorizer. */
+/** A local-only endpoint (never deployed): plain JSON in and out (or an HTML form in), no authorizer. */
 export interface LocalEndpoint {
   method: string;
   path: string;
-  /** JSON out, unless a content type is given (then the body is sent as is). */
-  handle(input: { body: unknown; params: Record<string, string>; query: URLSearchParams }): Promise<{ status: number; body: unknown; contentType?: string }>;
+  /**
+   * How the body is read: JSON (the default; malformed JSON is answered 400 here), or an HTML form's
+   * fields (`application/x-www-form-urlencoded`: a URLSearchParams; any other body is undefined).
+   */
+  body?: 'json' | 'form';
+  /** JSON out, unless a content type is given (then the body is sent as is); `headers` are added to the answer. */
+  handle(input: {
+    body: unknown;
+    params: Record<string, string>;
+    query: URLSearchParams;
+    headers: IncomingHttpHeaders;
+  }): Promise<{ status: number; body: unknown; contentType?: string; headers?: Record<string, string | string[]> }>;
 }
 
 export interface GatewayOptions {
@@ -34,6 +45,11 @@ export interface GatewayOptions {
    * subject gets 401 as if the token were invalid. Omitted: every verified token passes.
    */
   admits?(subject: string): boolean | Promise<boolean>;
+  /**
+   * The origins browsers may call the API from (the console's), answered as API Gateway answers with
+   * the system description's CORS configuration (`cors.ts`). Omitted: none (no CORS, as on AWS by default).
+   */
+  corsOrigins?: CorsOrigins;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -193,7 +209,7 @@ function buildEvent(
 }
 
 /** The gateway's own answers carry the request id twice, as API Gateway's (`apigw-requestid`) and as the service's (`x-request-id`). */
-function send(response: ServerResponse, requestId: string, status: number, body: string | Buffer, headers: Record<string, string> = {}) {
+function send(response: ServerResponse, requestId: string, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}) {
   response.writeHead(status, lengthOf(status, body, { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId, ...headers }));
   response.end(body);
 }
@@ -226,13 +242,17 @@ const refuse = (response: ServerResponse, requestId: string, description?: strin
   send(response, requestId, 401, JSON.stringify({ message: 'Unauthorized' }), challenge(description));
 
 /** Payload format 2.0: a structured result is used as is; anything else is a 200 JSON body. */
-function writeResult(response: ServerResponse, result: unknown, requestId: string) {
+function writeResult(response: ServerResponse, result: unknown, requestId: string, corsConfigured: boolean) {
   const structured =
     typeof result === 'object' && result !== null && 'statusCode' in result
       ? (result as APIGatewayProxyStructuredResultV2)
       : { statusCode: 200, body: JSON.stringify(result), headers: { 'content-type': 'application/json' } };
   const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId, 'x-request-id': requestId };
-  for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(structured.headers ?? {})) {
+    const lower = name.toLowerCase();
+    // With CORS configured, API Gateway ignores the CORS headers an integration returns.
+    if (!corsConfigured || !lower.startsWith('access-control-')) headers[lower] = String(value);
+  }
   if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
   const text = structured.body ?? '';
   const body = structured.isBase64Encoded ? Buffer.from(text, 'base64') : text;
@@ -263,6 +283,16 @@ export function createGateway(options: GatewayOptions): Server {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const method = request.method ?? 'GET';
+      // CORS as API Gateway's configuration answers it: a preflight before any route (every path has
+      // one), and an allowed origin's headers on every answer, whoever writes it.
+      const origin = request.headers.origin;
+      if (origin !== undefined && options.corsOrigins) {
+        if (isPreflight(method, request.headers)) {
+          request.resume();
+          return send(response, requestId, 204, EMPTY, preflightHeaders(origin, options.corsOrigins));
+        }
+        for (const [name, value] of Object.entries(corsHeaders(origin, options.corsOrigins))) response.setHeader(name, value);
+      }
       try {
         // What is at hand already is not awaited: every await is a turn of the microtask queue.
         const body = readBody(request);
@@ -276,16 +306,21 @@ export function createGateway(options: GatewayOptions): Server {
         const local = options.localEndpoints && matchRoute(options.localEndpoints, method, url.pathname);
         if (local) {
           let body: unknown;
-          try {
-            body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-          } catch {
-            return send(response, requestId, 400, JSON.stringify({ error: 'Malformed JSON' }));
+          if (local.route.body === 'form') {
+            const form = /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+            body = form ? new URLSearchParams(raw.toString('utf8')) : undefined;
+          } else {
+            try {
+              body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+            } catch {
+              return send(response, requestId, 400, JSON.stringify({ error: 'Malformed JSON' }));
+            }
           }
-          const result = await local.route.handle({ body, params: local.params, query: url.searchParams });
+          const result = await local.route.handle({ body, params: local.params, query: url.searchParams, headers: request.headers });
           if (result.contentType) {
-            return send(response, requestId, result.status, result.body as string | Buffer, { 'content-type': result.contentType });
+            return send(response, requestId, result.status, result.body as string | Buffer, { ...result.headers, 'content-type': result.contentType });
           }
-          return send(response, requestId, result.status, JSON.stringify(result.body));
+          return send(response, requestId, result.status, JSON.stringify(result.body), result.headers);
         }
 
         const match = matchRoute(options.routes, method, url.pathname);
@@ -314,7 +349,7 @@ export function createGateway(options: GatewayOptions): Server {
           console.error(`[${match.route.name}] invocation failed`, error);
           return send(response, requestId, 500, JSON.stringify({ message: 'Internal Server Error' }));
         }
-        writeResult(response, result, requestId);
+        writeResult(response, result, requestId, options.corsOrigins !== undefined);
       } catch (error) {
         if (error instanceof GatewayError) {
           // The rest of the body is drained, not parsed: close the connection (once drained) rather than reuse it.

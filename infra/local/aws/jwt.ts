@@ -41,17 +41,36 @@ export class LocalIssuer {
    */
   private readonly verified = new Map<string, JWTPayload>();
 
+  /** The issuer's identifier (`iss`), once it is known: the API's own origin, set once it listens (`serveAt`). */
+  private origin: string | undefined;
+
   private constructor(
-    readonly issuer: string,
+    origin: string | undefined,
     readonly audience: string,
     private readonly privateKey: Awaited<ReturnType<typeof importJWK>>,
     private readonly publicJwk: JWK,
   ) {
+    this.origin = origin;
     this.verifyKeys = createLocalJWKSet(this.jwks());
   }
 
-  /** Loads the key pair from `keyFile`, generating it on first use; no file = in memory. */
-  static async create(options: { issuer: string; audience?: string; keyFile?: string }): Promise<LocalIssuer> {
+  /** The issuer's identifier, the `iss` of its tokens. */
+  get issuer(): string {
+    if (this.origin === undefined) throw new Error('The local issuer has no identifier yet: it is the API\'s origin, set once the API listens');
+    return this.origin;
+  }
+
+  /** Names the issuer after the origin it is served from (the API's, known once it listens: PORT=0 picks the port). */
+  serveAt(origin: string) {
+    this.origin = origin;
+    this.verified.clear();
+  }
+
+  /**
+   * Loads the key pair from `keyFile`, generating it on first use; no file = in memory. Without an
+   * `issuer`, it is named by `serveAt` before it signs or verifies anything.
+   */
+  static async create(options: { issuer?: string; audience?: string; keyFile?: string }): Promise<LocalIssuer> {
     let privateJwk: JWK;
     if (options.keyFile && existsSync(options.keyFile)) {
       privateJwk = JSON.parse(readFileSync(options.keyFile, 'utf8')) as JWK;
@@ -77,10 +96,14 @@ export class LocalIssuer {
     return { keys: [this.publicJwk] };
   }
 
-  /** An access token for the subject, valid `lifetimeSeconds` (24 h by default). */
-  async sign(subject: TokenSubject, lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<string> {
+  /**
+   * An access token for the subject, valid `lifetimeSeconds` (24 h by default); `extra` claims (the
+   * sign-in's client and scope) are added to the ones the API reads.
+   */
+  async sign(subject: TokenSubject, lifetimeSeconds = TOKEN_LIFETIME_SECONDS, extra: JWTPayload = {}): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     return this.signPayload({
+      ...extra,
       email: subject.email,
       name: subject.name,
       iss: this.issuer,
@@ -114,6 +137,19 @@ export class LocalIssuer {
       return { claims: known };
     }
     return this.verifySignature(token);
+  }
+
+  /**
+   * The claims of a token this issuer signed for `audience` (another than the API's: a client's ID or
+   * refresh token), or undefined when it is not one: signature, issuer, audience and time, as `verify`.
+   */
+  async verifyFor(token: string, audience: string): Promise<JWTPayload | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.verifyKeys, { issuer: this.issuer, audience, algorithms: ['RS256'], requiredClaims: ['exp'] });
+      return payload;
+    } catch {
+      return undefined;
+    }
   }
 
   /** jose's full check of a token not verified before; remembered when it passes. */

@@ -5,7 +5,8 @@
  *   npm start -- --in-memory  nothing kept
  * Everything listens on 127.0.0.1; HOST=0.0.0.0 opens the API and the mailbox to the network
  * (with a warning). PORT, DYNAMODB_PORT and LOCAL_SES_PORT choose the ports; LOCAL_WEBHOOK_PORTS
- * names the ports of this machine webhooks may reach (a receiver of your own; none unless named).
+ * names the ports of this machine webhooks may reach (a receiver of your own; none unless named);
+ * CONSOLE_PORT names the web console's port (3001): the one origin the API and the sign-in allow.
  */
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
@@ -15,7 +16,7 @@ import { LocalStartError } from '../aws/errors.js';
 import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, usage } from './running.js';
 import { startService, type Service } from '../perf/service.js';
-import { parseWebhookPorts } from '../runtime/runtime.js';
+import { parseConsolePort, parseWebhookPorts } from '../runtime/runtime.js';
 import { signUp } from '../../../shared/accounts/service.js';
 
 let inMemory = false;
@@ -52,6 +53,7 @@ async function stop() {
 
 async function main() {
   webhookPorts = parseWebhookPorts(process.env.LOCAL_WEBHOOK_PORTS);
+  const consoleOrigin = parseConsolePort(process.env.CONSOLE_PORT);
   requireJava();
   // Everything this process and its children (DynamoDB Local, the mailbox) create is this user's
   // alone: the data folder holds the signing key, the table and e-mail addresses. The runtime's own
@@ -84,6 +86,7 @@ async function main() {
     stateDir: inMemory ? undefined : dataDir,
     sesPort,
     webhookPorts,
+    consoleOrigin,
   });
   const demo = await signUp({ email: 'demo@example.com', name: 'Demo User' });
   const token = await runtime.issuer.sign({ sub: demo.id, email: demo.email, name: demo.name });
@@ -98,7 +101,8 @@ POST /local/users hands a token for any e-mail to anyone who can reach it. Use i
 Incident service running at ${runtime.url}
   DynamoDB Local     ${database.endpoint}  (table ${runtime.tableName})
   Data               ${where}
-  JWT issuer         ${runtime.issuer.issuer}  (JWKS at ${runtime.url}/.well-known/jwks.json)
+  OIDC sign-in       ${runtime.oidc.discoveryUrl}
+                     (client ${runtime.oidc.clientId}, redirect URI ${runtime.oidc.consoleOrigin}/callback; the API allows CORS from ${runtime.oidc.consoleOrigin} only)
   API reference      ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)
   E-mail (local SES) ${runtime.mailbox.url}  (web mailbox; JSON at ${runtime.mailbox.url}/store)
   Phones (SMS/voice) ${runtime.phones.url}  (every SMS and call from +18005550100, with a reply box; JSON at ${runtime.phones.url}/messages)

@@ -10,8 +10,9 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createNetServer, isIP, type AddressInfo, type Server as NetServer } from 'node:net';
-import { accountView, signUpInput } from '../../../shared/accounts/model.js';
-import { signUp } from '../../../shared/accounts/service.js';
+import { accountView, Email, signUpInput, type Account } from '../../../shared/accounts/model.js';
+import { findAccountIdByEmail } from '../../../shared/accounts/repository.js';
+import { getAccount, signUp } from '../../../shared/accounts/service.js';
 import { db } from '../../../shared/platform/db/client.js';
 import { keys } from '../../../shared/platform/db/keys.js';
 import { fieldErrors } from '../../../shared/platform/validation.js';
@@ -24,7 +25,8 @@ import { invokeFunction, loadHandler } from '../aws/functions.js';
 import { PhoneInbox, type PhoneMessage } from '../aws/phones.js';
 import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
 import { enforceGrants } from '../aws/grants.js';
-import { LocalIssuer } from '../aws/jwt.js';
+import { LocalIssuer, type TokenSubject } from '../aws/jwt.js';
+import { consoleClient, LOCAL_CLIENT_ID, oidcEndpoints, type OidcAccounts } from '../aws/oidc.js';
 import type { LocalScheduler } from '../aws/scheduler.js';
 import type { StreamPoller } from '../aws/stream.js';
 import { ensureTable } from '../aws/table.js';
@@ -33,8 +35,20 @@ import { docsEndpoints } from './docs.js';
 import { phoneEndpoints } from './phones.js';
 import { useLocalAws, useLocalServices } from './environment.js';
 
-/** The issuer of local tokens (independent of the port, so tokens survive a port change). */
-export const LOCAL_ISSUER = 'http://localhost/incident-service';
+/** The console's port unless CONSOLE_PORT says otherwise (`npm start`). */
+export const DEFAULT_CONSOLE_PORT = 3001;
+/** The console's origin on `port`: where it is served from, its sign-in's redirect URI, the one origin CORS allows. */
+export const consoleOriginAt = (port: number) => `http://localhost:${port}`;
+
+/** CONSOLE_PORT as the user wrote it (unset or empty: 3001), as the console's origin. */
+export function parseConsolePort(text: string | undefined): string {
+  if (text === undefined || text.trim() === '') return consoleOriginAt(DEFAULT_CONSOLE_PORT);
+  const port = text.trim();
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new LocalStartError(`CONSOLE_PORT must be a port (1-65535), as in CONSOLE_PORT=3001; got "${text}".`);
+  }
+  return consoleOriginAt(Number(port));
+}
 
 export interface RuntimeOptions {
   /** HTTP port; 0 picks a free one. */
@@ -61,6 +75,12 @@ export interface RuntimeOptions {
   webhookPorts?: readonly number[];
   /** How often the stream and the scheduler look for work. */
   pollMs?: number;
+  /**
+   * The web console's origin (`scheme://host:port`): the one origin CORS lets call the API, and the
+   * sign-in client's redirect (`<origin>/callback`) and sign-out (`<origin>`) URIs. Omitted:
+   * `http://localhost:3001` (DEFAULT_CONSOLE_PORT).
+   */
+  consoleOrigin?: string;
   log?: (line: string) => void;
 }
 
@@ -77,7 +97,10 @@ export interface MailboxEmail {
 export interface LocalService {
   url: string;
   port: number;
+  /** The local JWT issuer, an OpenID Connect provider named after `url` (Cognito managed login's stand-in, `../aws/oidc.ts`). */
   issuer: LocalIssuer;
+  /** The sign-in as the console does it: its discovery document's URL, the client id, the console's origin. */
+  oidc: { discoveryUrl: string; clientId: string; consoleOrigin: string };
   tableName: string;
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
   /** The phone inbox (End User Messaging SMS and Voice v2's stand-in): its page, its messages (newest first). */
@@ -98,6 +121,31 @@ export interface Runtime extends LocalService {
   alertStream: StreamPoller;
 }
 
+const subjectOf = (account: Account): TokenSubject => ({ sub: account.id, email: account.email, name: account.name });
+
+/** The accounts the local sign-in form signs people in to: those `POST /local/users` creates. */
+const signInAccounts: OidcAccounts = {
+  async signIn(email, name) {
+    const address = Email.safeParse(email);
+    if (!address.success) {
+      return { problems: [{ field: 'email', message: email ? 'Enter a valid e-mail address, as in alice@example.com.' : 'Enter your e-mail address.' }] };
+    }
+    if (!name) {
+      const id = await findAccountIdByEmail(address.data);
+      const account = id ? await getAccount(id) : undefined;
+      if (account) return { account: subjectOf(account) };
+      return { problems: [{ field: 'name', message: 'There is no account for this e-mail address yet: enter your name to create one.' }] };
+    }
+    const input = signUpInput.safeParse({ email: address.data, name });
+    if (!input.success) return { problems: fieldErrors(input.error, 'body').map((problem) => ({ field: 'name', message: `Name: ${problem.message}` })) };
+    return { account: subjectOf(await signUp(input.data)) };
+  },
+  find: async (sub) => {
+    const account = await getAccount(sub);
+    return account && subjectOf(account);
+  },
+};
+
 function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
   return [
     {
@@ -112,15 +160,6 @@ function localEndpoints(issuer: LocalIssuer): LocalEndpoint[] {
         const token = await issuer.sign({ sub: account.id, email: account.email, name: account.name });
         return { status: 201, body: { user: accountView(account), token } };
       },
-    },
-    { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, body: issuer.jwks() }) },
-    {
-      method: 'GET',
-      path: '/.well-known/openid-configuration',
-      handle: async () => ({
-        status: 200,
-        body: { issuer: issuer.issuer, jwks_uri: '/.well-known/jwks.json', id_token_signing_alg_values_supported: ['RS256'] },
-      }),
     },
   ];
 }
@@ -312,7 +351,9 @@ export async function startCore<B extends BackgroundPorts>(
   const mailbox = await startMailbox(options.sesPort, host, mailboxStarter);
   const mailboxUrl = mailbox.url;
 
-  const issuer = await LocalIssuer.create({ issuer: LOCAL_ISSUER, keyFile: options.keyFile });
+  // Named after the API's origin once it listens (PORT=0 lets the system pick the port).
+  const issuer = await LocalIssuer.create({ keyFile: options.keyFile });
+  const consoleOrigin = options.consoleOrigin ?? consoleOriginAt(DEFAULT_CONSOLE_PORT);
   // Requests may arrive as soon as the gateway listens; its AWS APIs wait for the background.
   let ports: Promise<B> | undefined;
   const later: GatewayPorts = {
@@ -327,9 +368,15 @@ export async function startCore<B extends BackgroundPorts>(
     routes,
     issuer,
     loadHandler,
-    localEndpoints: [...localEndpoints(issuer), ...docsEndpoints(() => url), ...phoneEndpoints(phones, log)],
+    localEndpoints: [
+      ...localEndpoints(issuer),
+      ...oidcEndpoints({ issuer, clients: [consoleClient(consoleOrigin)], accounts: signInAccounts }),
+      ...docsEndpoints(() => url),
+      ...phoneEndpoints(phones, log),
+    ],
     awsApis: awsApis({ background: later, mailboxUrl, phones, log }),
     admits: signedUp(tableName),
+    corsOrigins: new Set([consoleOrigin]),
   });
   let port: number;
   try {
@@ -339,6 +386,8 @@ export async function startCore<B extends BackgroundPorts>(
     throw error;
   }
   url = `http://localhost:${port}`;
+  // The issuer is the API's own origin, as an OpenID Connect client expects of its discovery document.
+  issuer.serveAt(url);
   const runtimeUrl = `http://127.0.0.1:${port}`;
   // The ports the system picked (PORT=0, LOCAL_SES_PORT=0) are never a webhook's either.
   const ownPorts = [port, Number(new URL(mailboxUrl).port)];
@@ -353,6 +402,7 @@ export async function startCore<B extends BackgroundPorts>(
       url,
       port,
       issuer,
+      oidc: { discoveryUrl: `${url}/.well-known/openid-configuration`, clientId: LOCAL_CLIENT_ID, consoleOrigin },
       tableName,
       mailbox: {
         url: mailboxUrl,
