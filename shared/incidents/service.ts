@@ -305,6 +305,33 @@ export async function acknowledgeIncident(
   }, (attempts) => `Incident ${incidentId} kept moving; gave up after ${attempts} attempts`);
 }
 
+/**
+ * Acknowledges as a person who was paged for the incident (issue 43: an SMS reply `<n>a`). The page is
+ * the right, as an e-mailed link's token is (`acknowledge-link.ts`), not a role: `proof`, checked in the
+ * same transaction, is what still says the person was paged for it (their reply code naming it).
+ */
+export async function acknowledgeAsPaged(
+  userId: string,
+  incidentId: string,
+  method: AcknowledgeIncidentInput['method'],
+  proof: TransactItem,
+): Promise<'acknowledged' | 'already_acknowledged' | 'resolved' | 'not_found' | 'no_longer_paged'> {
+  return retryOnConflict(async () => {
+    const { account, incident } = await repository.getAccountAndIncident(userId, incidentId);
+    if (!incident) return 'not_found';
+    if (incident.acknowledged) return 'already_acknowledged';
+    if (incident.status === 'RESOLVED') return 'resolved';
+    const now = repository.writeInstant(incident);
+    const { name: userName, email: userEmail } = identityOf({ userId }, account);
+    const acknowledgement = { id: randomUUID(), incident_id: incident.id, user_id: userId, user_name: userName, user_email: userEmail, method, acknowledged_at: now };
+    const { outcome } = await repository.acknowledgeIncident(incident, acknowledgement, now, acknowledgementRecords(incident, acknowledgement), [['paged', proof]]);
+    if (outcome === 'rescoped') return undefined;
+    if (outcome === 'paged') return 'no_longer_paged';
+    if (outcome === 'acknowledged') countMetric('IncidentAcknowledged', { method });
+    return outcome;
+  }, (attempts) => `Incident ${incidentId} kept moving; gave up after ${attempts} attempts`);
+}
+
 /** One attempt: undefined when the incident was re-scoped since it was read (read again). */
 async function tryAcknowledge(
   caller: Caller,

@@ -1,19 +1,23 @@
 /**
  * SMS replies to the service's number (the two-way channel, through SNS): a person acts on the
  * incident a page named by its short code, or manages their SMS pages.
- *   `<n>a` acknowledge (method `sms`, as that person), `<n>r` resolve, `<n>e` escalate to the next
- *   step now — case and spaces ignored (` 12 A ` is `12a`);
+ *   `<n>a` acknowledge (method `sms`, as that person, by the page's right, as an e-mailed link does),
+ *   `<n>r` resolve (with the person's rights on the incident, as through the API), `<n>e` escalate to
+ *   the next step now — case and spaces ignored (` 12 A ` is `12a`);
  *   STOP and the carriers' synonyms: that number's SMS methods are disabled, on every account;
  *   START / UNSTOP: enabled again; HELP: the commands.
  * Anything else, or a number no account has: the help text, and nothing changes. Every answer goes
  * back by SMS through the same channel pages use.
  */
 import type { Caller } from '../platform/caller.js';
+import { tableName } from '../platform/db/client.js';
+import { keys } from '../platform/db/keys.js';
+import type { TransactItem } from '../platform/db/ops.js';
 import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import { smsChannel } from '../channels/sms.js';
 import { isE164 } from '../channels/phone.js';
-import { acknowledgeIncident, resolveIncident } from '../incidents/service.js';
+import { acknowledgeAsPaged, resolveIncident } from '../incidents/service.js';
 import { incidentForReplyCode } from '../incidents/reply-codes.js';
 import { escalateNow } from '../paging/escalate-now.js';
 import { holdersOf, setSmsDisabled, type NumberHolder } from './numbers.js';
@@ -113,8 +117,21 @@ async function act(code: number, action: ReplyAction, holders: NumberHolder[]): 
   const caller: Caller = { userId };
   try {
     if (action === 'acknowledge') {
-      await acknowledgeIncident(caller, incidentId, { method: 'sms' });
-      return { outcome: 'acknowledged', reply: replyTexts.acknowledged(code) };
+      // The page is the right to acknowledge (as the e-mailed link's token is): the person's code still
+      // naming the incident, checked in the acknowledgement's own transaction.
+      const proof: TransactItem = {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.replyCode(userId, code),
+          ConditionExpression: 'incident_id = :incident',
+          ExpressionAttributeValues: { ':incident': incidentId },
+        },
+      };
+      const acknowledged = await acknowledgeAsPaged(userId, incidentId, 'sms', proof);
+      if (acknowledged === 'acknowledged') return { outcome: 'acknowledged', reply: replyTexts.acknowledged(code) };
+      if (acknowledged === 'already_acknowledged') return { outcome: 'already_closed', reply: replyTexts.alreadyAcknowledged(code) };
+      if (acknowledged === 'resolved') return { outcome: 'already_closed', reply: replyTexts.closed(code) };
+      return { outcome: 'no_incident', reply: replyTexts.noIncident(code) };
     }
     if (action === 'resolve') {
       await resolveIncident(caller, incidentId);

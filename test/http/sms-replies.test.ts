@@ -106,6 +106,32 @@ describe('SMS replies', () => {
     expect(lastSmsTo(number)).toBe(`[${code}] is already acknowledged.`);
   });
 
+  it("<n>a acknowledges by the page's right, as the e-mailed link does: a person paged for an incident they may not otherwise read", async () => {
+    const number = phone();
+    const { person } = await smsPerson(number, 'Pat Paged');
+    // The owner's own monitor and policy; the policy may name Pat, who shares a team with the owner.
+    await seedTeam(owner, [[person, 'MEMBER']], 'Pat crew');
+    const policy = await api.request('POST', '/api/escalation-policies', {
+      token: owner.token,
+      body: { name: 'Owner pages Pat', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: person.id }] }] },
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    const monitor = await createMonitor(api, owner, { name: 'Checkout', failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
+    const { incident_id: incidentId } = await reportDown(monitor.id);
+    await settle(api);
+    const page = await awaitPhoneMessage(api, number, (message) => message.channel === 'sms' && message.body.includes(incidentTitle) && !seen.has(message.id));
+    seen.add(page.id);
+    const code = Number(/^\[(\d+)\] /.exec(page.body)![1]);
+    expect((await api.request('GET', `/api/incidents/${incidentId}`, { token: person.token })).status).toBe(404);
+    await reply(number, `${code}a`);
+    expect(lastSmsTo(number)).toBe(replyTexts.acknowledged(code));
+    expect((await incident(incidentId)).acknowledgement).toMatchObject({ user_id: person.id, user_name: 'Pat Paged', method: 'sms' });
+    // Resolving takes a right on the incident, as it does through the API: the page gives none.
+    await reply(number, `${code}r`);
+    expect(lastSmsTo(number)).toBe(replyTexts.notAllowed(code));
+    expect((await incident(incidentId)).status).not.toBe('RESOLVED');
+  });
+
   it('costs a bounded number of DynamoDB calls, whatever the history: the number, its methods, the code, then the acknowledgement', async () => {
     const { number, code } = await pagedIncident();
     calls.reset();
