@@ -41,6 +41,8 @@ export default defineConfig({
       { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
       // Slow for a reason each file names (500 subscribers under SES throttling, 1,000 incidents
       // moved three times, a team of 1,000 members deleted); the rest should stay fast.
+      // The web console in a real Chromium (test/support/console.ts).
+      { extends: true, test: { name: 'console', include: ['test/console/**/*.test.ts'], ...withDynamoDb } },
       { extends: true, test: { name: 'heavy', include: ['test/heavy/**/*.test.ts'], ...withDynamoDb } },
     ],
   },

@@ -370,6 +370,58 @@ export const cors = {
 } as const;
 
 /**
+ * The web console's hosting, declared once: the local host (`infra/local/aws/console-host.ts`) and
+ * CloudFront's response headers policy (`infra/cdk/console.ts`) answer with these headers. Every page
+ * runs under a strict Content-Security-Policy: no inline script or style, scripts and styles from the
+ * console's own origin only, and calls only to the API and the sign-in's origin.
+ */
+export const consoleHosting = {
+  /** The runtime settings' file beside the build: written by the deployment (the local host serves them), never built in. */
+  configFile: 'config.json',
+  /** The path the sign-in redirects back to with its code (the app client's callback URL). */
+  callbackPath: '/callback',
+  /** The Content-Security-Policy of every page, calling `connectOrigins` (the API's, the sign-in's). */
+  contentSecurityPolicy: (connectOrigins: readonly string[]) =>
+    [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "font-src 'self'",
+      "manifest-src 'self'",
+      `connect-src 'self' ${connectOrigins.join(' ')}`,
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+  /** The other security headers of every answer. */
+  securityHeaders: {
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  },
+  /** Content-hashed files are kept a year; the page and the settings are asked for again every time. */
+  immutableAssets: 'public, max-age=31536000, immutable',
+  revalidate: 'no-cache',
+} as const;
+
+/** The console's runtime settings (`config.json`): where the API answers and how to sign in (OIDC code + PKCE). */
+export interface ConsoleConfig {
+  /** The API's origin, as `https://abc.execute-api.eu-west-1.amazonaws.com` (no trailing slash). */
+  apiUrl: string;
+  auth: {
+    clientId: string;
+    authorizeUrl: string;
+    tokenUrl: string;
+    /** Cognito's sign-out (`?client_id&logout_uri`), which ends the provider's session too. */
+    logoutUrl: string;
+    scopes: string;
+  };
+}
+
+/**
  * The notifier's timeout (it sends at SES's pace). A constant of its own, which its delivery leases
  * read (shared/notifications/delivery.ts): reading it through `workers` would bundle the whole
  * description of the workers into the notifier.

@@ -18,6 +18,7 @@ import { dataDirectory, DEFAULT_PORT, forgetRunning, isLoopback, recordRunning, 
 import { startService, type Service } from '../perf/service.js';
 import { parseConsolePort, parseWebhookPorts } from '../runtime/runtime.js';
 import { signUp } from '../../../shared/accounts/service.js';
+import { buildConsole, consoleDist } from '../../../console/build/build.js';
 
 let inMemory = false;
 try {
@@ -55,6 +56,8 @@ async function main() {
   webhookPorts = parseWebhookPorts(process.env.LOCAL_WEBHOOK_PORTS);
   const consoleOrigin = parseConsolePort(process.env.CONSOLE_PORT);
   requireJava();
+  // The console is built from its sources at every start (about a second), so it is never stale.
+  await buildConsole(consoleDist);
   // Everything this process and its children (DynamoDB Local, the mailbox) create is this user's
   // alone: the data folder holds the signing key, the table and e-mail addresses. The runtime's own
   // files are written 0600 in any case; a folder left by an older version is tightened here.
@@ -86,7 +89,7 @@ async function main() {
     stateDir: inMemory ? undefined : dataDir,
     sesPort,
     webhookPorts,
-    consoleOrigin,
+    console: { dir: consoleDist, port: Number(new URL(consoleOrigin).port) },
   });
   const demo = await signUp({ email: 'demo@example.com', name: 'Demo User' });
   const token = await runtime.issuer.sign({ sub: demo.id, email: demo.email, name: demo.name });
@@ -99,6 +102,7 @@ POST /local/users hands a token for any e-mail to anyone who can reach it. Use i
   const where = inMemory ? 'in memory (nothing is kept)' : `${relative(process.cwd(), dataDir) || '.'}/ (kept across restarts)`;
   console.log(`
 Incident service running at ${runtime.url}
+  Web console        ${runtime.consoleUrl}  (sign in with any e-mail address; a new one asks for a name)
   DynamoDB Local     ${database.endpoint}  (table ${runtime.tableName})
   Data               ${where}
   OIDC sign-in       ${runtime.oidc.discoveryUrl}

@@ -27,6 +27,7 @@ import { createGateway, type LocalEndpoint } from '../aws/gateway.js';
 import { enforceGrants } from '../aws/grants.js';
 import { LocalIssuer, type TokenSubject } from '../aws/jwt.js';
 import { consoleClient, LOCAL_CLIENT_ID, oidcEndpoints, type OidcAccounts } from '../aws/oidc.js';
+import { createConsoleHost, localConsoleConfig } from '../aws/console-host.js';
 import type { LocalScheduler } from '../aws/scheduler.js';
 import type { StreamPoller } from '../aws/stream.js';
 import { ensureTable } from '../aws/table.js';
@@ -81,6 +82,12 @@ export interface RuntimeOptions {
    * `http://localhost:3001` (DEFAULT_CONSOLE_PORT).
    */
   consoleOrigin?: string;
+  /**
+   * Serve the built console (`dir`, as `console/build/build.ts` writes it) at its own origin on `port`
+   * (0: the system picks), on the API's host: CloudFront's stand-in. Its origin is then the one CORS
+   * and the sign-in allow (`consoleOrigin` is not given with it).
+   */
+  console?: { dir: string; port: number };
   log?: (line: string) => void;
 }
 
@@ -103,6 +110,8 @@ export interface LocalService {
   oidc: { discoveryUrl: string; clientId: string; consoleOrigin: string };
   tableName: string;
   mailbox: { url: string; emails(): Promise<MailboxEmail[]> };
+  /** The web console's URL when the runtime serves it (`console` option). */
+  consoleUrl?: string;
   /** The phone inbox (End User Messaging SMS and Voice v2's stand-in): its page, its messages (newest first). */
   phones: { url: string; messages(to?: string): PhoneMessage[] };
   /**
@@ -353,7 +362,18 @@ export async function startCore<B extends BackgroundPorts>(
 
   // Named after the API's origin once it listens (PORT=0 lets the system pick the port).
   const issuer = await LocalIssuer.create({ keyFile: options.keyFile });
-  const consoleOrigin = options.consoleOrigin ?? consoleOriginAt(DEFAULT_CONSOLE_PORT);
+  let url = '';
+  // The console listens first: its origin (a port the system may pick) is what CORS and the sign-in allow.
+  const consoleHost = options.console && createConsoleHost({ dir: options.console.dir, config: () => localConsoleConfig(url, LOCAL_CLIENT_ID) });
+  let consoleOrigin = options.consoleOrigin ?? consoleOriginAt(DEFAULT_CONSOLE_PORT);
+  if (consoleHost) {
+    try {
+      consoleOrigin = consoleOriginAt(await listen(consoleHost, options.console!.port, host, 'the web console', 'CONSOLE_PORT'));
+    } catch (error) {
+      await mailbox.stop();
+      throw error;
+    }
+  }
   // Requests may arrive as soon as the gateway listens; its AWS APIs wait for the background.
   let ports: Promise<B> | undefined;
   const later: GatewayPorts = {
@@ -361,7 +381,6 @@ export async function startCore<B extends BackgroundPorts>(
     createSchedule: async (name, request) => (await ports!).createSchedule(name, request),
     deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
   };
-  let url = '';
   // Every SMS and call, kept (across restarts with a state folder); receipts and replies invoke their functions here.
   const phones = new PhoneInbox(invokeFunction, { stateDir: options.stateDir, log });
   const server = createGateway({
@@ -382,6 +401,7 @@ export async function startCore<B extends BackgroundPorts>(
   try {
     port = await listen(server, options.port, host, 'the local API', 'PORT');
   } catch (error) {
+    if (consoleHost) await closeServer(consoleHost);
     await mailbox.stop();
     throw error;
   }
@@ -403,6 +423,7 @@ export async function startCore<B extends BackgroundPorts>(
       port,
       issuer,
       oidc: { discoveryUrl: `${url}/.well-known/openid-configuration`, clientId: LOCAL_CLIENT_ID, consoleOrigin },
+      ...(consoleHost ? { consoleUrl: consoleOrigin } : {}),
       tableName,
       mailbox: {
         url: mailboxUrl,
@@ -421,6 +442,7 @@ export async function startCore<B extends BackgroundPorts>(
           server.closeAllConnections();
           server.close(() => resolve());
         });
+        if (consoleHost) await closeServer(consoleHost);
         await mailbox.stop();
       },
     } satisfies LocalService,

@@ -1,0 +1,164 @@
+/**
+ * The home screen: open incidents first, filtered, each a link named by its title; acknowledge or
+ * resolve one or many at once. The list reads itself again every 10 seconds while the tab is
+ * visible, so a new or changed incident shows within 15 seconds without a reload.
+ */
+import { useState } from 'preact/hooks';
+import { must, type Schemas } from '../api/client.js';
+import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
+import { useConsole } from '../context.js';
+import { useAction, useResource } from '../hooks.js';
+import { navigate } from '../router.js';
+
+type Incident = Schemas['IncidentListItem'];
+const REFRESH_MS = 10_000;
+const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+const STATUSES = ['open', 'INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
+
+type Filters = { status: string; severity: string; acknowledged: string; monitor_id: string };
+
+const filtersOf = (query: URLSearchParams): Filters => ({
+  status: query.get('status') ?? 'open',
+  severity: query.get('severity') ?? '',
+  acknowledged: query.get('acknowledged') ?? '',
+  monitor_id: query.get('monitor_id') ?? '',
+});
+
+export function IncidentsScreen({ query }: { query: URLSearchParams }) {
+  const { api } = useConsole();
+  const filters = filtersOf(query);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const list = useResource(
+    () =>
+      must(
+        api.GET('/api/incidents', {
+          params: {
+            query: {
+              ...(filters.status ? { status: filters.status as (typeof STATUSES)[number] } : {}),
+              ...(filters.severity ? { severity: filters.severity as (typeof SEVERITIES)[number] } : {}),
+              ...(filters.acknowledged ? { acknowledged: filters.acknowledged as 'true' | 'false' } : {}),
+              ...(filters.monitor_id ? { monitor_id: filters.monitor_id } : {}),
+              ...(cursor ? { cursor } : {}),
+              limit: 50,
+            },
+          },
+        }),
+      ),
+    [query.toString(), cursor],
+    REFRESH_MS,
+  );
+  const bulk = useAction(async (action: 'acknowledge' | 'resolve') => {
+    for (const id of selected) {
+      if (action === 'acknowledge') await must(api.POST('/api/incidents/{id}/acknowledge', { params: { path: { id } } }));
+      else await must(api.DELETE('/api/incidents/{id}', { params: { path: { id } } }));
+    }
+    setSelected(new Set());
+    await list.reload();
+  });
+
+  const setFilter = (name: keyof Filters, value: string) => {
+    const next = new URLSearchParams(query);
+    if (value === '' && name !== 'status') next.delete(name);
+    else next.set(name, value);
+    setCursor(undefined);
+    navigate(`/?${next.toString()}`, { replace: true });
+  };
+  const incidents = list.data?.incidents ?? [];
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+
+  return (
+    <section>
+      <Heading title="Incidents">Incidents</Heading>
+      <form class="filters" aria-label="Filter incidents" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Status
+          <select value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)}>
+            <option value="open">Open</option>
+            <option value="">Any</option>
+            {STATUSES.slice(1).map((status) => (
+              <option key={status} value={status}>
+                {status.charAt(0) + status.slice(1).toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Severity
+          <select value={filters.severity} onChange={(event) => setFilter('severity', event.currentTarget.value)}>
+            <option value="">Any</option>
+            {SEVERITIES.map((severity) => (
+              <option key={severity} value={severity}>
+                {severity.charAt(0) + severity.slice(1).toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Acknowledged
+          <select value={filters.acknowledged} onChange={(event) => setFilter('acknowledged', event.currentTarget.value)}>
+            <option value="">Either</option>
+            <option value="false">Not yet</option>
+            <option value="true">Yes</option>
+          </select>
+        </label>
+      </form>
+
+      <div class="toolbar" role="group" aria-label="Selected incidents">
+        <span class="muted" aria-live="polite">
+          {selected.size === 0 ? 'Select incidents to act on several at once.' : `${selected.size} selected`}
+        </span>
+        <button type="button" disabled={selected.size === 0 || bulk.busy} onClick={() => void bulk.run('acknowledge')}>
+          Acknowledge
+        </button>
+        <button type="button" disabled={selected.size === 0 || bulk.busy} onClick={() => void bulk.run('resolve')}>
+          Resolve
+        </button>
+      </div>
+      <ErrorNote error={bulk.error ?? list.error} />
+
+      {list.data === undefined && !list.error && <Loading what="incidents" />}
+      {list.data && incidents.length === 0 && <p class="empty">No incidents match. All quiet.</p>}
+      {incidents.length > 0 && (
+        <ul class="cards incidents" aria-label="Incidents">
+          {incidents.map((incident) => (
+            <IncidentRow key={incident.id} incident={incident} checked={selected.has(incident.id)} onToggle={() => toggle(incident.id)} />
+          ))}
+        </ul>
+      )}
+      {list.data?.next_cursor && (
+        <button type="button" class="quiet" onClick={() => setCursor(list.data!.next_cursor ?? undefined)}>
+          Older incidents
+        </button>
+      )}
+    </section>
+  );
+}
+
+function IncidentRow({ incident, checked, onToggle }: { incident: Incident; checked: boolean; onToggle: () => void }) {
+  const resolved = incident.status === 'RESOLVED';
+  return (
+    <li class={`card incident ${resolved ? 'is-resolved' : incident.acknowledged ? 'is-acknowledged' : 'is-triggered'}`}>
+      <input type="checkbox" checked={checked} onChange={onToggle} aria-label={`Select ${incident.title}`} disabled={resolved} />
+      <div class="grow">
+        <a class="title" href={`/incidents/${incident.id}`}>
+          {incident.title}
+        </a>
+        <div class="meta">
+          <Badge kind={incident.severity}>{incident.severity}</Badge>
+          <Badge kind={incident.status}>{incident.status}</Badge>
+          {!resolved && <Badge kind={incident.acknowledged ? 'acknowledged' : 'unacknowledged'}>{incident.acknowledged ? 'Acknowledged' : 'Not acknowledged'}</Badge>}
+          <span class="muted">{incident.monitor_name}</span>
+          <span class="muted">
+            <Time at={incident.started_at} />
+          </span>
+        </div>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,9 @@
+import { Heading } from '../components/ui.js';
+
+export function ProfileScreen() {
+  return (
+    <section>
+      <Heading title="Profile">Profile</Heading>
+    </section>
+  );
+}
