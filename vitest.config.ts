@@ -35,7 +35,7 @@ export default defineConfig({
       // leaves behind: a file that moves the clock puts it back after each test): a fresh process per
       // file cost about 0.3 s of start-up each, 40 % of the tier's CPU. They pass in any order
       // (`--sequence.shuffle`).
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'functions/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'functions/**/*.test.ts', 'console/src/**/*.test.ts'], isolate: false } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 300_000 } },
       { extends: true, test: { name: 'int', include: ['test/int/**/*.test.ts'], ...withDynamoDb } },
       { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts'], ...withDynamoDb } },
