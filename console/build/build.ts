@@ -53,6 +53,7 @@ export async function buildConsole(outDir = consoleDist): Promise<ConsoleBuild> 
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const built = await buildConsole();
+  // `tsx console/build/build.ts [outDir]`: the CDK asset's bundling passes its output folder.
+  const built = await buildConsole(process.argv[2] ?? consoleDist);
   for (const asset of built.assets) console.log(`${asset.path}  ${(asset.bytes / 1024).toFixed(1)} KB`);
 }

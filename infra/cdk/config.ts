@@ -100,6 +100,11 @@ const schema = z.object({
   voiceMaxPricePerMinute: price('voiceMaxPricePerMinute').default('0.25'),
   /** The alarm on SMS and voice spend: above this many USD in one day (UTC), from the receipts. */
   phoneDailySpendAlarm: z.coerce.number().positive().default(5),
+  /**
+   * The web console (issue 44): its own nested stack (S3 + CloudFront) and the user pool's managed
+   * login for it. `false` leaves both out (an API-only deployment).
+   */
+  console: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
   alarmEmail: z.email().optional(),
 });

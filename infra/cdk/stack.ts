@@ -32,7 +32,19 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AccountRecovery, CfnUserPool, Mfa, UserPool, UserPoolClient, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
+import {
+  AccountRecovery,
+  CfnManagedLoginBranding,
+  CfnUserPool,
+  ManagedLoginVersion,
+  Mfa,
+  OAuthScope,
+  UserPool,
+  UserPoolClient,
+  UserPoolClientIdentityProvider,
+  UserPoolOperation,
+} from 'aws-cdk-lib/aws-cognito';
+import { ConsoleHosting, deployConsole } from './console.js';
 import { AttributeType, BillingMode, Operation, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -50,6 +62,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
   allFunctions,
+  consoleHosting,
   cors,
   env,
   eventBus as busDescription,
@@ -131,6 +144,8 @@ interface DeadLetters {
 interface UserIdentity {
   userPool: UserPool | undefined;
   userPoolClient: UserPoolClient | undefined;
+  /** The console's app client (code flow with PKCE through the managed login), when the console is deployed. */
+  consoleClient: UserPoolClient | undefined;
   issuer: string | undefined;
   audience: string[] | undefined;
 }
@@ -171,8 +186,9 @@ export class IncidentServiceStack extends Stack {
     const messaging = this.eventsAndEmail(parameters);
     const deadLetters = this.deadLetters();
     const { alarmTopic, alarm } = this.alarmTopic();
-    const identity = this.userIdentity(parameters, messaging);
-    const api = this.api(identity);
+    const hosting = this.consoleHosting();
+    const identity = this.userIdentity(parameters, messaging, hosting);
+    const api = this.api(identity, hosting);
     this.serviceFunctions(table, parameters, messaging, api, alarm);
     this.routes(api, identity);
     this.streamReaders(table, messaging, deadLetters);
@@ -184,6 +200,39 @@ export class IncidentServiceStack extends Stack {
     const invokePolicy = this.monitorCheckInvokePolicy();
     this.stageAlarms(alarm, table, messaging, api);
     this.outputs(identity, messaging, api, table, alarmTopic, invokePolicy);
+    if (hosting) this.consoleFiles(hosting, identity, api);
+  }
+
+  /** The managed login's origin (Cognito's domain of this stage, named before the pool exists). */
+  private get loginOrigin() {
+    return `https://${this.stackName.toLowerCase()}-${this.account}.auth.${this.region}.amazoncognito.${this.urlSuffix === 'amazonaws.com.cn' ? 'com.cn' : 'com'}`;
+  }
+
+  /**
+   * The console's hosting, in a nested stack of its own, unless `-c console=false`. Its pages may call
+   * the API (its custom domain, else any execute-api origin of the region: the API's id is not known
+   * before the API, which needs the console's origin for CORS) and the managed login.
+   */
+  private consoleHosting(): ConsoleHosting | undefined {
+    if (!this.config.console || this.config.jwtIssuer) return undefined;
+    const apiOrigin = this.config.apiDomain ? `https://${this.config.apiDomain}` : `https://*.execute-api.${this.region}.${this.urlSuffix}`;
+    return new ConsoleHosting(this, 'Console', { connectOrigins: [apiOrigin, this.loginOrigin], removalPolicy: this.removalPolicy, description: 'Incident console: bucket and distribution' });
+  }
+
+  /** The console's build and its `config.json` (the API's URL, the managed login's endpoints), in its bucket. */
+  private consoleFiles(hosting: ConsoleHosting, { consoleClient }: UserIdentity, api: Api) {
+    const login = this.loginOrigin;
+    deployConsole(this, hosting, {
+      apiUrl: api.url,
+      auth: {
+        clientId: consoleClient!.userPoolClientId,
+        authorizeUrl: `${login}/oauth2/authorize`,
+        tokenUrl: `${login}/oauth2/token`,
+        logoutUrl: `${login}/logout`,
+        scopes: 'openid email profile',
+      },
+    });
+    new CfnOutput(this, 'ConsoleUrl', { value: hosting.url, description: 'The web console' });
   }
 
   /** Parameters: this stage's facts about the outside world, given once, kept by every deploy. */
@@ -326,9 +375,9 @@ export class IncidentServiceStack extends Stack {
   }
 
   /** Identity: the Cognito user pool, unless an external issuer is given. */
-  private userIdentity({ senderEmail, cognitoEmail }: StackParameters, { senderIdentity, identityArn, configurationSet }: Messaging): UserIdentity {
+  private userIdentity({ senderEmail, cognitoEmail }: StackParameters, { senderIdentity, identityArn, configurationSet }: Messaging, hosting: ConsoleHosting | undefined): UserIdentity {
     const config = this.config;
-    if (config.jwtIssuer) return { userPool: undefined, userPoolClient: undefined, issuer: config.jwtIssuer, audience: config.jwtAudience };
+    if (config.jwtIssuer) return { userPool: undefined, userPoolClient: undefined, consoleClient: undefined, issuer: config.jwtIssuer, audience: config.jwtAudience };
     const userPool = new UserPool(this, 'Users', {
       selfSignUpEnabled: true,
       signInAliases: { email: true },
@@ -367,25 +416,64 @@ export class IncidentServiceStack extends Stack {
       idTokenValidity: Duration.hours(1),
       accessTokenValidity: Duration.hours(1),
     });
+    const consoleClient = hosting && this.consoleSignIn(userPool, hosting);
     return {
       userPool,
       userPoolClient,
+      consoleClient,
       issuer: `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`,
-      audience: [userPoolClient.userPoolClientId],
+      audience: [userPoolClient.userPoolClientId, ...(consoleClient ? [consoleClient.userPoolClientId] : [])],
     };
   }
 
+  /**
+   * The console's sign-in: the user pool's managed login at this stage's Cognito domain, and an app
+   * client without a secret doing the authorization code flow with PKCE, whose callback is the
+   * console's `/callback` and whose sign-out returns to the console.
+   */
+  private consoleSignIn(userPool: UserPool, hosting: ConsoleHosting): UserPoolClient {
+    userPool.addDomain('Login', {
+      cognitoDomain: { domainPrefix: `${this.stackName.toLowerCase()}-${this.account}` },
+      managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+    });
+    const client = userPool.addClient('ConsoleClient', {
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, OAuthScope.PROFILE],
+        callbackUrls: [`${hosting.url}${consoleHosting.callbackPath}`],
+        logoutUrls: [hosting.url, `${hosting.url}/`],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      idTokenValidity: Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+      enableTokenRevocation: true,
+    });
+    // Managed login (its newer version) shows a page only with a style: Cognito's own.
+    new CfnManagedLoginBranding(this, 'ConsoleLoginStyle', {
+      userPoolId: userPool.userPoolId,
+      clientId: client.userPoolClientId,
+      useCognitoProvidedValues: true,
+    });
+    return client;
+  }
+
   /** API: HTTP API with a JWT authorizer on every /api route, its stage, access log and custom domain. */
-  private api({ issuer, audience }: UserIdentity): Api {
+  private api({ issuer, audience }: UserIdentity, hosting: ConsoleHosting | undefined): Api {
     const config = this.config;
+    // The console's origin, and any the operator adds.
+    const corsOrigins = [...(hosting ? [hosting.url] : []), ...(config.corsOrigins ?? [])];
     const api = new HttpApi(this, 'Api', {
       // Named after the stack: each stage's API is told apart in the console.
       apiName: this.stackName,
       createDefaultStage: false,
-      corsPreflight: config.corsOrigins?.length
+      corsPreflight: corsOrigins.length
         ? {
             // The system description's CORS configuration, which the local gateway answers with too.
-            allowOrigins: config.corsOrigins,
+            allowOrigins: corsOrigins,
             allowHeaders: [...cors.allowHeaders],
             exposeHeaders: [...cors.exposeHeaders],
             allowMethods: cors.allowMethods.map((method) => CorsHttpMethod[method]),

@@ -58,5 +58,6 @@ it('signs out of the console and of the provider: the next sign-in asks for the 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByLabel('E-mail address').waitFor();
-  expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+  // Tokens live in session storage only (issue 44 §2).
+  expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { length: number } }).localStorage.length)).toBe(0);
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
-import { refersTo, synthStacks } from './templates.js';
+import { isCdkDeploymentResource, refersTo, serviceFunctions, synthStacks } from './templates.js';
 import { templateLintChecks } from './template-lint.js';
 import { targetOptions } from '../../shared/webhooks/service.js';
 import { deliveryStatusOf } from '../../shared/phones/receipts.js';
@@ -59,7 +59,11 @@ const { stack, template, root } = synth();
 const ofType = new Map<string, ReturnType<typeof template.findResources>>();
 const resources = (type: string) => {
   let found = ofType.get(type);
-  if (!found) ofType.set(type, (found = template.findResources(type)));
+  if (!found) {
+    // The service's own resources: CDK's console deployment function has checks of its own below.
+    found = Object.fromEntries(Object.entries(template.findResources(type)).filter(([id]) => !isCdkDeploymentResource(id)));
+    ofType.set(type, found);
+  }
   return found;
 };
 
@@ -159,7 +163,8 @@ describe('CDK stack', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       IdentitySource: ['$request.header.Authorization'],
-      JwtConfiguration: { Issuer: Match.anyValue(), Audience: [{ Ref: Match.stringLikeRegexp('UsersApiClient') }] },
+      // The API's own client and the console's (whose access tokens carry its id as client_id).
+      JwtConfiguration: { Issuer: Match.anyValue(), Audience: [{ Ref: Match.stringLikeRegexp('UsersApiClient') }, { Ref: Match.stringLikeRegexp('UsersConsoleClient') }] },
     });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
@@ -167,8 +172,13 @@ describe('CDK stack', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
     });
+    // CORS for the console's origin (its distribution) and no other; none without the console.
     const api = Object.values(resources('AWS::ApiGatewayV2::Api'))[0]!;
-    expect(api.Properties.CorsConfiguration).toBeUndefined();
+    expect(JSON.stringify(api.Properties.CorsConfiguration.AllowOrigins)).toMatch(/^\[\{"Fn::Join":\["",\["https:\/\/",\{"Fn::GetAtt":\["ConsoleNestedStack[^"]*","Outputs\.[A-Za-z0-9]*Distribution[A-Za-z0-9]*DomainName"\]\}\]\]\}\]$/);
+    const withoutConsole = synth({ console: 'false' }).template;
+    expect(Object.values(withoutConsole.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties.CorsConfiguration).toBeUndefined();
+    withoutConsole.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    withoutConsole.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
   });
 
   it('uses an external OIDC issuer instead of Cognito when given, and CORS when asked', () => {
@@ -415,13 +425,16 @@ describe('CDK stack', () => {
       // A nested stack is never handed an empty value (CloudFormation refuses one for a parameter
       // without a default: "must have values"): `none` when SMS is off, and a condition of its own.
       const { templates } = synth();
-      for (const { stack: nested, json } of templates.slice(1)) {
+      // (The console's stack holds no function.)
+      for (const { stack: nested, json } of templates.slice(1).filter(({ stack: each }) => each.node.id !== 'Console')) {
         expect(json.Parameters!.SmsOriginationIdentity, nested.node.path).toMatchObject({ Type: 'String' });
         expect(json.Parameters!.SmsOriginationIdentity!.Default, nested.node.path).toBeUndefined();
         expect(json.Conditions!.SmsConfigured, nested.node.path).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'SmsOriginationIdentity' }, 'none'] }] });
       }
-      const handed = Object.values(root.Resources).filter((resource) => resource.Type === 'AWS::CloudFormation::Stack');
-      expect(handed.length).toBe(templates.length - 1);
+      const handed = Object.entries(root.Resources)
+        .filter(([id, resource]) => resource.Type === 'AWS::CloudFormation::Stack' && !id.startsWith('ConsoleNestedStack'))
+        .map(([, resource]) => resource);
+      expect(handed.length).toBe(templates.length - 2);
       for (const nested of handed) {
         expect(nested.Properties!.Parameters.SmsOriginationIdentity).toEqual({ 'Fn::If': ['SmsConfigured', { Ref: 'SmsOriginationIdentity' }, 'none'] });
         // And nothing else that may be empty: no root parameter with an empty default is passed as such.
@@ -429,7 +442,7 @@ describe('CDK stack', () => {
       }
       // The price ceilings come from the context, written as End User Messaging takes them.
       const custom = synth(CUSTOMISED_PHONES).template;
-      for (const fn of Object.values(custom.findResources('AWS::Lambda::Function'))) {
+      for (const fn of serviceFunctions(custom)) {
         expect(fn.Properties.Environment.Variables).toMatchObject({ [env.smsMaxPrice]: '0.1', [env.voiceMaxPricePerMinute]: '1.0' });
       }
       expect(() => synth({ smsMaxPrice: 'free' })).toThrow(/smsMaxPrice must be a price in USD, e\.g\. 0\.25/);
@@ -532,6 +545,44 @@ describe('CDK stack', () => {
         expect.stringMatching(/^SmsReceiptsFailedDlqAlarm/),
       ]);
     });
+  });
+
+  it('deploys the web console in a stack of its own: a private bucket behind CloudFront (OAC), the security headers declared once, SPA routing, config.json written by the deployment, and a code + PKCE sign-in whose callback is the console (issue 44)', () => {
+    const { templates } = synth();
+    const hosting = templates.find(({ stack: each }) => each.node.id === 'Console')!.json;
+    const ofHosting = (type: string) => Object.values(hosting.Resources).filter((resource) => resource.Type === type);
+    expect(ofHosting('AWS::S3::Bucket')[0]!.Properties!.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(ofHosting('AWS::CloudFront::OriginAccessControl')).toHaveLength(1);
+    const distribution = ofHosting('AWS::CloudFront::Distribution')[0]!.Properties!.DistributionConfig;
+    expect(distribution.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(distribution.DefaultCacheBehavior.FunctionAssociations[0].EventType).toBe('viewer-request');
+    expect(distribution.CacheBehaviors.map((behavior: { PathPattern: string }) => behavior.PathPattern)).toEqual(['assets/*']);
+    // The Content-Security-Policy the local host answers with too (shared/system.ts), calling the API and the managed login only.
+    const policies = ofHosting('AWS::CloudFront::ResponseHeadersPolicy').map((policy) => policy.Properties!.ResponseHeadersPolicyConfig);
+    expect(policies).toHaveLength(2);
+    for (const policy of policies) {
+      const csp = JSON.stringify(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain('.execute-api.');
+      expect(csp).toContain('.amazoncognito.');
+      expect(csp).not.toContain('unsafe-inline');
+      expect(policy.SecurityHeadersConfig.StrictTransportSecurity.Override).toBe(true);
+    }
+    // The console's app client: no secret, the authorization code flow, its callback the console's /callback.
+    const client = Object.values(resources('AWS::Cognito::UserPoolClient')).find((each) => each.Properties.AllowedOAuthFlows)!;
+    expect(client.Properties).toMatchObject({ GenerateSecret: false, AllowedOAuthFlows: ['code'], AllowedOAuthFlowsUserPoolClient: true, SupportedIdentityProviders: ['COGNITO'] });
+    expect(client.Properties.AllowedOAuthScopes).toEqual(expect.arrayContaining(['openid', 'email', 'profile']));
+    expect(JSON.stringify(client.Properties.CallbackURLs)).toContain('/callback');
+    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+    template.resourceCountIs('AWS::Cognito::ManagedLoginBranding', 1);
+    // config.json is written beside the build by the deployment: the API's URL and the managed login's endpoints.
+    const deployment = Object.values(template.findResources('Custom::CDKBucketDeployment'))[0]!;
+    expect(deployment.Properties.Prune).toBe(false);
+    // (Its values are filled in at deploy time: the API, the console's app client.)
+    const markers = JSON.stringify(deployment.Properties.SourceMarkers);
+    expect(markers).toMatch(/"Ref":"Api[0-9A-F]{8}"/);
+    expect(markers).toContain('UsersConsoleClient');
   });
 
   it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
@@ -713,7 +764,7 @@ describe('CDK stack', () => {
     expect(customStage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
 
     for (const fn of Object.values(resources('AWS::Lambda::Function'))) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    const reserved = Object.values(synth(CUSTOMISED).template.findResources('AWS::Lambda::Function'))
+    const reserved = serviceFunctions(synth(CUSTOMISED).template)
       .filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map((fn) => [String(fn.Properties.Description).split(' ')[0], fn.Properties.ReservedConcurrentExecutions]);
     expect(reserved.sort()).toEqual(
@@ -848,7 +899,8 @@ describe('CDK stack', () => {
     for (const { stack: each, resources: count } of counts) expect(count, each).toBeLessThanOrEqual(limit);
     // One nested stack per handler directory; each function in its directory's stack (the Cognito trigger beside its pool).
     const groups = [...new Set(allFunctions.map((description) => description.handler.split('/').at(-2)!))];
-    expect(stacks.length).toBe(1 + groups.length - (groups.includes('accounts') && allFunctions.filter((fn) => fn.handler.startsWith('functions/accounts/')).length === 1 ? 1 : 0));
+    // (+1: the console's own stack.)
+    expect(stacks.length).toBe(2 + groups.length - (groups.includes('accounts') && allFunctions.filter((fn) => fn.handler.startsWith('functions/accounts/')).length === 1 ? 1 : 0));
     for (const description of allFunctions) {
       const fn = stack.functions.get(description.name)!;
       const group = description.handler.split('/').at(-2)!;
@@ -865,7 +917,7 @@ describe('CDK stack', () => {
   it('leaves the routes out for the first deploy of an upgrade onto nested stacks (withoutRoutes), and only then', () => {
     const step = synth(THROWAWAY).template;
     step.resourceCountIs('AWS::ApiGatewayV2::Route', 0);
-    step.resourceCountIs('AWS::Lambda::Function', allFunctions.length);
+    expect(Object.keys(step.findResources('AWS::Lambda::Function')).filter((id) => !isCdkDeploymentResource(id))).toHaveLength(allFunctions.length);
     expect(Object.values(step.findResources('AWS::ApiGatewayV2::Stage'))[0]!.Properties.RouteSettings).toEqual({});
     template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
   });
@@ -961,7 +1013,7 @@ describe('CDK stack', () => {
     custom.template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', { DomainName: 'status-api.example.com', DomainNameConfigurations: [Match.objectLike({ CertificateArn: certificate })] });
     custom.template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
     expect(custom.root.Outputs!.ApiUrl!.Value).toBe('https://status-api.example.com');
-    for (const fn of Object.values(custom.template.findResources('AWS::Lambda::Function'))) {
+    for (const fn of serviceFunctions(custom.template)) {
       if (fn.Properties.Environment?.Variables?.PUBLIC_API_URL) expect(fn.Properties.Environment.Variables.PUBLIC_API_URL).toBe('https://status-api.example.com');
     }
     expect(() => synth({ apiDomain: 'status-api.example.com' })).toThrow(/apiDomain and apiCertificateArn go together/);

@@ -8,7 +8,7 @@
  * second import of aws-cdk-lib and a second synthesis (about 10 s of CPU).
  */
 import { describe, expect, it } from 'vitest';
-import type { synthStacks } from './templates.js';
+import { isCdkDeploymentResource, type synthStacks } from './templates.js';
 const PSEUDO = new Set(['AWS::AccountId', 'AWS::NotificationARNs', 'AWS::NoValue', 'AWS::Partition', 'AWS::Region', 'AWS::StackId', 'AWS::StackName', 'AWS::URLSuffix']);
 
 /** Every Ref, GetAtt and Sub variable in a value. */
@@ -76,6 +76,7 @@ export function templateLintChecks({ templates, merged }: Pick<ReturnType<typeof
     it('gives every function explicit memory and timeout, active tracing, a current runtime and a log group with retention (serverless rules: Lambda)', () => {
       const logGroups = new Map(ofType('AWS::Logs::LogGroup'));
       for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+        if (isCdkDeploymentResource(id)) continue;
         const properties = fn.Properties!;
         expect(properties.MemorySize, id).toBeGreaterThanOrEqual(128);
         expect(properties.Timeout, id).toBeGreaterThan(3);

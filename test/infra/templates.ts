@@ -28,6 +28,19 @@ export const testApp = (context: Record<string, unknown> = {}) =>
     builtinCloudFormationValidation: false,
   });
 
+/**
+ * CDK's own function that copies the console's build into its bucket (`BucketDeployment`, infra/cdk/console.ts),
+ * with its role and policy, and the function emptying the bucket of a throwaway stage: CDK's code (Python), not one of the service's functions, which the checks of
+ * functions and grants are about. Its own checks are in stack.test.ts ("deploys the web console …").
+ */
+export const isCdkDeploymentResource = (logicalId: string) => /^Custom(CDKBucketDeployment|S3AutoDeleteObjects)/.test(logicalId);
+
+/** The service's own functions of a template (not CDK's deployment functions). */
+export const serviceFunctions = (template: Template) =>
+  Object.entries(template.findResources('AWS::Lambda::Function'))
+    .filter(([id]) => !isCdkDeploymentResource(id))
+    .map(([, fn]) => fn);
+
 export function synthStacks(context: Record<string, unknown> = {}) {
   const { app, stack } = buildApp(testApp(context));
   const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
