@@ -266,6 +266,9 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
           schema: components.of(contract.response, 'output'),
           ...(routeExamples[route.name] === undefined ? {} : { example: routeExamples[route.name] }),
         },
+        ...Object.fromEntries(
+          Object.entries(contract.alternatives ?? {}).map(([contentType, description]) => [contentType, { schema: { type: 'string', description } }]),
+        ),
       },
       ...(contract.paged
         ? {
