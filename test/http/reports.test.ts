@@ -14,7 +14,7 @@ import { incidentAttributes } from '../../shared/incidents/repository.js';
 import type { Incident } from '../../shared/incidents/model.js';
 import { openedIncident } from '../../infra/testing/seed.js';
 import { advance, Api, settle, uniqueEmail, type User } from '../support/api.js';
-import { createMonitor, createTeam, join, reportDown, seedTeam } from '../support/teams.js';
+import { createMonitor, reportDown, seedTeam } from '../support/teams.js';
 
 let api: Api;
 let owner: User;
