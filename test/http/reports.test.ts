@@ -94,14 +94,14 @@ describe('GET /api/reports/incidents', () => {
     const [i8, i3, i4] = await seed(beta, owner, [
       { at: '2026-05-01T00:00:00.000Z', fields: { title: '+plus', severity: 'MEDIUM', ...resolvedAt(at('2026-05-01T00:00:00.000Z', 1200)) } },
       {
-        at: '2026-05-20T18:00:00.000Z',
+        at: '2026-05-20T17:00:00.000Z',
         fields: {
           title: '@sum',
           severity: 'HIGH',
           status: 'IDENTIFIED',
-          ...acknowledgedBy(ana, at('2026-05-20T18:00:00.000Z', 30)),
-          // 20:00 in Berlin (outside).
-          pages: [pageTo(ana, '2026-05-20T18:00:00.000Z', 'Europe/Berlin')],
+          ...acknowledgedBy(ana, at('2026-05-20T17:00:00.000Z', 30)),
+          // 19:00 in Berlin (outside), 17:00 UTC (inside).
+          pages: [pageTo(ana, '2026-05-20T17:00:00.000Z', 'Europe/Berlin')],
         },
       },
       { at: '2026-05-31T23:59:59.999Z', fields: { title: '-5 errors', severity: 'LOW', urgency: 'high' } },
@@ -180,7 +180,7 @@ describe('GET /api/reports/incidents', () => {
       [i8!.id, beta.id, 'Beta DB', "'+plus", 'MEDIUM', 'low', '2026-05-01T00:00:00.000Z', '', '', '2026-05-01T00:20:00.000Z', '', '1200', '0'],
       [i1!.id, alpha.id, 'Alpha API', `'=HYPERLINK("http://evil.example","click")`, 'CRITICAL', 'low', '2026-05-10T00:00:00.000Z', '2026-05-10T00:01:00.000Z', 'Ana', '2026-05-10T00:10:00.000Z', '60', '600', '2'],
       [i2!.id, alpha.id, 'Alpha API', 'Quote "this", a comma\nand a newline', 'HIGH', 'low', '2026-05-10T12:00:00.000Z', '2026-05-10T12:02:00.000Z', 'Ben', '2026-05-10T12:05:00.000Z', '120', '300', '3'],
-      [i3!.id, beta.id, 'Beta DB', "'@sum", 'HIGH', 'low', '2026-05-20T18:00:00.000Z', '2026-05-20T18:00:30.000Z', 'Ana', '', '30', '', '1'],
+      [i3!.id, beta.id, 'Beta DB', "'@sum", 'HIGH', 'low', '2026-05-20T17:00:00.000Z', '2026-05-20T17:00:30.000Z', 'Ana', '', '30', '', '1'],
       [i4!.id, beta.id, 'Beta DB', "'-5 errors", 'LOW', 'high', '2026-05-31T23:59:59.999Z', '', '', '', '', '', '0'],
     ]);
     // RFC 4180: CRLF after every record, quotes doubled inside a quoted field.
