@@ -204,6 +204,13 @@ export const routes: readonly RouteDescription[] = [
   route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
   route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
   route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#'] }),
+  // Reports (issue 45 §4): one Query per scope over the range of start times (owner, team, monitor indexes);
+  // the monitor and the caller's teams for rights. Up to API Gateway's 30 s: a year of 10,000 incidents.
+  route('reports-incidents', 'GET', '/api/reports/incidents', 'functions/reports/incidents.ts', 'read', {
+    leadingKeys: ['MONITOR#', 'TEAM#'],
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
+    timeoutSeconds: 29,
+  }),
   // Public: the acknowledge link of an escalation e-mail. Opening it only reads; its page's button acknowledges.
   route('acknowledge-link-open', 'GET', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-open.ts', 'read', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#'] }),
   route('acknowledge-link-confirm', 'POST', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#'] }),

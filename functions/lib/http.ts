@@ -67,6 +67,11 @@ export interface RouteOptions<P extends z.ZodMiniType, Q extends z.ZodMiniType, 
   paged?: boolean;
   /** A creating POST that honours `Idempotency-Key`. */
   idempotent?: boolean;
+  /**
+   * The same answer as CSV (RFC 4180) for a request whose `Accept` prefers `text/csv`: its own domain call
+   * (`render`), answered `text/csv; charset=utf-8`; documented beside the JSON form.
+   */
+  csv?: { description: string };
 }
 
 /** What a route promises, read by the OpenAPI generator (`infra/openapi/`). */
@@ -87,6 +92,8 @@ export interface RouteContract {
    * and the headers it carries; the generator writes these instead of deriving them.
    */
   responses?: RawResponses;
+  /** Another form of the 200 answer, by content type, with its description (`RouteOptions.csv`). */
+  alternatives?: Record<string, string>;
   /** A raw route's request body, as documented (it is parsed by the route itself, from its raw text). */
   requestBody?: { description: string; schema: z.ZodMiniType };
 }
@@ -106,6 +113,28 @@ export function nextPageLink(event: HttpEvent, nextCursor: unknown): Record<stri
   const base = host ? `${event.headers['x-forwarded-proto'] ?? 'https'}://${host}` : '';
   return { link: `<${base}${event.rawPath}?${query.toString()}>; rel="next"` };
 }
+
+/** The quality (`q`) an `Accept` header gives a media type, exactly or through a wildcard (RFC 9110 §12.5.1); 0 when it is absent. */
+export function acceptQuality(accept: string | undefined, mediaType: string): number {
+  if (!accept) return mediaType === 'application/json' ? 1 : 0;
+  const [type] = mediaType.split('/');
+  let best = { specificity: -1, q: 0 };
+  for (const range of accept.split(',')) {
+    const [name = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    const specificity = name === mediaType ? 2 : name === `${type}/*` ? 1 : name === '*/*' ? 0 : -1;
+    if (specificity <= best.specificity) continue;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    const quality = q ? Number(q.slice(2)) : 1;
+    best = { specificity, q: Number.isFinite(quality) ? quality : 0 };
+  }
+  return best.q;
+}
+
+/** Whether the request asks for CSV rather than JSON: `text/csv` ranked above `application/json` (a tie is JSON, the default form). */
+export const prefersCsv = (event: HttpEvent): boolean => {
+  const accept = event.headers?.accept;
+  return acceptQuality(accept, 'text/csv') > acceptQuality(accept, 'application/json');
+};
 
 /** The route's domain call and its response: JSON with the route's status, a list page linking the next. */
 async function respond<P, Q, B, R>(
@@ -133,6 +162,8 @@ export function httpRoute<
 >(
   options: RouteOptions<P, Q, B, R>,
   handle: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<z.input<R>>,
+  /** With `options.csv`: the CSV form's domain call. */
+  renderCsv?: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<string>,
 ) {
   const schemas = {
     params: options.params ?? noParams,
@@ -147,6 +178,9 @@ export function httpRoute<
     .handler(async (event) => {
       const input = validatedInput<z.output<P>, z.output<Q>, z.output<B>>(event);
       const caller = callerFrom(event);
+      if (renderCsv && options.csv && prefersCsv(event)) {
+        return { statusCode: options.status ?? 200, headers: { 'content-type': 'text/csv; charset=utf-8' }, body: await renderCsv({ ...input, caller }) };
+      }
       return options.idempotent
         ? idempotently(event, caller, input.body, () => respond(options, handle, input, caller, event))
         : respond(options, handle, input, caller, event);
@@ -163,6 +197,7 @@ export function httpRoute<
     failure: options.failure,
     paged: options.paged ?? false,
     idempotent: options.idempotent ?? false,
+    ...(options.csv ? { alternatives: { 'text/csv': options.csv.description } } : {}),
   };
   return Object.assign(handler, { contract });
 }

@@ -173,6 +173,7 @@ const TAGS: Record<string, string> = {
   heartbeats: 'Integrations',
   contact: 'Contact methods and notification rules',
   notification: 'Contact methods and notification rules',
+  reports: 'Reports',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -187,6 +188,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Signed outgoing webhooks (Standard Webhooks) and Slack-compatible chat messages for the incidents of a monitor, of a team\'s monitors or of all the caller\'s own monitors. The message bodies are described under `webhooks` and in docs/events.md.',
   'Contact methods and notification rules':
     "The caller's own ways of being reached (their account e-mail from the start; more e-mail addresses, SMS and voice numbers, each verified by a code sent through it) and the rules that say which is notified how long after a page, by the incident's urgency.",
+  Reports: "Figures over the incidents the caller may read that opened in a range (acknowledge and resolve times, severities, pages per responder), as JSON or, with `Accept: text/csv`, one CSV row per incident.",
   Subscribers: 'Status-page subscribers of a monitor, e-mailed on new, updated and resolved incidents once they confirm through the link of their one confirmation e-mail.',
 };
 
@@ -266,6 +268,9 @@ function responsesOf(components: Components, route: RouteDescription, contract: 
           schema: components.of(contract.response, 'output'),
           ...(routeExamples[route.name] === undefined ? {} : { example: routeExamples[route.name] }),
         },
+        ...Object.fromEntries(
+          Object.entries(contract.alternatives ?? {}).map(([contentType, description]) => [contentType, { schema: { type: 'string', description } }]),
+        ),
       },
       ...(contract.paged
         ? {

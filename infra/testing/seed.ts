@@ -40,6 +40,8 @@ export interface SeedOptions {
    * instead of the cycles: for tests that act on open incidents, not on how they were opened.
    */
   opened?: boolean;
+  /** More fields of the incident of each index (what a report reads: its first acknowledgement, its pages). */
+  fields?: (index: number, incident: Incident) => Partial<Incident>;
 }
 
 /**
@@ -54,9 +56,10 @@ export async function seedIncidents(monitor: SeedMonitor, count: number, options
     const at = new Date(base + Math.floor(index / 2) * 60_000).toISOString();
     const status = STATUSES[index % 4]!;
     const opened = openedIncident(monitor, at, { title: `Incident ${index}`, message: options.message === undefined ? 'x'.repeat(2048) : options.message });
-    return options.opened
+    const incident: Incident = options.opened
       ? opened
       : { ...opened, status, severity: SEVERITIES[index % 3]!, acknowledged: index % 5 === 0, automatic: true, resolved_at: status === 'RESOLVED' ? at : null };
+    return options.fields ? { ...incident, ...options.fields(index, incident) } : incident;
   });
   await batchWrite(
     incidents.flatMap((incident) =>

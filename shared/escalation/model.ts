@@ -45,6 +45,8 @@ export interface UnstaffedSchedule {
 export interface ResolvedTargets {
   recipients: PagedRecipient[];
   nobodyOnCall: UnstaffedSchedule[];
+  /** The time zone of each schedule a person was found on call in, by schedule id (what reports measure their hours in). */
+  timeZones?: Record<string, string>;
 }
 
 /** A step pages `targets`, or (as before targets existed) `emails`, which are e-mail targets. */

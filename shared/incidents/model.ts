@@ -152,6 +152,19 @@ export const incidentItem = z.object({
   team_seq: z._default(z.number(), 0),
   created_at: z.string(),
   updated_at: z.string(),
+  /**
+   * Its first acknowledgement (issue 45 §4's reports): when, by whom (id and name as shown then); set once,
+   * in the acknowledging transaction, and never cleared (an acknowledgement that times out or a reopening keeps it).
+   */
+  first_acknowledged_at: z.optional(z.string()),
+  first_acknowledged_by: z.optional(z.string()),
+  first_acknowledged_by_name: z.optional(z.string()),
+  /**
+   * Every page sent for it (issue 45 §4): one per recipient of each paged escalation step, appended in the
+   * step's own transaction. `user_id`/`user_name`: a person (absent: a bare address); `time_zone`: the
+   * schedule the person was on call in, when a schedule target found them.
+   */
+  pages: z.optional(z.array(z.object({ at: z.string(), user_id: z.optional(z.string()), user_name: z.optional(z.string()), time_zone: z.optional(z.string()) }))),
   /** Opened by an alert: the triggers received for it (the first included), the last one's time, its dedup key. */
   alert_count: z.optional(z.number()),
   last_alert_at: z.optional(z.string()),
@@ -168,6 +181,8 @@ export const incidentItem = z.object({
   ),
 });
 export type Incident = z.output<typeof incidentItem>;
+/** One page an incident sent (`pages`). */
+export type PageRecord = NonNullable<Incident['pages']>[number];
 
 /** The urgency an incident opens with: its monitor's, when the monitor fixes one, else its severity's. */
 export const urgencyAtOpen = (monitor: { urgency?: Urgency | null }, severity: Severity): Urgency => monitor.urgency ?? urgencyOfSeverity(severity);

@@ -337,6 +337,12 @@ export async function acknowledgeIncident<G extends string>(
           Key: keys.incident(acknowledgement.incident_id),
           ...updateExpression({
             set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
+            // The first acknowledgement, kept for reports (issue 45 §4): set once, never moved by a later one.
+            setIfAbsent: {
+              first_acknowledged_at: acknowledgement.acknowledged_at,
+              first_acknowledged_by: acknowledgement.user_id,
+              first_acknowledged_by_name: acknowledgement.user_name,
+            },
             condition: {
               expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND #updated_at < :now AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
               names: { '#acknowledged': 'acknowledged', '#status': 'status', '#updated_at': 'updated_at' },

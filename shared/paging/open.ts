@@ -25,7 +25,7 @@ import { urgencyAtOpen, type Incident, type Severity } from '../incidents/model.
 import * as incidents from '../incidents/repository.js';
 import { createdEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
 import { recipientsOf, resolvePeople } from './recipients.js';
-import { stepPageRecords } from './step-page.js';
+import { stepPageRecords, stepPages } from './step-page.js';
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -95,6 +95,9 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
       },
     },
   }));
+  // The pages it sends as it opens, kept on it for reports (issue 45 §4).
+  const sent = pagedNow.flatMap((step) => stepPages(step, resolvedNow(step), now));
+  if (sent.length > 0) incident.pages = sent;
   const pages = pagedNow.map((step, index) => stepPageRecords(incident, step, resolvedNow(step), now, index + 1));
   const created = outboxPut(
     'incident.created',

@@ -15,7 +15,7 @@ import { countMetric } from '../platform/observability/metrics.js';
 import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
-import { stepPageRecords } from './step-page.js';
+import { stepPageRecords, stepPages } from './step-page.js';
 
 /** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
 export const escalationStepInput = z.strictObject({
@@ -75,10 +75,18 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
         Update: {
           TableName: tableName(),
           Key: keys.incident(incident_id),
-          UpdateExpression: 'SET #updated_at = :now',
+          // Its pages (for reports) are appended in the same write.
+          UpdateExpression: 'SET #updated_at = :now, #pages = list_append(if_not_exists(#pages, :no_pages), :pages)',
           ConditionExpression: 'acknowledged = :false AND #status = :was_status AND #updated_at = :was_updated_at',
-          ExpressionAttributeNames: { '#status': 'status', '#updated_at': 'updated_at' },
-          ExpressionAttributeValues: { ':false': false, ':was_status': incident.status, ':was_updated_at': incident.updated_at, ':now': at },
+          ExpressionAttributeNames: { '#status': 'status', '#updated_at': 'updated_at', '#pages': 'pages' },
+          ExpressionAttributeValues: {
+            ':false': false,
+            ':was_status': incident.status,
+            ':was_updated_at': incident.updated_at,
+            ':now': at,
+            ':no_pages': [],
+            ':pages': stepPages(step, resolved, at),
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },

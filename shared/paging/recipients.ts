@@ -15,12 +15,13 @@ export const resolvePeople = (targets: readonly EscalationTarget[], teamId: stri
     teamId,
   );
 
-export type OnCall = { recipient: PagedRecipient } | { unstaffed: UnstaffedSchedule };
+export type OnCall = { recipient: PagedRecipient; time_zone?: string } | { unstaffed: UnstaffedSchedule };
 
 /** The recipients of `targets`, in their order, given the people found and whoever each schedule found on call. */
 export function recipientsOf(targets: readonly EscalationTarget[], people: Map<string, Person>, onCall: (scheduleId: string) => OnCall): ResolvedTargets {
   const recipients: PagedRecipient[] = [];
   const nobodyOnCall: UnstaffedSchedule[] = [];
+  const timeZones: Record<string, string> = {};
   for (const target of targets) {
     if (target.type === 'email') recipients.push({ kind: 'address', channel: 'email', address: target.address });
     else if (target.type === 'user') {
@@ -28,11 +29,13 @@ export function recipientsOf(targets: readonly EscalationTarget[], people: Map<s
       if (person) recipients.push({ kind: 'person', user_id: target.id, name: person.name, email: person.email });
     } else {
       const found = onCall(target.id);
-      if ('recipient' in found) recipients.push(found.recipient);
-      else nobodyOnCall.push(found.unstaffed);
+      if ('recipient' in found) {
+        recipients.push(found.recipient);
+        if (found.time_zone) timeZones[target.id] = found.time_zone;
+      } else nobodyOnCall.push(found.unstaffed);
     }
   }
-  return { recipients: deduplicated(recipients), nobodyOnCall };
+  return { recipients: deduplicated(recipients), nobodyOnCall, timeZones };
 }
 
 /**

@@ -7,9 +7,25 @@
 import type { TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../incidents/snapshots.js';
-import type { Incident } from '../incidents/model.js';
+import type { Incident, PageRecord } from '../incidents/model.js';
 import { pagedEntry, timelinePut } from '../incidents/timeline.js';
 import { recipientEmail, type PagedRecipient, type ResolvedTargets } from '../escalation/model.js';
+
+/** The recipients a step pages: its resolved targets, or (a step of `emails` alone, from before targets) those addresses. */
+const recipientsOf = (step: { emails: string[] }, resolved: ResolvedTargets | undefined): PagedRecipient[] =>
+  resolved ? resolved.recipients : step.emails.map((address) => ({ kind: 'address', channel: 'email', address }));
+
+/**
+ * The pages a step sends, as the incident keeps them for reports (issue 45 §4): one per recipient (a person
+ * paged by every channel of their rules is one page), with the time zone of the schedule a person was on call in.
+ */
+export function stepPages(step: { emails: string[] }, resolved: ResolvedTargets | undefined, at: string): PageRecord[] {
+  return recipientsOf(step, resolved).map((recipient) => {
+    if (recipient.kind === 'address') return { at };
+    const zone = recipient.schedule_id ? resolved?.timeZones?.[recipient.schedule_id] : undefined;
+    return { at, user_id: recipient.user_id, user_name: recipient.name, ...(zone ? { time_zone: zone } : {}) };
+  });
+}
 
 export function stepPageRecords(
   incident: Incident,
@@ -19,7 +35,7 @@ export function stepPageRecords(
   ordinal = 0,
 ): TransactItem[] {
   // A step of `emails` alone (before targets existed) pages those addresses, as bare addresses.
-  const recipients: PagedRecipient[] = resolved ? resolved.recipients : step.emails.map((address) => ({ kind: 'address', channel: 'email', address }));
+  const recipients = recipientsOf(step, resolved);
   // Version 1's fields, kept for its consumers: every address, and of them the people's (account holders;
   // every other address is outside, `paging/outside.ts`).
   const emails = recipients.map(recipientEmail);

@@ -28,5 +28,5 @@ async function onCallIn(scheduleId: string, at: string): Promise<OnCall> {
   const [shift] = renderShifts(rules, overrides, at, until);
   const person = shift && people.get(shift.user_id);
   if (!shift || !person) return { unstaffed: { schedule_id: scheduleId, schedule_name: schedule.name } };
-  return { recipient: { kind: 'person', user_id: shift.user_id, name: person.name, email: person.email, schedule_id: scheduleId } };
+  return { recipient: { kind: 'person', user_id: shift.user_id, name: person.name, email: person.email, schedule_id: scheduleId }, time_zone: schedule.time_zone };
 }

@@ -120,3 +120,7 @@ export function instantOf(date: LocalDate, time: WallTime, zone: string): number
   if (!jump) throw new Error(`No transition after a skipped local time in ${zone}`);
   return jump.epochMilliseconds;
 }
+
+/** The hour of the day (0–23) on the zone's wall clock at an instant (the library's conversion, never ours). */
+export const localHour = (epochMs: number, zone: string): number =>
+  ZonedDateTime.toPlainTime(Instant.toZonedDateTimeISO(Instant.fromEpochMilliseconds(epochMs), zone)).hour;

@@ -91,6 +91,8 @@ const cases: Case[] = [
   { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.spareMonitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: ids.monitor, title: 'Budget' }), expectStatus: 201, budget: 2 },
   { route: 'incidents-list', method: 'GET', path: () => '/api/incidents?severity=MEDIUM', expectStatus: 200, budget: 4, rounds: 2 },
+  // Reports: the own scope's range Query ∥ memberships; then the team's range Query ∥ the team check (1 MB a call).
+  { route: 'reports-incidents', method: 'GET', path: () => `/api/reports/incidents?from=2026-01-01T00:00:00Z&to=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`, expectStatus: 200, budget: 4, rounds: 2 },
   { route: 'incidents-get', method: 'GET', path: () => `/api/incidents/${ids.incident}`, expectStatus: 200, budget: 1 },
   // Every change reads, then writes with its event and timeline entries (a new title too: its entry says from what).
   { route: 'incidents-update', method: 'PUT', path: () => `/api/incidents/${ids.incident}`, body: () => ({ status: 'IDENTIFIED' }), expectStatus: 200, budget: 2 },
@@ -532,6 +534,10 @@ describe('DynamoDB calls per route, through a team', () => {
     // The owner shares a monitor (no incidents yet): read it, then one guarded transaction.
     { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.personal}`, body: () => ({ team_id: team.id }), expectStatus: 200, budget: 2, rounds: 2 },
     { route: 'incidents-list', method: 'GET', path: () => '/api/incidents', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
+    // One team's report: the team check ∥ its range Query; one monitor's: the monitor ∥ its range Query, then the membership.
+    { route: 'reports-incidents', method: 'GET', path: () => `/api/reports/incidents?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z&team_id=${team.id}`, as: asMate, expectStatus: 200, budget: 2, rounds: 1 },
+    { route: 'reports-incidents', method: 'GET', path: () => `/api/reports/incidents?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z&monitor_id=${team.monitor}`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
+    { route: 'reports-incidents', method: 'GET', path: () => '/api/reports/incidents?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
     { route: 'incidents-get', method: 'GET', path: () => `/api/incidents/${team.incident}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
     { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: team.monitor, title: 'By a member' }), as: asMate, expectStatus: 201, budget: 2, rounds: 2 },
     // Read, then one guarded transaction.

@@ -342,6 +342,8 @@ describe('CDK stack', () => {
       'policies-create',
       'policies-list',
       'policies-update',
+      // Issue 45 §4: a report's range Query per scope (owner, team, monitor indexes).
+      'reports-incidents',
       'schedules-create',
       'schedules-list',
       'schedules-overrides-create',
