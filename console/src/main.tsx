@@ -30,7 +30,7 @@ function SignedOut({ session, problem }: { session: Session; problem?: string })
         </p>
       )}
       <p>Sign in to see your incidents, who is on call, and your team's schedules.</p>
-      <button type="button" class="primary" onClick={() => void session.signIn('/')}>
+      <button type="button" class="primary" onClick={() => void session.signIn(location.pathname === '/callback' ? '/' : location.pathname + location.search)}>
         Sign in
       </button>
     </main>

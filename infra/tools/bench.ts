@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- headline|pages|path|lists|alerts|profile|profile-list] [--quick]`: every performance figure
+ * `npm run bench [-- headline|pages|path|lists|alerts|profile|profile-list|console] [--quick]`: every performance figure
  * beside its floor, written into docs/performance.md with the machine it ran on (DynamoDB Local in memory and
  * the local runtime on free ports). A benchmark, not a test: it reports. `headline` and `alerts` run against
  * the one floor (floor.ts) from the one client (client.ts), each a process of its own; `profile` (page.ts),
@@ -24,8 +24,13 @@ import { call, closeClients, headlineTable, machine, median, row, rowTable, runC
 import { benchPagePath, guaranteeCosts, guaranteeTable, profilePagePath, profileTable } from './page.js';
 import { benchPath } from './path.js';
 import { benchProfileList } from './profile-list.js';
+import { benchConsole, writeConsoleFloor } from './console.js';
+import { buildConsole } from '../../console/build/build.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-const SECTIONS = ['headline', 'pages', 'path', 'lists', 'alerts', 'profile', 'profile-list'];
+const SECTIONS = ['headline', 'pages', 'path', 'lists', 'alerts', 'profile', 'profile-list', 'console'];
 
 async function main() {
   quietFunctionLogs();
@@ -43,7 +48,20 @@ async function main() {
   }
   const run = (section: string) => (sections.length === 0 ? section === 'headline' || (!quick && section !== 'pages') : sections.includes(section));
   const database = await startDynamoDbLocal({ port: await freePort() });
-  const runtime = await startService({ port: 0, dynamodbEndpoint: database.endpoint, sesPort: 0, log: () => undefined, quietFunctionLogs: true });
+  // The console, built into a folder of the bench's own with its floor page beside it.
+  const consoleDir = run('console') ? mkdtempSync(join(tmpdir(), 'console-bench-')) : undefined;
+  if (consoleDir) {
+    await buildConsole(consoleDir);
+    writeConsoleFloor(consoleDir);
+  }
+  const runtime = await startService({
+    port: 0,
+    dynamodbEndpoint: database.endpoint,
+    sesPort: 0,
+    log: () => undefined,
+    quietFunctionLogs: true,
+    ...(consoleDir ? { console: { dir: consoleDir, port: 0 } } : {}),
+  });
   try {
     if (run('headline')) {
       const table = await benchHeadline(runtime, quick);
@@ -76,6 +94,11 @@ async function main() {
       writeSection('profile', 'Where the time goes', table);
     }
     if (run('lists')) await benchLists(runtime);
+    if (run('console') && consoleDir) {
+      const table = await benchConsole(runtime, consoleDir);
+      console.log(`\n${table}`);
+      writeSection('console', 'The web console in a browser', table);
+    }
     if (run('profile-list')) {
       const table = await benchProfileList(runtime);
       console.log(`\n${table}`);
