@@ -55,6 +55,8 @@ describe.each<Size>(['desktop', 'phone'])('monitors at %s size', (size) => {
       expect(text, title).toContain(needs);
     }
     await expectAccessible(page);
+    // Nothing is wider than the screen (the snippets scroll inside their own boxes).
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(await page.evaluate<number>('window.innerWidth'));
 
     // Leaving the screen forgets the key: back on it, only its last four characters are shown.
     await nav(page, 'Monitors').click();
