@@ -4,7 +4,7 @@
  * copy-ready configuration), heartbeat URL and subscribers. Rights are the API's: every control shows,
  * and a refusal is shown in the API's words.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -451,6 +451,9 @@ function IntegrationRow({ integration, onRevoked }: { integration: Integration; 
 
 /** A new key: shown here once (it lives in this screen's memory only), with the configuration to copy. */
 function NewKey({ integration, apiUrl, heartbeat, onDone }: { integration: CreatedIntegration; apiUrl: string; heartbeat: boolean; onDone: () => void }) {
+  // The key takes the focus (selected, ready to copy), so a screen reader reads it at once.
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), [integration.id]);
   return (
     <section class="new-key" aria-labelledby="new-key-title">
       <h3 id="new-key-title">New key: {integration.name}</h3>
@@ -460,7 +463,7 @@ function NewKey({ integration, apiUrl, heartbeat, onDone }: { integration: Creat
       <div class="row">
         <label class="grow">
           Integration key
-          <input readOnly value={integration.key} class="key" onFocus={(event) => event.currentTarget.select()} />
+          <input ref={field} readOnly value={integration.key} class="key" onFocus={(event) => event.currentTarget.select()} />
         </label>
         <CopyButton text={integration.key} what="the key" />
       </div>
