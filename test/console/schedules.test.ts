@@ -155,3 +155,24 @@ it('draws a schedule’s two weeks with its words, adds and removes an override,
   expect(saved.body.schedule.layers[0]).toMatchObject({ rotation: { type: 'daily', length: 2 }, members: [sam.id, lead.id, me.id] });
   harness.expectNoProblems();
 });
+
+it('shows the API’s refusal when a viewer of the team changes the schedule (no rights guessed in the browser)', async () => {
+  const { api } = harness;
+  const { lead, schedule } = await crew('refusal');
+  const viewer = await api.signUp(uniqueEmail('viewer'), 'Vi Ewer');
+  const team = (await api.request('GET', `/api/schedules/${schedule.id}`, { token: lead.token })).body.schedule.team_id as string;
+  await join(api, lead, team, viewer, 'VIEWER');
+
+  const page = await harness.page('phone');
+  await harness.signIn(page, viewer.email);
+  await page.getByRole('link', { name: 'Schedules', exact: true }).click();
+  await page.getByRole('link', { name: schedule.name }).click();
+  await page.getByRole('button', { name: 'Edit the schedule' }).click();
+  await page.getByLabel('Schedule name').fill('Renamed by a viewer');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('alert').getByText('Not authorized', { exact: true }).waitFor();
+  expect((await api.request('GET', `/api/schedules/${schedule.id}`, { token: lead.token })).body.schedule.name).toBe(schedule.name);
+  await expectAccessible(page);
+  // The browser reports the refused request itself; nothing else may go wrong.
+  harness.expectNoProblems([/the server responded with a status of 403/]);
+});

@@ -56,7 +56,7 @@ export function OnCallScreen() {
           }
         }),
       );
-      return { rows, next: page.next_cursor };
+      return { rows, next: page.next_cursor, to };
     },
     [cursor],
     REFRESH_MS,
@@ -94,7 +94,7 @@ export function OnCallScreen() {
           <h2 id="now-heading">On call now</h2>
           <ul class="cards" aria-labelledby="now-heading">
             {rows.map((row) => (
-              <ScheduleNow key={row.schedule.id} row={row} meId={me.id} onTake={(shift) => (take.clear(), setOffer({ schedule: row.schedule, shift }))} />
+              <ScheduleNow key={row.schedule.id} row={row} meId={me.id} windowEnd={board.data!.to} onTake={(shift) => (take.clear(), setOffer({ schedule: row.schedule, shift }))} />
             ))}
           </ul>
           {board.data?.next && (
@@ -115,7 +115,7 @@ export function OnCallScreen() {
                       {schedule.name}
                     </a>
                     <div>
-                      <Time at={shift.start} /> – <Time at={shift.end} />
+                      <Time at={shift.start} /> – <Until at={shift.end} windowEnd={board.data!.to} />
                       {Date.parse(shift.start) <= Date.now() && (
                         <>
                           {' '}
@@ -154,7 +154,7 @@ export function OnCallScreen() {
   );
 }
 
-function ScheduleNow({ row, meId, onTake }: { row: Row; meId: string; onTake: (shift: Shift) => void }) {
+function ScheduleNow({ row, meId, windowEnd, onTake }: { row: Row; meId: string; windowEnd: string; onTake: (shift: Shift) => void }) {
   const { schedule } = row;
   const now = row.onCall?.[0];
   const shifts = row.shifts ?? [];
@@ -189,7 +189,7 @@ function ScheduleNow({ row, meId, onTake }: { row: Row; meId: string; onTake: (s
               return (
                 <li key={shift.start}>
                   <span>
-                    {shift.user_name}: {current ? 'now' : <Time at={shift.start} />} – <Time at={shift.end} />
+                    {shift.user_name}: {current ? 'now' : <Time at={shift.start} />} – <Until at={shift.end} windowEnd={windowEnd} />
                   </span>
                   <button type="button" onClick={() => onTake(shift)} aria-label={`Take this shift: ${shift.user_name}, ${current ? 'now' : new Date(shift.start).toLocaleString()}`}>
                     Take this shift
@@ -201,6 +201,17 @@ function ScheduleNow({ row, meId, onTake }: { row: Row; meId: string; onTake: (s
         )}
       </div>
     </li>
+  );
+}
+
+/** A shift's end, or where the two weeks read end, said as such (the shift may go on). */
+function Until({ at, windowEnd }: { at: string; windowEnd: string }) {
+  return Date.parse(at) >= Date.parse(windowEnd) ? (
+    <>
+      <Time at={at} /> or later
+    </>
+  ) : (
+    <Time at={at} />
   );
 }
 
