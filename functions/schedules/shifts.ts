@@ -6,7 +6,7 @@ import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(
   {
-    summary: "A schedule's final shifts over [from, to) (at most 90 days): layers, restrictions and overrides combined, one person's back-to-back time merged whatever its sources (shown with its first piece's source and layer)",
+    summary: "A schedule's final shifts over [from, to) (at most 90 days): layers, restrictions and overrides combined, one person's back-to-back time merged whatever its sources (shown with its first piece's source and layer); with `layer`, that layer's own rotation alone",
     params: idParams,
     query: shiftsQuery,
     response: z.strictObject({ shifts: z.array(ShiftBody) }),

@@ -277,7 +277,15 @@ export const overrideParams = z.strictObject({ id: z.uuid(), overrideId: z.uuid(
 
 export const onCallQuery = z.object({ at: z.optional(UtcInstant) });
 
-export const shiftsQuery = z.object({ from: UtcInstant, to: UtcInstant }).check(
+export const shiftsQuery = z.object({
+  from: UtcInstant,
+  to: UtcInstant,
+  layer: z.optional(
+    described(z.string().check(z.minLength(1), z.maxLength(100)), {
+      description: "A layer's name: that layer's own rotation (its restrictions applied), without the other layers or overrides, as a console draws each layer above the final result",
+    }),
+  ),
+}).check(
   z.superRefine((range, context) => {
     const length = Date.parse(range.to) - Date.parse(range.from);
     if (length <= 0) context.addIssue({ code: 'custom', path: ['to'], message: 'Must be after from' });

@@ -283,7 +283,7 @@ async function visibleRendering(caller: Caller, scheduleId: string, from: string
   if (!schedule) throw scheduleNotFound();
   const [access, rendering] = await Promise.all([accessTo(caller.userId, schedule), renderingOf(schedule, from, to)]);
   if (!allows(access, READERS)) throw scheduleNotFound();
-  return rendering;
+  return { ...rendering, schedule };
 }
 
 /** Who is on call at `at` (default now): at most one person, with the bounds of their shift. */
@@ -304,8 +304,14 @@ export async function onCall(caller: Caller, scheduleId: string, at?: string) {
 
 /** The final shifts over `[from, to)` (at most 90 days). */
 export async function shifts(caller: Caller, scheduleId: string, range: ShiftsQuery) {
-  const { rules, overrides, people } = await visibleRendering(caller, scheduleId, range.from, range.to);
-  return renderShifts(rules, overrides, range.from, range.to).map((shift) => ({
+  const { rules, overrides, people, schedule } = await visibleRendering(caller, scheduleId, range.from, range.to);
+  const layer = range.layer;
+  if (layer !== undefined && !schedule.layers.some((each) => each.name === layer)) throw new ValidationError([{ field: 'layer', message: 'No layer of that name in the schedule' }]);
+  const rendered =
+    layer === undefined
+      ? renderShifts(rules, overrides, range.from, range.to)
+      : renderShifts({ ...rules, layers: rules.layers.filter((each) => each.name === layer) }, [], range.from, range.to);
+  return rendered.map((shift) => ({
     user_id: shift.user_id,
     user_name: people.get(shift.user_id)!.name,
     start: shift.start,

@@ -152,6 +152,13 @@ describe('schedules', () => {
       { user_id: owner.id, user_name: owner.name, start: '2026-11-10T12:00:00.000Z', end: '2026-11-10T16:00:00.000Z', source: 'override' },
       { user_id: admin.id, user_name: admin.name, start: '2026-11-10T16:00:00.000Z', end: '2026-11-11T00:00:00.000Z', source: 'layer', layer: 'Weekly' },
     ]);
+    // One layer's own rotation, as the console draws it above the final result: no overrides, no other layer.
+    const layerShifts = await api.request('GET', `${path}/shifts?from=2026-11-10T00:00:00Z&to=2026-11-11T00:00:00Z&layer=Weekly`, { token: viewer.token });
+    expect(layerShifts.body.shifts).toEqual([
+      { user_id: admin.id, user_name: admin.name, start: '2026-11-10T00:00:00.000Z', end: '2026-11-11T00:00:00.000Z', source: 'layer', layer: 'Weekly' },
+    ]);
+    const noLayer = await api.request('GET', `${path}/shifts?from=2026-11-10T00:00:00Z&to=2026-11-11T00:00:00Z&layer=Nightly`, { token: viewer.token });
+    expect([noLayer.status, noLayer.body]).toEqual([400, { error: 'Validation errors', details: [{ field: 'layer', message: 'No layer of that name in the schedule' }] }]);
     const tooLong = await api.request('GET', `${path}/shifts?from=2026-11-10T00:00:00Z&to=2027-02-10T00:00:00Z`, { token: viewer.token });
     expect(tooLong.body.details).toEqual([{ field: 'to', message: 'A range spans at most 90 days' }]);
 
