@@ -8,6 +8,7 @@ import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceede
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from './hooks.js';
+import { auditPut, type AuditSpec } from '../audit/entry.js';
 import { linkTokenHash } from '../platform/emailed-link.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/pagination.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
@@ -108,7 +109,11 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
     role: 'OWNER',
     joined_at: now,
   };
-  const outcome = await repository.createTeam(team, owner, membershipOf(owner));
+  const outcome = await repository.createTeam(team, owner, membershipOf(owner), auditPut(caller, {
+    ...teamResource(team),
+    action: 'team.created',
+    changes: { name: { from: null, to: team.name }, slug: { from: null, to: team.slug } },
+  }, now));
   fail(outcome, {
     slug_taken: () => new BadRequestError('Team slug already taken'),
     no_account: () => new ForbiddenError('No account found. Please sign up first.'),
@@ -117,6 +122,20 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
 }
 
 const { membershipOf } = repository;
+
+/** An entry about the team itself: in its log, and in its owner's. */
+const teamResource = (team: Pick<Team, 'id' | 'name' | 'owner_id'>): Omit<AuditSpec, 'action'> => ({
+  resource: { type: 'team', id: team.id, name: team.name },
+  team_id: team.id,
+  owner_id: team.owner_id,
+});
+
+/** An entry about a team's member or invitation: in the team's log only. */
+const teamPart = (teamId: string, type: 'member' | 'invitation', id: string, name: string): Omit<AuditSpec, 'action'> => ({
+  resource: { type, id, name },
+  team_id: teamId,
+  owner_id: null,
+});
 
 /** The team, its members (oldest first), its unexpired invites (newest first) and the caller's role. */
 export async function getTeam(caller: Caller, teamId: string) {
@@ -141,7 +160,8 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
   if (input.name === undefined) throw new BadRequestError('No updates provided');
   const { team, guard } = await authorize(caller, teamId, MANAGERS, 'Not authorized');
   const now = clock.nowIso();
-  fail(await repository.renameTeam(guard, input.name, now), {
+  const audit = auditPut(caller, { ...teamResource(team), action: 'team.updated', changes: { name: { from: team.name, to: input.name } } }, now);
+  fail(await repository.renameTeam(guard, input.name, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     not_found: teamNotFound,
   });
@@ -156,7 +176,7 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
  */
 export async function deleteTeam(caller: Caller, teamId: string, returnToOwners: (shared: repository.Shared) => Promise<void>) {
   const { team, guard } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
-  fail(await repository.deleteTeamRecord(guard, team), {
+  fail(await repository.deleteTeamRecord(guard, team, auditPut(caller, { ...teamResource(team), action: 'team.deleted' })), {
     forbidden: () => new ForbiddenError('Only owner can delete team'),
     not_found: teamNotFound,
   });
@@ -194,10 +214,16 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
   // The invite e-mail is counted against the inviter's daily quota and the invitee address's, in the invite's own transaction.
   const quota = quotaCharge(caller.userId, 'invites', now);
   const recipientQuota = recipientQuotaCharge(invite.email, 'invites', now);
-  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
+  // The token never appears in the entry.
+  const audit = auditPut(caller, {
+    ...teamPart(teamId, 'invitation', invite.id, invite.email),
+    action: 'invitation.created',
+    changes: { email: { from: null, to: invite.email }, role: { from: null, to: invite.role } },
+  }, now.toISOString());
+  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota, audit);
   // Full: free the seats of expired invites, if any, and try once more.
   if (outcome === 'full' && (await repository.reclaimExpiredInvites(teamId, now.toISOString())) > 0) {
-    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
+    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota, audit);
   }
   fail(outcome, {
     full: teamFull,
@@ -219,7 +245,8 @@ export async function cancelInvite(caller: Caller, teamId: string, inviteId: str
   });
   const invite = repository.parseInvite(read.invite, now);
   if (!invite) throw invalidInvite();
-  fail(await repository.deleteInvite(guard, invite, now), {
+  const audit = auditPut(caller, { ...teamPart(teamId, 'invitation', invite.id, invite.email), action: 'invitation.revoked', changes: { role: { from: invite.role, to: null } } }, now);
+  fail(await repository.deleteInvite(guard, invite, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: invalidInvite,
   });
@@ -257,7 +284,12 @@ export async function acceptInvite(caller: Caller, token: string) {
     role: invite.role,
     joined_at: now,
   };
-  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now), {
+  // Two entries: the invitation used, and the member it added.
+  const audit = [
+    auditPut(caller, { ...teamPart(invite.team_id, 'invitation', invite.invite_id, invite.email), action: 'invitation.accepted', changes: { member_id: { from: null, to: member.id } } }, now),
+    auditPut(caller, { ...teamPart(invite.team_id, 'member', member.id, member.name), action: 'member.added', changes: { role: { from: null, to: member.role } } }, now),
+  ];
+  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now, audit), {
     full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),
@@ -272,7 +304,9 @@ export async function removeMember(caller: Caller, teamId: string, memberId: str
   const target = repository.parseMember(read.target);
   if (!target) throw memberNotFound();
   if (target.role === 'OWNER') throw new BadRequestError('Cannot remove owner');
-  fail(await repository.removeMember(guard, target, clock.nowIso()), {
+  const now = clock.nowIso();
+  const audit = auditPut(caller, { ...teamPart(teamId, 'member', target.id, target.name), action: 'member.removed', changes: { role: { from: target.role, to: null } } }, now);
+  fail(await repository.removeMember(guard, target, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: memberNotFound,
   });
@@ -286,7 +320,8 @@ export async function changeMemberRole(caller: Caller, teamId: string, memberId:
   const target = repository.parseMember(read.target);
   if (!target) throw memberNotFound();
   if (target.role === 'OWNER') throw new BadRequestError('Cannot change owner role');
-  fail(await repository.changeRole(guard, target, input.role), {
+  const audit = auditPut(caller, { ...teamPart(teamId, 'member', target.id, target.name), action: 'member.role_changed', changes: { role: { from: target.role, to: input.role } } });
+  fail(await repository.changeRole(guard, target, input.role, audit), {
     forbidden: () => new ForbiddenError('Only owner can change roles'),
     gone: memberNotFound,
   });
