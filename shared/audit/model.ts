@@ -29,7 +29,19 @@ export const AuditEntryBody = described(
     }),
     request_id: z.nullable(z.string()),
   }),
-  { id: 'AuditEntry' },
+  {
+    id: 'AuditEntry',
+    example: {
+      id: '0c8a4f2e-7d51-4b3a-9e6f-2a1b3c4d5e6f',
+      at: '2026-11-21T10:15:30.000Z',
+      actor: { user_id: '5b7d9f1a-3c2e-4d6f-8a0b-1c2d3e4f5a6b', user_name: 'Ada Lovelace' },
+      action: 'schedule.updated',
+      resource: { type: 'schedule', id: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b', name: 'Primary on-call' },
+      team_id: '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d',
+      changes: { time_zone: { from: 'Europe/Berlin', to: 'UTC' } },
+      request_id: 'Xy3kPgJ0oAMEbQw=',
+    },
+  },
 );
 
 export const AuditPage = z.strictObject({ entries: z.array(AuditEntryBody), next_cursor: NextCursor });
