@@ -220,10 +220,10 @@ export const routes: readonly RouteDescription[] = [
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
-  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#'] }),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#'] }),
-  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
-  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#'] }),
+  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#', 'USER#'] }),
+  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#', 'USER#'] }),
+  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'USER#'] }),
   route(
     'teams-invite-accept',
     'POST',
@@ -233,11 +233,11 @@ export const routes: readonly RouteDescription[] = [
     { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
   ),
   // WEBHOOK#, MONITOR#, gsi1/gsi2: what the removed member created for the team (their webhooks disabled, their integrations named).
-  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'WEBHOOK#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'] }),
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'WEBHOOK#', 'MONITOR#', 'USER#'], indexes: ['gsi1', 'gsi2'] }),
   // The audit log (issue 45 §5): a team's partition of entries (and the caller's role), the caller's partition of the owner index.
   route('audit-team', 'GET', '/api/teams/{id}/audit', 'functions/audit/team.ts', 'read', { leadingKeys: ['TEAM#', 'AUDIT#'] }),
   route('audit-me', 'GET', '/api/me/audit', 'functions/audit/me.ts', 'read', { leadingKeys: ['AUDIT#'], indexes: ['gsi1'] }),
-  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#'] }),
+  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
   route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
