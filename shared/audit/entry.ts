@@ -7,9 +7,9 @@
  * A service adds it in one line: `auditPut(caller, { action, resource, team_id, owner_id, changes })` in
  * the list of its transaction's items (`audited(…)` names it for `transactNamed`).
  */
-import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
+import { timeOrderedUuid } from '../platform/ids.js';
 import { tableName } from '../platform/db/client.js';
 import { attributes, auditItem, ownerIndex } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
@@ -97,7 +97,8 @@ const actorName = (caller: Caller) => caller.name ?? caller.email ?? null;
 
 /** The stored item of an entry (also what test fixtures seed). */
 export function auditRecord(caller: Caller, spec: AuditSpec, at = clock.nowIso()): Record<string, unknown> {
-  const id = randomUUID();
+  // Time-ordered: entries of one millisecond keep their order in the sort key (`<at>#<id>`).
+  const id = timeOrderedUuid(new Date(at).getTime());
   const entry: AuditEntry = {
     id,
     at,

@@ -205,6 +205,26 @@ describe('audit entries', () => {
   });
 });
 
+describe('exact from values under concurrent updates', () => {
+  it("chains concurrent updates of one monitor: each entry's from is the previous entry's to", async () => {
+    const owner = await api.signUp(uniqueEmail('racer'), 'Racer');
+    const monitor = await createMonitor(api, owner, { name: 'Raced' });
+    const thresholds = [4, 5, 6, 7];
+    const answers = await Promise.all(thresholds.map((failure_threshold) => api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { failure_threshold } })));
+    expect(answers.map((answer) => answer.status)).toEqual(thresholds.map(() => 200));
+    const steps = (await myLog(owner, `?action=monitor.updated&resource_id=${monitor.id}`)).map((entry) => entry.changes.failure_threshold!);
+    expect(steps).toHaveLength(thresholds.length);
+    // From the created value, each step starts where exactly one other ended (two read at once would both say 3).
+    let value: unknown = 3;
+    const left = [...steps];
+    while (left.length > 0) {
+      const next = left.findIndex((step) => step.from === value);
+      expect(next, JSON.stringify(steps)).toBeGreaterThanOrEqual(0);
+      value = left.splice(next, 1)[0]!.to;
+    }
+  });
+});
+
 describe('GET /api/teams/:id/audit', () => {
   it('answers the OWNER and ADMINs; a MEMBER or VIEWER 403 Not authorized; an outsider and an unknown team 404', async () => {
     const { OWNER, ADMIN, MEMBER, VIEWER, NON_MEMBER } = roles.users;
