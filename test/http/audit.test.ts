@@ -108,6 +108,19 @@ describe('audit entries', () => {
     expect((await myLog(owner))[0]).toMatchObject({ action: 'team.deleted', resource: { type: 'team', id: teamId } });
   });
 
+  it("names the actor from the account on team routes when the token carries no name (an access token's claims)", async () => {
+    const owner = await api.signUp(uniqueEmail('nameless'), 'Nora Named');
+    const team = await createTeam(api, owner);
+    const bare = await api.runtime.issuer.signPayload({
+      sub: owner.id,
+      iss: api.runtime.issuer.issuer,
+      aud: api.runtime.issuer.audience,
+      exp: Math.floor(Date.now() / 1000) + 600,
+    });
+    await accepted(await api.request('PUT', `/api/teams/${team.id}`, { token: bare, body: { name: 'Renamed bare' } }));
+    expect((await teamLog(owner, team.id))[0]).toMatchObject({ action: 'team.updated', actor: { user_id: owner.id, user_name: 'Nora Named' } });
+  });
+
   it('records monitors, integrations (keys as "[set]"), policies, schedules, overrides and webhooks (secrets as "[set]")', async () => {
     const { OWNER, ADMIN } = roles.users;
     const teamId = roles.team.id;
