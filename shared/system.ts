@@ -218,44 +218,47 @@ export const routes: readonly RouteDescription[] = [
   // MONITOR#: the heartbeat items of the page's heartbeat monitors (their `last_ping_at`).
   route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read', { leadingKeys: ['TEAM#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'] }),
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
-  route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
+  route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
   // Turning a heartbeat off, or deleting its monitor, resolves an open missed-heartbeat incident in
   // the same transaction (the incident, its timeline, the outbox).
-  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#', 'INCIDENT#'] }),
-  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#', 'INCIDENT#', 'OUTBOX#'] }),
+  route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#', 'INCIDENT#'] }),
+  route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#', 'INCIDENT#', 'OUTBOX#'] }),
 
   route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
-  route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
+  route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
-  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
-  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#'] }),
-  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
-  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['TEAM#', 'INVITETOKEN#'] }),
+  route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
+  route('teams-delete', 'DELETE', '/api/teams/{id}', 'functions/teams/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'INVITETOKEN#', 'MONITOR#', 'POLICY#', 'SCHEDULE#', 'OUTBOX#', 'USER#'] }),
+  route('teams-invite', 'POST', '/api/teams/{id}/invite', 'functions/teams/invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#', 'USER#'] }),
+  route('teams-invite-cancel', 'DELETE', '/api/teams/{id}/invite/{inviteId}', 'functions/teams/cancel-invite.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'USER#'] }),
   route(
     'teams-invite-accept',
     'POST',
     '/api/teams/invites/{token}/accept',
     'functions/teams/accept-invite.ts',
     'readwrite',
-    { leadingKeys: ['TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
+    { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
   ),
   // WEBHOOK#, MONITOR#, gsi1/gsi2: what the removed member created for the team (their webhooks disabled, their integrations named).
-  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['TEAM#', 'WEBHOOK#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'] }),
-  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['TEAM#'] }),
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'WEBHOOK#', 'MONITOR#', 'USER#'], indexes: ['gsi1', 'gsi2'] }),
+  // The audit log (issue 45 §5): a team's partition of entries (and the caller's role), the caller's partition of the owner index.
+  route('audit-team', 'GET', '/api/teams/{id}/audit', 'functions/audit/team.ts', 'read', { leadingKeys: ['TEAM#', 'AUDIT#'] }),
+  route('audit-me', 'GET', '/api/me/audit', 'functions/audit/me.ts', 'read', { leadingKeys: ['AUDIT#'], indexes: ['gsi1'] }),
+  route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
 
   route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
-  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['POLICY#', 'TEAM#', 'SCHEDULE#'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
+  route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#'] }),
 
   // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
   route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
   route('schedules-get', 'GET', '/api/schedules/{id}', 'functions/schedules/get.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
-  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
-  route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
-  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#'] }),
+  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
   route('schedules-overrides-list', 'GET', '/api/schedules/{id}/overrides', 'functions/schedules/override-list.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
   route(
     'schedules-overrides-delete',
@@ -263,7 +266,7 @@ export const routes: readonly RouteDescription[] = [
     '/api/schedules/{id}/overrides/{overrideId}',
     'functions/schedules/override-delete.ts',
     'readwrite',
-    { leadingKeys: ['SCHEDULE#', 'TEAM#'] },
+    { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#'] },
   ),
   route('schedules-on-call', 'GET', '/api/schedules/{id}/on-call', 'functions/schedules/on-call.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
   route('schedules-shifts', 'GET', '/api/schedules/{id}/shifts', 'functions/schedules/shifts.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#'] }),
@@ -300,14 +303,14 @@ export const routes: readonly RouteDescription[] = [
     { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
   ),
   route('integrations-list', 'GET', '/api/monitors/{id}/integrations', 'functions/integrations/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
-  route('integrations-create', 'POST', '/api/monitors/{id}/integrations', 'functions/integrations/create.ts', 'readwrite', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
+  route('integrations-create', 'POST', '/api/monitors/{id}/integrations', 'functions/integrations/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
   route(
     'integrations-delete',
     'DELETE',
     '/api/monitors/{id}/integrations/{integrationId}',
     'functions/integrations/delete.ts',
     'readwrite',
-    { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] },
+    { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] },
   ),
   // Public: alerts in from monitoring tools. The integration key in the body (Events API v2) or in
   // `Authorization` (webhooks) authenticates; each may touch its key's lookup, the key's monitor
@@ -330,15 +333,15 @@ export const routes: readonly RouteDescription[] = [
   }),
   // Outgoing webhooks: a monitor's, a team's, or the caller's own. Reads reach the monitor and team for rights.
   route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('webhooks-create', 'POST', '/api/webhooks', 'functions/webhooks/create.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
+  route('webhooks-create', 'POST', '/api/webhooks', 'functions/webhooks/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
   route('webhooks-get', 'GET', '/api/webhooks/{id}', 'functions/webhooks/get.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
-  route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
-  route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'] }),
   // Sending now: the 10 s request limit and the writes around it.
   route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
   route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
-  route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
+  route('webhooks-rotate-secret', 'POST', '/api/webhooks/{id}/rotate-secret', 'functions/webhooks/rotate-secret.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
 
   // Public: a heartbeat ping (issue 30 §4). The integration key in the path authenticates (the URL
   // is a secret); it reads the key's lookup and writes the monitor's heartbeat; a ping after a miss

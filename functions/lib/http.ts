@@ -16,6 +16,7 @@ import { described } from '../../shared/platform/api/common.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { htmlErrorHandler } from './middleware/html-error-handler.js';
 import { httpObservability } from './middleware/http-observability.js';
+import { requestIdOf } from './middleware/request-id.js';
 import { idempotently } from './middleware/idempotency.js';
 import { jsonBodyParser } from './middleware/json-body.js';
 import { jsonResponse, type HttpEvent, type HttpResult, type ParsedRequest } from './middleware/types.js';
@@ -33,11 +34,12 @@ function claimOf(claims: Record<string, string | number | boolean | string[]>, n
 }
 
 /** The caller from the JWT claims the API Gateway authorizer verified. */
-export function callerFrom(event: HttpEvent): Caller {
+export function callerFrom(event: HttpEvent, context?: Context): Caller {
   const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
   const userId = claimOf(claims, 'sub');
   if (!userId) throw new UnauthorizedError();
-  return { userId, email: claimOf(claims, 'email'), name: claimOf(claims, 'name') };
+  const requestId = context ? requestIdOf(event, context) : event.requestContext?.requestId;
+  return { userId, email: claimOf(claims, 'email'), name: claimOf(claims, 'name'), ...(requestId ? { requestId } : {}) };
 }
 
 export interface RouteInput<P, Q, B> {
@@ -175,9 +177,9 @@ export function httpRoute<
     .use(jsonBodyParser())
     .use(validator(schemas))
     .use(errorHandler(options.failure))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       const input = validatedInput<z.output<P>, z.output<Q>, z.output<B>>(event);
-      const caller = callerFrom(event);
+      const caller = callerFrom(event, context);
       if (renderCsv && options.csv && prefersCsv(event)) {
         return { statusCode: options.status ?? 200, headers: { 'content-type': 'text/csv; charset=utf-8' }, body: await renderCsv({ ...input, caller }) };
       }

@@ -174,9 +174,12 @@ const TAGS: Record<string, string> = {
   contact: 'Contact methods and notification rules',
   notification: 'Contact methods and notification rules',
   reports: 'Reports',
+  audit: 'Audit log',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
+  'Audit log':
+    'Who changed what: an entry, written in the same transaction, for every accepted change to a team, its members and invitations, monitors, integrations, escalation policies, schedules and webhooks; secrets show as "[set]"; kept a year.',
   Incidents: 'Disruptions of a monitored target: status flow, severity, acknowledgement. Scoped to the caller\'s monitors.',
   Monitors: 'The incident-relevant part of a monitor: name, failure threshold, escalation policy.',
   Teams: 'Teams, roles (OWNER, ADMIN, MEMBER, VIEWER) and e-mail invitations with 7-day tokens.',

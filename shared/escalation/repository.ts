@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../platform/db/client.js';
 import { itemAbsent, itemPresent, keys, ownerIndex, teamIndex } from '../platform/db/keys.js';
-import { conditionFailure, transactOutcome, updateExpression, type TransactItem } from '../platform/db/ops.js';
+import { transactOutcome, updateExpression, type TransactItem } from '../platform/db/ops.js';
 import type { Source } from '../platform/db/pagination.js';
 import { personChecks, returnToOwner, teamGuard, type GuardOutcome, type PersonOutcome } from '../teams/access.js';
 import type { Role } from '../teams/model.js';
@@ -65,13 +65,11 @@ const policyAttributes = (policy: Policy) => ({
  * Writes the policy. Shared with a team, in one transaction with the team guard (the caller is
  * a member with one of `roles`) and the team's link to it (what deleting the team gives back).
  */
-export async function insertPolicy(policy: Policy, roles: readonly Role[], colleagues: readonly Named[] = []) {
+export async function insertPolicy(policy: Policy, roles: readonly Role[], colleagues: readonly Named[], audit: TransactItem) {
   const targets = targetItems(policy, undefined, policy.team_id ? policy.owner_id : undefined, colleagues);
-  if (!policy.team_id && targets.length === 0) {
-    await db().send(new PutCommand({ TableName: tableName(), Item: policyAttributes(policy), ConditionExpression: itemAbsent }));
-    return { outcome: 'ok' as const };
-  }
+  // Always a transaction (one call, as the single Put was): the audit entry goes with the policy.
   const result = await transactOutcome<string>([
+    ['conflict', audit],
     ...(policy.team_id ? teamGuard(policy.team_id, policy.owner_id, roles) : []),
     ...targets,
     ['conflict', { Put: { TableName: tableName(), Item: policyAttributes(policy), ConditionExpression: itemAbsent } }],
@@ -106,7 +104,8 @@ export async function updatePolicy(
   next: Policy,
   guards: { from: readonly (readonly [GuardOutcome, TransactItem])[]; to: readonly (readonly [GuardOutcome, TransactItem])[] },
   callerId: string,
-  colleagues: readonly Named[] = [],
+  colleagues: readonly Named[],
+  audit: TransactItem,
 ) {
   const moving = next.team_id !== current.team_id;
   const sameTeam = current.team_id ? 'team_id = :was_team' : 'attribute_not_exists(team_id)';
@@ -118,6 +117,7 @@ export async function updatePolicy(
   const guarded = next.team_id && (guards.to.length > 0 || (guards.from.length > 0 && !moving)) ? callerId : undefined;
   const targets = targetItems(next, current, guarded, colleagues);
   const result = await transactOutcome<string>([
+    ['conflict', audit],
     ...guards.from.map(([name, item]) => [name === 'team_gone' ? 'from_gone' : 'from_role', item] as const),
     ...guards.to,
     ...targets,
@@ -164,35 +164,16 @@ export async function updatePolicy(
   return result as { outcome: 'ok' | GuardOutcome | ScheduleOutcome | PersonOutcome | 'from_gone' | 'from_role' | 'refused' | 'conflict'; item?: Record<string, unknown> };
 }
 
-/** Deletes the owner's unshared policy unless a monitor uses it; when refused, answers the policy as it was. */
-export async function deleteOwnPolicy(ownerId: string, policyId: string): Promise<{ deleted: boolean; was?: Policy }> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.escalationPolicy(policyId),
-        ConditionExpression: `${itemPresent} AND owner_id = :owner AND attribute_not_exists(team_id) AND attribute_not_exists(targets_schedules) AND (attribute_not_exists(monitor_count) OR monitor_count = :zero)`,
-        ExpressionAttributeValues: { ':owner': ownerId, ':zero': 0 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { deleted: true };
-  } catch (error) {
-    const failure = conditionFailure(error);
-    if (!failure) throw error;
-    return { deleted: false, was: failure.item ? policyItem.parse(failure.item) : undefined };
-  }
-}
-
 /**
  * Deletes the policy unless a monitor uses it, on the condition that it is still shared as read;
  * through a team, with the guard. A failed delete answers the policy as it was (gone, moved, or
  * in use: the caller tells which).
  */
-export async function deletePolicy(current: Policy, guard: readonly (readonly [GuardOutcome, TransactItem])[]) {
+export async function deletePolicy(current: Policy, guard: readonly (readonly [GuardOutcome, TransactItem])[], audit: TransactItem) {
   const sameTeam = current.team_id ? 'team_id = :team' : 'attribute_not_exists(team_id)';
   const asRead = current.version === undefined ? ' AND attribute_not_exists(version)' : ' AND version = :was_version';
   return transactOutcome<GuardOutcome | 'refused' | 'conflict'>([
+    ['conflict', audit],
     ...guard,
     ...(targetItems(undefined, current) as (readonly ['conflict', TransactItem])[]),
     [

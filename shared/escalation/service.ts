@@ -6,9 +6,20 @@ import { BadRequestError, NotFoundError, ValidationError } from '../platform/err
 import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, type GuardOutcome } from '../teams/access.js';
 import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
+import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
 import { policyItem, policyView, storedStep, targetIds, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
+
+/** A policy's entry: in its team's log (if any) and its owner's. */
+const policyAudit = (policy: Policy, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = policy.team_id): AuditSpec => ({
+  action,
+  resource: { type: 'escalation_policy', id: policy.id, name: policy.name },
+  team_id: teamId,
+  owner_id: policy.owner_id,
+  changes,
+});
+const POLICY_FIELDS = ['name', 'steps', 'repeat', 'team_id'] as const;
 
 /** A policy of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
@@ -22,7 +33,8 @@ export async function createPolicy(caller: Caller, input: CreatePolicyInput) {
     monitor_count: 0,
     ...(input.repeat ? { repeat: input.repeat } : {}),
   };
-  const { outcome, item } = await repository.insertPolicy(policy, OPERATORS, await colleaguesOf(policy, undefined, input.steps));
+  const audit = auditPut(caller, policyAudit(policy, 'escalation_policy.created', changesOf(undefined, policy, POLICY_FIELDS)), policy.created_at);
+  const { outcome, item } = await repository.insertPolicy(policy, OPERATORS, await colleaguesOf(policy, undefined, input.steps), audit);
   if (outcome === 'ok') return policyView(policy);
   throw targetRefusal(outcome, input.steps, policy.team_id) ?? shareRefusal(outcome as GuardOutcome, item);
 }
@@ -101,7 +113,9 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
       repeat: changes.repeat ?? current.repeat,
       team_id: access.teamId,
     };
-    const { outcome, item } = await repository.updatePolicy(current, next, access, caller.userId, await colleaguesOf(next, current, changes.steps));
+    // Exact `from` values: the write holds on the policy's version as read.
+    const audit = auditPut(caller, policyAudit(current, 'escalation_policy.updated', changesOf(current, next, POLICY_FIELDS), current.team_id ?? next.team_id));
+    const { outcome, item } = await repository.updatePolicy(current, next, access, caller.userId, await colleaguesOf(next, current, changes.steps), audit);
     if (outcome === 'ok') return policyView({ ...next, version: (current.version ?? 0) + 1 });
     const targets = targetRefusal(outcome, changes.steps, next.team_id);
     if (targets) throw targets;
@@ -116,18 +130,16 @@ export async function updatePolicy(caller: Caller, policyId: string, changes: Up
 
 /** Deletes a policy no monitor uses: its owner, or an OWNER or ADMIN of the team it is shared with. */
 export async function deletePolicy(caller: Caller, policyId: string) {
-  // The caller's own unshared policy: one conditional DeleteItem, which answers the policy as it was when refused.
-  const first = await repository.deleteOwnPolicy(caller.userId, policyId);
-  if (first.deleted) return;
-  let current = first.was;
-  await retryOnConflict(async (attempt) => {
-    if (attempt > 1) current = await repository.getPolicy(policyId);
+  // Read first (the caller's own unshared policy was one conditional DeleteItem before the audit log): the
+  // entry names the policy, and a transaction cannot answer the item it deleted.
+  await retryOnConflict(async () => {
+    const current = await repository.getPolicy(policyId);
     if (!current) throw policyNotFound();
     if (current.owner_id === caller.userId && !current.team_id && current.monitor_count > 0) {
       throw new BadRequestError('Escalation policy in use');
     }
     const { guard } = deleteGuard(caller.userId, current, policyNotFound);
-    const { outcome, item } = await repository.deletePolicy(current, guard);
+    const { outcome, item } = await repository.deletePolicy(current, guard, auditPut(caller, policyAudit(current, 'escalation_policy.deleted')));
     if (outcome === 'ok') return DONE;
     if (outcome === 'conflict') return undefined;
     if (outcome === 'refused') {

@@ -11,7 +11,7 @@ type Guard<G extends string> = readonly (readonly [G, TransactItem])[];
  * Writes the integration and its key's lookup item in one transaction, on the conditions that the
  * monitor is still as read and (through its team) that the caller may update it (`guard`).
  */
-export async function insertIntegration<G extends string>(monitor: Monitor, integration: Integration, guard: Guard<G>) {
+export async function insertIntegration<G extends string>(monitor: Monitor, integration: Integration, guard: Guard<G>, audit: TransactItem) {
   const lookup = {
     ...keys.integrationKey(integration.key_hash),
     type: 'integration_key',
@@ -35,6 +35,7 @@ export async function insertIntegration<G extends string>(monitor: Monitor, inte
       },
     ],
     ['conflict', { Put: { TableName: tableName(), Item: lookup, ConditionExpression: itemAbsent } }],
+    ['conflict', audit],
   ]);
 }
 
@@ -72,11 +73,12 @@ export async function integrationsCreatedBy(userId: string): Promise<Integration
 }
 
 /** Deletes the integration and its key's lookup item together (its key is refused from then on). `gone` if already deleted. */
-export async function deleteIntegration<G extends string>(monitor: Monitor, integration: Integration, guard: Guard<G>) {
+export async function deleteIntegration<G extends string>(monitor: Monitor, integration: Integration, guard: Guard<G>, audit: TransactItem) {
   return transactOutcome<G | 'moved' | 'gone'>([
     ...guard,
     ...(guard.length > 0 ? [['moved', monitorAsRead(monitor)] as const] : []),
     ['gone', { Delete: { TableName: tableName(), Key: keys.integration(monitor.id, integration.id), ConditionExpression: itemPresent } }],
     ['gone', { Delete: { TableName: tableName(), Key: keys.integrationKey(integration.key_hash) } }],
+    ['gone', audit],
   ]);
 }

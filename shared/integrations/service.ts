@@ -11,7 +11,20 @@ import { accessRefusal, allows, OPERATORS, READERS, type Access } from '../teams
 import type { Role } from '../teams/model.js';
 import { keys } from '../platform/db/keys.js';
 import * as repository from './repository.js';
+import { auditPut, SECRET_SHOWN, type AuditSpec } from '../audit/entry.js';
+import type { Monitor } from '../monitors/model.js';
 import { integrationView, type CreateIntegrationInput, type Integration, type IntegrationView } from './model.js';
+
+/** An integration's entry: its monitor's team and owner; its key only ever as "[set]". */
+const integrationAudit = (monitor: Monitor, integration: Integration, created: boolean): AuditSpec => ({
+  action: created ? 'integration.created' : 'integration.deleted',
+  resource: { type: 'integration', id: integration.id, name: integration.name },
+  team_id: monitor.team_id,
+  owner_id: monitor.owner_id,
+  changes: created
+    ? { name: { from: null, to: integration.name }, monitor_id: { from: null, to: monitor.id }, key: { from: null, to: SECRET_SHOWN } }
+    : { name: { from: integration.name, to: null }, key: { from: SECRET_SHOWN, to: null } },
+});
 
 const integrationNotFound = () => new NotFoundError('Integration not found');
 const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
@@ -35,7 +48,7 @@ export async function createIntegration(caller: Caller, monitorId: string, input
       created_by: caller.userId,
       created_by_email: identityOf(caller, undefined).email,
     };
-    const { outcome, item } = await repository.insertIntegration(monitor!, integration, guard);
+    const { outcome, item } = await repository.insertIntegration(monitor!, integration, guard, auditPut(caller, integrationAudit(monitor!, integration, true), integration.created_at));
     if (outcome === 'ok') return { ...integrationView(integration, undefined), key };
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome !== 'moved') throw new Error(`Unexpected conflict creating integration ${integration.id}`);
@@ -69,7 +82,7 @@ export async function deleteIntegration(caller: Caller, monitorId: string, integ
     const { monitor, integration } = await repository.getMonitorAndIntegration(monitorId, integrationId);
     const guard = monitorWriteGuard(caller, monitor, OPERATORS);
     if (!integration) throw await missingRefusal(caller, monitor!, guard, integrationNotFound);
-    const { outcome, item } = await repository.deleteIntegration(monitor!, integration, guard);
+    const { outcome, item } = await repository.deleteIntegration(monitor!, integration, guard, auditPut(caller, integrationAudit(monitor!, integration, false)));
     if (outcome === 'ok') return DONE;
     if (outcome === 'team_gone' || outcome === 'team_role') throw accessRefusal(outcome, item, monitorNotFound);
     if (outcome === 'gone') throw integrationNotFound();

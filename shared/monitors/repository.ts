@@ -1,11 +1,10 @@
 import { heartbeatWrite } from './heartbeats.js';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { policyFits, policyUse, type MonitorScope } from '../escalation/repository.js';
 import { db, tableName } from '../platform/db/client.js';
-import { attributes, itemAbsent, itemPresent, keys, ownedBy, ownerIndex, teamIndex, transitAttribute } from '../platform/db/keys.js';
+import { attributes, itemAbsent, itemPresent, keys, ownerIndex, teamIndex, transitAttribute } from '../platform/db/keys.js';
 import {
   batchGet,
-  conditionFailure,
   purgeCollection,
   transactOutcome,
   updateExpression,
@@ -48,13 +47,11 @@ const linkDelete = (teamId: string, monitorId: string): TransactItem => ({
  * Writes the monitor. Shared with a team: with the guard that the caller may share into it and
  * the team's link; with a policy: counting the use (the policy must fit the monitor's scope).
  */
-export async function insertMonitor(monitor: Monitor, callerId: string) {
+export async function insertMonitor(monitor: Monitor, callerId: string, audit: TransactItem) {
   const put: TransactItem = { Put: { TableName: tableName(), Item: monitorRecord(monitor), ConditionExpression: itemAbsent } };
-  if (!monitor.team_id && !monitor.escalation_policy_id && !monitor.heartbeat) {
-    await db().send(new PutCommand(put.Put!));
-    return { outcome: 'ok' as const };
-  }
+  // Always a transaction (one call, as the single Put was): the audit entry goes with the monitor.
   return transactOutcome<GuardOutcome | 'conflict' | 'policy_not_found'>([
+    ['conflict', audit],
     ...(monitor.team_id ? [...teamGuard(monitor.team_id, callerId, OPERATORS), ['conflict', linkPut(monitor.team_id, monitor.id)] as const] : []),
     ['conflict', put],
     ...(monitor.heartbeat ? [['conflict', heartbeatWrite(monitor.id, monitor.heartbeat)] as const] : []),
@@ -116,34 +113,6 @@ export const monitorSources = {
   team: (teamId: string): Source => ({ index: teamIndex, partition: teamIndex.partition(teamId), prefix: teamIndex.monitorPrefix }),
 };
 
-/**
- * The owner's fast path for changes that leave policy and team alone: one conditional
- * UpdateItem. Refused (another owner, or no such monitor), it answers the monitor as it was.
- */
-export async function updateOwnMonitor(
-  ownerId: string,
-  monitorId: string,
-  changes: Omit<UpdateMonitorInput, 'escalation_policy_id' | 'team_id'>,
-  now: string,
-): Promise<{ monitor?: Monitor; was?: Monitor }> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.monitor(monitorId),
-        ...updateExpression({ set: { ...changes, updated_at: now }, condition: ownedBy(ownerId) }),
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { monitor: monitorItem.parse(Attributes) };
-  } catch (error) {
-    const failure = conditionFailure(error);
-    if (!failure) throw error;
-    return { was: failure.item ? monitorItem.parse(failure.item) : undefined };
-  }
-}
-
 /** `attribute = value`, where an absent attribute counts as `zero` (items written before it existed). */
 const counterIs = (attribute: string, placeholder: string, value: number) =>
   value === 0 ? `(attribute_not_exists(${attribute}) OR ${attribute} = ${placeholder})` : `${attribute} = ${placeholder}`;
@@ -199,6 +168,11 @@ export interface MonitorChange {
   keepPolicy?: boolean;
   /** Writes that go with the change, on conditions of their own (failing: `changed`): a missed-heartbeat incident resolved with its heartbeat. */
   with?: TransactItem[];
+  /**
+   * The change's audit entry. Its `changes` were computed from `current`, so an audited update also holds
+   * on `updated_at` as read: a concurrent update in between fails it (`changed`) and the caller reads again.
+   */
+  audit?: TransactItem;
 }
 
 export type ChangeOutcome =
@@ -241,6 +215,12 @@ export async function changeMonitor(change: MonitorChange): Promise<{ outcome: C
   }
 
   const condition = asRead(current, moving);
+  if (next && change.audit) {
+    condition.expression += ' AND #updated_at = :was_updated_at';
+    Object.assign(condition.names, { '#updated_at': 'updated_at' });
+    condition.values[':was_updated_at'] = current.updated_at;
+  }
+  if (change.audit) actions.push(['changed', change.audit]);
   if (next) {
     const teamKeys = next.team_id ? teamIndex.monitor(next.team_id, next.created_at, next.id) : {};
     actions.push([

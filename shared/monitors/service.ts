@@ -21,6 +21,7 @@ import * as repository from './repository.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { TransactItem } from '../platform/db/ops.js';
+import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
 import {
   monitorItem,
   monitorView,
@@ -32,6 +33,18 @@ import {
 } from './model.js';
 
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
+
+/** What a monitor's audit entry records (the integration keys are never part of the monitor). */
+const AUDITED_FIELDS = ['name', 'failure_threshold', 'escalation_policy_id', 'team_id', 'heartbeat', 'urgency'] as const;
+
+/** A monitor's entry: in its team's log (if any) and its owner's. */
+const monitorAudit = (monitor: Monitor, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = monitor.team_id): AuditSpec => ({
+  action,
+  resource: { type: 'monitor', id: monitor.id, name: monitor.name },
+  team_id: teamId,
+  owner_id: monitor.owner_id,
+  changes,
+});
 
 /** The caller as a timeline names them (monitor writes read no account: the token's name). */
 const actorOf = (caller: Caller) => ({ id: caller.userId, name: identityOf(caller, undefined).name });
@@ -94,7 +107,8 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     created_at: now,
     updated_at: now,
   };
-  const { outcome, item } = await repository.insertMonitor(monitor, caller.userId);
+  const audit = auditPut(caller, monitorAudit(monitor, 'monitor.created', changesOf(undefined, monitor, AUDITED_FIELDS)), now);
+  const { outcome, item } = await repository.insertMonitor(monitor, caller.userId, audit);
   if (outcome === 'policy_not_found') throw policyNotFound();
   if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
   if (outcome !== 'ok') throw new Error(`Unexpected conflict creating monitor ${monitor.id}`);
@@ -133,16 +147,9 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     throw new BadRequestError('No updates provided');
   }
   const { escalation_policy_id: policyId, team_id: teamId, ...fields } = changes;
-  let current: Monitor | undefined;
-  // Heartbeat settings change the heartbeat item too: the transaction below, not the fast path.
-  if (policyId === undefined && teamId === undefined && fields.heartbeat === undefined) {
-    // The owner's plain update is one conditional UpdateItem; refused, it answers the monitor as it was.
-    const own = await repository.updateOwnMonitor(caller.userId, monitorId, fields, clock.nowIso());
-    if (own.monitor) return writtenView(own.monitor);
-    current = own.was;
-  } else {
-    current = await repository.getMonitor(monitorId);
-  }
+  // Read first, always (the owner's plain update was one conditional UpdateItem before the audit log): the
+  // entry's `from` values are the monitor as read, and its write is the transaction of the change.
+  let current: Monitor | undefined = await repository.getMonitor(monitorId);
   let currentTeamGone = false;
   return retryOnConflict<MonitorView>(async () => {
     if (!current) throw monitorNotFound();
@@ -166,6 +173,8 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       through: access.through,
       currentTeamGone,
       with: resolution,
+      // The entry goes to the team the monitor was in (a move is a change of that team's monitor) or, moved out, to where it goes.
+      audit: auditPut(caller, monitorAudit(current, 'monitor.updated', changesOf(current, next, AUDITED_FIELDS), current.team_id ?? next.team_id), next.updated_at),
     });
     switch (outcome) {
       case 'ok':
@@ -227,6 +236,7 @@ export async function deleteMonitor(caller: Caller, monitorId: string, heartbeat
       through,
       currentTeamGone,
       with: resolution,
+      audit: auditPut(caller, monitorAudit(current, 'monitor.deleted')),
     });
     if (outcome === 'ok') {
       if (resolution.length > 0) countMetric('IncidentResolved');

@@ -4,4 +4,6 @@ export interface Caller {
   /** `email` / `name` claims when the token carries them (the account record is authoritative). */
   email?: string;
   name?: string;
+  /** The request's id (API Gateway's, else Lambda's): what an audit entry names its request by. */
+  requestId?: string;
 }

@@ -64,12 +64,13 @@ export function schedulePeople(
 }
 
 /** Writes the schedule with its people's checks; shared with a team, with the caller's guard and the team's link. */
-export async function insertSchedule(schedule: Schedule, guard: Guard, people: (readonly [PersonOutcome, TransactItem])[]) {
+export async function insertSchedule(schedule: Schedule, guard: Guard, people: (readonly [PersonOutcome, TransactItem])[], audit: TransactItem) {
   const result = await transactOutcome<GuardOutcome | PersonOutcome | 'conflict'>([
     ...guard,
     ...people,
     ['conflict', { Put: { TableName: tableName(), Item: scheduleAttributes(schedule), ConditionExpression: itemAbsent } }],
     ...(schedule.team_id ? [['conflict', sharedLink(schedule.team_id, schedule.id)] as const] : []),
+    ['conflict', audit],
   ]);
   if (result.outcome === 'conflict') throw new Error(`Unexpected conflict writing schedule ${schedule.id}`);
   return result as { outcome: 'ok' | GuardOutcome | PersonOutcome; item?: Item };
@@ -96,7 +97,7 @@ const sameScope = (schedule: Schedule) => ({
  * still shared as read and, when it moves, no policy targets it; with the caller's guards on the team it
  * is in (`from`) and the one it joins (`to`), the teams' links, and the checks of its people.
  */
-export async function updateSchedule(current: Schedule, next: Schedule, guards: { from: Guard; to: Guard }, people: (readonly [PersonOutcome, TransactItem])[]) {
+export async function updateSchedule(current: Schedule, next: Schedule, guards: { from: Guard; to: Guard }, people: (readonly [PersonOutcome, TransactItem])[], audit: TransactItem) {
   const moving = next.team_id !== current.team_id;
   const scope = sameScope(current);
   const unused = moving ? ' AND (attribute_not_exists(policy_count) OR policy_count = :zero)' : '';
@@ -120,7 +121,12 @@ export async function updateSchedule(current: Schedule, next: Schedule, guards: 
               ...(moving && teamKeys ? { team_id: next.team_id, ...teamKeys } : {}),
             },
             remove: moving && !teamKeys ? ['team_id', teamIndex.pk, teamIndex.sk] : undefined,
-            condition: { expression: `${itemPresent} AND ${scope.expression}${unused}`, values: { ...scope.values, ...(moving ? { ':zero': 0 } : {}) } },
+            // `updated_at` as read: the audit entry's `from` values are the schedule as read (a change in between: read again).
+            condition: {
+              expression: `${itemPresent} AND ${scope.expression}${unused} AND #was_updated_at = :was_updated_at`,
+              names: { '#was_updated_at': 'updated_at' },
+              values: { ...scope.values, ...(moving ? { ':zero': 0 } : {}), ':was_updated_at': current.updated_at },
+            },
           }),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
@@ -128,6 +134,7 @@ export async function updateSchedule(current: Schedule, next: Schedule, guards: 
     ],
     ...(moving && current.team_id ? [['refused', { Delete: { TableName: tableName(), Key: keys.teamSharedSchedule(current.team_id, current.id) } }] as const] : []),
     ...(moving && next.team_id ? [['refused', sharedLink(next.team_id, next.id)] as const] : []),
+    ['refused', audit],
   ]);
 }
 
@@ -136,7 +143,7 @@ export async function updateSchedule(current: Schedule, next: Schedule, guards: 
  * read; through a team, with the guard. A refusal answers the schedule as it was. Its overrides and
  * lookups go after it (`purgeSchedule`): nothing reads them once the schedule is gone.
  */
-export async function deleteSchedule(current: Schedule, guard: Guard) {
+export async function deleteSchedule(current: Schedule, guard: Guard, audit: TransactItem) {
   const scope = sameScope(current);
   return transactOutcome<GuardOutcome | 'refused'>([
     ...guard,
@@ -153,6 +160,7 @@ export async function deleteSchedule(current: Schedule, guard: Guard) {
       },
     ],
     ...(current.team_id ? [['refused', { Delete: { TableName: tableName(), Key: keys.teamSharedSchedule(current.team_id, current.id) } }] as const] : []),
+    ['refused', audit],
   ]);
 }
 
@@ -185,7 +193,7 @@ const scheduleAsRead = (schedule: Schedule): TransactItem => {
 };
 
 /** Writes an override and its id lookup, with the caller's guard, the check of its person, and that the schedule is as read. */
-export function insertOverride(schedule: Schedule, override: StoredOverride, guard: Guard, person: (readonly [PersonOutcome, TransactItem])[]) {
+export function insertOverride(schedule: Schedule, override: StoredOverride, guard: Guard, person: (readonly [PersonOutcome, TransactItem])[], audit: TransactItem) {
   return transactOutcome<GuardOutcome | PersonOutcome | 'schedule_changed'>([
     ...guard,
     ...person,
@@ -198,6 +206,7 @@ export function insertOverride(schedule: Schedule, override: StoredOverride, gua
       'schedule_changed',
       { Put: { TableName: tableName(), Item: { ...keys.scheduleOverrideId(schedule.id, override.id), type: 'schedule_override_id', start: override.start }, ConditionExpression: itemAbsent } },
     ],
+    ['schedule_changed', audit],
   ]);
 }
 
@@ -208,12 +217,13 @@ export async function overrideStart(scheduleId: string, overrideId: string): Pro
 }
 
 /** Deletes an override and its lookup, with the caller's guard and that the schedule is as read. */
-export function deleteOverride(schedule: Schedule, overrideId: string, start: string, guard: Guard) {
+export function deleteOverride(schedule: Schedule, overrideId: string, start: string, guard: Guard, audit: TransactItem) {
   return transactOutcome<GuardOutcome | 'gone'>([
     ...guard,
     ['gone', scheduleAsRead(schedule)],
     ['gone', { Delete: { TableName: tableName(), Key: keys.scheduleOverride(schedule.id, start, overrideId), ConditionExpression: itemPresent } }],
     ['gone', { Delete: { TableName: tableName(), Key: keys.scheduleOverrideId(schedule.id, overrideId), ConditionExpression: itemPresent } }],
+    ['gone', audit],
   ]);
 }
 

@@ -19,6 +19,7 @@ import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '
 import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard } from '../teams/access.js';
 import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
+import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
 import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';
 import {
   overrideView,
@@ -39,6 +40,20 @@ import {
 export const scheduleNotFound = () => new NotFoundError('Schedule not found');
 const overrideNotFound = () => new NotFoundError('Override not found');
 export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
+
+/** A schedule's (or its override's) entry: in its team's log (if any) and its owner's. */
+const scheduleAudit = (schedule: Schedule, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = schedule.team_id): AuditSpec => ({
+  action,
+  resource: { type: 'schedule', id: schedule.id, name: schedule.name },
+  team_id: teamId,
+  owner_id: schedule.owner_id,
+  changes,
+});
+const SCHEDULE_FIELDS = ['name', 'time_zone', 'layers', 'team_id'] as const;
+const overrideAudit = (schedule: Schedule, action: 'override.created' | 'override.deleted', overrideId: string, changes?: AuditSpec['changes']): AuditSpec => ({
+  ...scheduleAudit(schedule, action, changes),
+  resource: { type: 'override', id: overrideId, name: null },
+});
 
 const scheduleKeptChanging = (scheduleId: string) => (attempts: number) => `Schedule ${scheduleId} kept changing; gave up after ${attempts} attempts`;
 const DAY_MS = 86_400_000;
@@ -75,9 +90,9 @@ async function peopleChecks(schedule: Schedule, people: readonly string[], excep
 }
 
 /** What one write (at most 100 items) leaves for a personal schedule's people beside its own few items. */
-const MAX_PERSON_CHECKS = 96;
+const MAX_PERSON_CHECKS = 95;
 export const TOO_MANY_PERSON_CHECKS =
-  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 96 checks; share the schedule with a team instead";
+  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 95 checks; share the schedule with a team instead";
 
 /** A schedule of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createSchedule(caller: Caller, input: CreateScheduleInput) {
@@ -95,7 +110,8 @@ export async function createSchedule(caller: Caller, input: CreateScheduleInput)
   };
   const guard = schedule.team_id ? teamGuard(schedule.team_id, caller.userId, OPERATORS) : [];
   const people = await peopleChecks(schedule, peopleOf(schedule.layers), schedule.team_id ? caller.userId : undefined, { layers: schedule.layers });
-  const { outcome, item } = await repository.insertSchedule(schedule, guard, people);
+  const audit = auditPut(caller, scheduleAudit(schedule, 'schedule.created', changesOf(undefined, schedule, SCHEDULE_FIELDS)), now);
+  const { outcome, item } = await repository.insertSchedule(schedule, guard, people, audit);
   if (isPerson(outcome)) throw personRefusal(outcome, schedule.layers, schedule.team_id);
   if (outcome !== 'ok') throw shareRefusal(outcome, item);
   return scheduleView(schedule);
@@ -142,7 +158,8 @@ export async function updateSchedule(caller: Caller, scheduleId: string, changes
     const guarded = (to.length > 0 || (from.length > 0 && !moving)) && next.team_id ? caller.userId : undefined;
     const people =
       changes.layers || moving ? await peopleChecks(next, peopleOf(next.layers), guarded, changes.layers ? { layers: changes.layers } : { field: 'team_id' }) : [];
-    const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people);
+    const audit = auditPut(caller, scheduleAudit(current, 'schedule.updated', changesOf(current, next, SCHEDULE_FIELDS), current.team_id ?? next.team_id), next.updated_at);
+    const { outcome, item } = await repository.updateSchedule(current, next, { from, to }, people, audit);
     if (outcome === 'ok') return scheduleView(next);
     if (isPerson(outcome)) throw personRefusal(outcome, changes.layers, next.team_id, changes.layers ? undefined : 'team_id');
     const refusal = updateRefusal(outcome, item, access, scheduleNotFound);
@@ -166,7 +183,8 @@ export async function deleteSchedule(caller: Caller, scheduleId: string) {
   await retryOnConflict(async () => {
     const current = await repository.getSchedule(scheduleId);
     if (!current) throw scheduleNotFound();
-    const { outcome, item } = await repository.deleteSchedule(current, deleteGuard(caller.userId, current, scheduleNotFound).guard);
+    const audit = auditPut(caller, scheduleAudit(current, 'schedule.deleted'));
+    const { outcome, item } = await repository.deleteSchedule(current, deleteGuard(caller.userId, current, scheduleNotFound).guard, audit);
     if (outcome === 'ok') {
       await repository.purgeSchedule(scheduleId);
       return DONE;
@@ -195,7 +213,12 @@ export async function createOverride(caller: Caller, scheduleId: string, input: 
       created_at: clock.nowIso(),
     };
     const person = await peopleChecks(schedule!, [input.user_id], guard.length ? caller.userId : undefined, { field: 'user_id' });
-    const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person);
+    const audit = auditPut(
+      caller,
+      overrideAudit(schedule!, 'override.created', override.id, changesOf(undefined, override, ['user_id', 'start', 'end'])),
+      override.created_at,
+    );
+    const { outcome, item } = await repository.insertOverride(schedule!, override, guard, person, audit);
     if (outcome === 'ok') return overrideView(override);
     if (isPerson(outcome)) throw personRefusal(outcome, undefined, schedule!.team_id, 'user_id');
     if (outcome !== 'schedule_changed') throw accessRefusal(outcome, item, scheduleNotFound);
@@ -219,7 +242,9 @@ export async function deleteOverride(caller: Caller, scheduleId: string, overrid
   const [schedule, start] = await Promise.all([repository.getSchedule(scheduleId), repository.overrideStart(scheduleId, overrideId)]);
   const guard = writeGuard(caller.userId, schedule, OPERATORS, scheduleNotFound);
   if (!start) throw overrideNotFound();
-  const { outcome, item } = await repository.deleteOverride(schedule!, overrideId, start, guard);
+  // The entry names the override's start (what its lookup holds); its person is not read for the log.
+  const audit = auditPut(caller, overrideAudit(schedule!, 'override.deleted', overrideId, { start: { from: start, to: null } }));
+  const { outcome, item } = await repository.deleteOverride(schedule!, overrideId, start, guard, audit);
   if (outcome === 'gone') throw overrideNotFound();
   if (outcome !== 'ok') throw accessRefusal(outcome, item, scheduleNotFound);
 }

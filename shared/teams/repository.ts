@@ -219,7 +219,7 @@ const guardCheck = (guard: RoleGuard): TransactItem => ({
 // Writes
 
 /** Slug claim, team and the creator's OWNER membership, all or nothing. */
-export async function createTeam(team: Team, owner: Member, ownership: Membership) {
+export async function createTeam(team: Team, owner: Member, ownership: Membership, audit: TransactItem) {
   return transactNamed([
     // The owner is a user of the service (an external issuer's user may not be provisioned yet).
     ['no_account', { ConditionCheck: { TableName: tableName(), Key: keys.account(owner.user_id), ConditionExpression: itemPresent } }],
@@ -227,10 +227,11 @@ export async function createTeam(team: Team, owner: Member, ownership: Membershi
     ['conflict', put(teamRecord(team))],
     ['conflict', memberPut(owner)],
     ['conflict', membershipPut(ownership)],
+    ['conflict', audit],
   ]);
 }
 
-export async function renameTeam(guard: RoleGuard, name: string, now: string) {
+export async function renameTeam(guard: RoleGuard, name: string, now: string, audit: TransactItem) {
   return transactNamed([
     ['forbidden', guardCheck(guard)],
     [
@@ -246,6 +247,7 @@ export async function renameTeam(guard: RoleGuard, name: string, now: string) {
         },
       },
     ],
+    ['not_found', audit],
   ]);
 }
 
@@ -260,8 +262,9 @@ export async function insertInvite(
   inviteeUserId: string | undefined,
   now: string,
   extra: TransactItem[],
-  quota?: TransactItem,
-  recipientQuota?: TransactItem,
+  quota: TransactItem | undefined,
+  recipientQuota: TransactItem | undefined,
+  audit: TransactItem,
 ) {
   const ttl = ttlOf(invite.expires_at);
   const tokenItem: InviteToken = {
@@ -301,6 +304,7 @@ export async function insertInvite(
     ['conflict', put({ ...keys.teamInvite(invite.team_id, invite.id), type: 'team_invite', ...invite })],
     ['conflict', put({ ...keys.inviteToken(invite.token_hash), type: 'invite_token', ...tokenItem, [attributes.ttl]: ttl })],
     ...extra.map((item) => ['conflict', item] as const),
+    ['conflict', audit],
   ]);
   if (outcome !== 'seat') return outcome;
   return item ? 'full' : 'not_found';
@@ -322,7 +326,7 @@ const deleteInviteItems = (invite: { id: string; team_id: string; email: string;
 };
 
 /** Cancels a pending (unexpired) invite: invite, token and pending claim go together, and its seat is freed. */
-export async function deleteInvite(guard: RoleGuard, invite: StoredInvite, now: string) {
+export async function deleteInvite(guard: RoleGuard, invite: StoredInvite, now: string, audit: TransactItem) {
   const items = deleteInviteItems({ ...invite, lookupKey: inviteLookupKey(invite) }, now);
   return transactNamed([
     ['forbidden', guardCheck(guard)],
@@ -330,6 +334,7 @@ export async function deleteInvite(guard: RoleGuard, invite: StoredInvite, now: 
     ['gone', items.invite],
     ['gone', items.pending],
     ['gone', freeSeats(invite.team_id, 1)],
+    ['gone', audit],
   ]);
 }
 
@@ -363,7 +368,7 @@ export async function reclaimExpiredInvites(teamId: string, now: string): Promis
  * Accepting, all or nothing: the single-use token is consumed (only while unexpired), the
  * membership created (only if the user is not a member), the invite removed, the count bumped.
  */
-export async function acceptInvite(token: InviteToken, lookupKey: string, member: Member, membership: Membership, now: string) {
+export async function acceptInvite(token: InviteToken, lookupKey: string, member: Member, membership: Membership, now: string, audit: TransactItem[]) {
   const items = deleteInviteItems({ id: token.invite_id, team_id: token.team_id, email: token.email, lookupKey }, now);
   const { outcome, item } = await transactOutcome([
     ['invalid', items.token],
@@ -372,6 +377,7 @@ export async function acceptInvite(token: InviteToken, lookupKey: string, member
     ['invalid', items.invite],
     ['invalid', items.pending],
     ['conflict', memberPut(member)],
+    ...audit.map((item) => ['conflict', item] as const),
   ]);
   if (outcome !== 'count') return outcome;
   return item ? 'full' : 'invalid';
@@ -382,7 +388,7 @@ export async function acceptInvite(token: InviteToken, lookupKey: string, member
  * When callers remove themselves, the role condition sits on their own membership's delete (one action
  * per item in a transaction).
  */
-export async function removeMember(guard: RoleGuard, target: Member, now: string) {
+export async function removeMember(guard: RoleGuard, target: Member, now: string, audit: TransactItem) {
   const self = target.user_id === guard.userId;
   const notOwner = {
     ConditionExpression: `${itemPresent} AND #role <> :owner`,
@@ -408,11 +414,12 @@ export async function removeMember(guard: RoleGuard, target: Member, now: string
       'gone',
       { Put: { TableName: tableName(), Item: { ...keys.teamFormerMember(target.team_id, target.user_id), type: 'team_former_member', user_id: target.user_id, removed_at: now } } },
     ],
+    ['gone', audit],
   ]);
 }
 
 /** Gives a non-owner member another role (member and membership items together). */
-export async function changeRole(guard: RoleGuard, target: Member, role: Role) {
+export async function changeRole(guard: RoleGuard, target: Member, role: Role, audit: TransactItem) {
   const setRole = (key: Key, condition: string) => ({
     Update: {
       TableName: tableName(),
@@ -427,11 +434,12 @@ export async function changeRole(guard: RoleGuard, target: Member, role: Role) {
     ['forbidden', guardCheck(guard)],
     ['gone', setRole(keys.teamMember(target.team_id, target.id), `${itemPresent} AND #role <> :owner`)],
     ['gone', setRole(keys.teamMembership(target.team_id, target.user_id), itemPresent)],
+    ['gone', audit],
   ]);
 }
 
 /** Removes the team and its slug claim first, so the team is gone before its items are swept. */
-export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
+export async function deleteTeamRecord(guard: RoleGuard, team: Team, audit: TransactItem) {
   return transactNamed([
     ['forbidden', guardCheck(guard)],
     ['not_found', { Delete: { TableName: tableName(), Key: keys.team(team.id), ConditionExpression: itemPresent } }],
@@ -446,6 +454,7 @@ export async function deleteTeamRecord(guard: RoleGuard, team: Team) {
         },
       },
     ],
+    ['not_found', audit],
   ]);
 }
 

@@ -8,6 +8,7 @@ import { quotaCharge, quotaExceeded, recipientQuotaCharge, recipientQuotaExceede
 import { keys } from '../platform/db/keys.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.js';
 import { inviteCreated } from './hooks.js';
+import { auditPut, type AuditSpec } from '../audit/entry.js';
 import { linkTokenHash } from '../platform/emailed-link.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../platform/api/pagination.js';
 import { mergePage, readSource, type PageWindow } from '../platform/db/pagination.js';
@@ -59,12 +60,15 @@ async function authorize<const K extends Record<string, Record<string, string>>>
     ...extra,
     team: keys.team(teamId),
     membership: keys.teamMembership(teamId, caller.userId),
+    // The caller's name for the audit entry, in the same BatchGetItem (an access token may carry no `name`).
+    account: keys.account(caller.userId),
   });
   const team = repository.parseTeam(read.team);
   if (!team) throw teamNotFound();
   const membership = repository.parseMembership(read.membership);
   if (!membership || !roles.includes(membership.role)) throw new ForbiddenError(denied);
-  return { team, membership, read, guard: { teamId, userId: caller.userId, roles } };
+  const actor: Caller = { ...caller, name: read.account ? accountItem.parse(read.account).name : caller.name };
+  return { team, membership, read, actor, guard: { teamId, userId: caller.userId, roles } };
 }
 
 const fail = (outcome: string, errors: Record<string, () => Error>) => {
@@ -108,7 +112,11 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
     role: 'OWNER',
     joined_at: now,
   };
-  const outcome = await repository.createTeam(team, owner, membershipOf(owner));
+  const outcome = await repository.createTeam(team, owner, membershipOf(owner), auditPut({ ...caller, name: identity.name }, {
+    ...teamResource(team),
+    action: 'team.created',
+    changes: { name: { from: null, to: team.name }, slug: { from: null, to: team.slug } },
+  }, now));
   fail(outcome, {
     slug_taken: () => new BadRequestError('Team slug already taken'),
     no_account: () => new ForbiddenError('No account found. Please sign up first.'),
@@ -117,6 +125,20 @@ export async function createTeam(caller: Caller, input: CreateTeamInput) {
 }
 
 const { membershipOf } = repository;
+
+/** An entry about the team itself: in its log, and in its owner's. */
+const teamResource = (team: Pick<Team, 'id' | 'name' | 'owner_id'>): Omit<AuditSpec, 'action'> => ({
+  resource: { type: 'team', id: team.id, name: team.name },
+  team_id: team.id,
+  owner_id: team.owner_id,
+});
+
+/** An entry about a team's member or invitation: in the team's log only. */
+const teamPart = (teamId: string, type: 'member' | 'invitation', id: string, name: string): Omit<AuditSpec, 'action'> => ({
+  resource: { type, id, name },
+  team_id: teamId,
+  owner_id: null,
+});
 
 /** The team, its members (oldest first), its unexpired invites (newest first) and the caller's role. */
 export async function getTeam(caller: Caller, teamId: string) {
@@ -139,9 +161,10 @@ export async function getTeam(caller: Caller, teamId: string) {
 
 export async function updateTeam(caller: Caller, teamId: string, input: UpdateTeamInput) {
   if (input.name === undefined) throw new BadRequestError('No updates provided');
-  const { team, guard } = await authorize(caller, teamId, MANAGERS, 'Not authorized');
+  const { team, guard, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized');
   const now = clock.nowIso();
-  fail(await repository.renameTeam(guard, input.name, now), {
+  const audit = auditPut(actor, { ...teamResource(team), action: 'team.updated', changes: { name: { from: team.name, to: input.name } } }, now);
+  fail(await repository.renameTeam(guard, input.name, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     not_found: teamNotFound,
   });
@@ -155,8 +178,8 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
  * returning is passed in by `team-deletion/service.ts`, which the handler calls.
  */
 export async function deleteTeam(caller: Caller, teamId: string, returnToOwners: (shared: repository.Shared) => Promise<void>) {
-  const { team, guard } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
-  fail(await repository.deleteTeamRecord(guard, team), {
+  const { team, guard, actor } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
+  fail(await repository.deleteTeamRecord(guard, team, auditPut(actor, { ...teamResource(team), action: 'team.deleted' })), {
     forbidden: () => new ForbiddenError('Only owner can delete team'),
     not_found: teamNotFound,
   });
@@ -174,7 +197,7 @@ function newInviteToken() {
  * write. The inviter's name for that e-mail comes from the token's claims (no extra read).
  */
 export async function inviteMember(caller: Caller, teamId: string, input: InviteInput) {
-  const { team, guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized to invite', {
+  const { team, guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized to invite', {
     invitee: keys.accountEmail(input.email),
   });
   const now = clock.now();
@@ -194,10 +217,16 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
   // The invite e-mail is counted against the inviter's daily quota and the invitee address's, in the invite's own transaction.
   const quota = quotaCharge(caller.userId, 'invites', now);
   const recipientQuota = recipientQuotaCharge(invite.email, 'invites', now);
-  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
+  // The token never appears in the entry.
+  const audit = auditPut(actor, {
+    ...teamPart(teamId, 'invitation', invite.id, invite.email),
+    action: 'invitation.created',
+    changes: { email: { from: null, to: invite.email }, role: { from: null, to: invite.role } },
+  }, now.toISOString());
+  let outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota, audit);
   // Full: free the seats of expired invites, if any, and try once more.
   if (outcome === 'full' && (await repository.reclaimExpiredInvites(teamId, now.toISOString())) > 0) {
-    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota);
+    outcome = await repository.insertInvite(guard, invite, inviteeUserId, now.toISOString(), hookItems, quota, recipientQuota, audit);
   }
   fail(outcome, {
     full: teamFull,
@@ -214,12 +243,13 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
 
 export async function cancelInvite(caller: Caller, teamId: string, inviteId: string) {
   const now = clock.nowIso();
-  const { guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+  const { guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
     invite: keys.teamInvite(teamId, inviteId),
   });
   const invite = repository.parseInvite(read.invite, now);
   if (!invite) throw invalidInvite();
-  fail(await repository.deleteInvite(guard, invite, now), {
+  const audit = auditPut(actor, { ...teamPart(teamId, 'invitation', invite.id, invite.email), action: 'invitation.revoked', changes: { role: { from: invite.role, to: null } } }, now);
+  fail(await repository.deleteInvite(guard, invite, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: invalidInvite,
   });
@@ -257,7 +287,13 @@ export async function acceptInvite(caller: Caller, token: string) {
     role: invite.role,
     joined_at: now,
   };
-  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now), {
+  // Two entries: the invitation used, and the member it added.
+  const actor: Caller = { ...caller, name: account.name };
+  const audit = [
+    auditPut(actor, { ...teamPart(invite.team_id, 'invitation', invite.invite_id, invite.email), action: 'invitation.accepted', changes: { member_id: { from: null, to: member.id } } }, now),
+    auditPut(actor, { ...teamPart(invite.team_id, 'member', member.id, member.name), action: 'member.added', changes: { role: { from: null, to: member.role } } }, now),
+  ];
+  fail(await repository.acceptInvite(invite, lookupKey, member, membershipOf(member), now, audit), {
     full: teamFull,
     invalid: invalidInvite,
     member: () => new BadRequestError('Already a team member'),
@@ -266,13 +302,15 @@ export async function acceptInvite(caller: Caller, token: string) {
 }
 
 export async function removeMember(caller: Caller, teamId: string, memberId: string) {
-  const { guard, read } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+  const { guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
     target: keys.teamMember(teamId, memberId),
   });
   const target = repository.parseMember(read.target);
   if (!target) throw memberNotFound();
   if (target.role === 'OWNER') throw new BadRequestError('Cannot remove owner');
-  fail(await repository.removeMember(guard, target, clock.nowIso()), {
+  const now = clock.nowIso();
+  const audit = auditPut(actor, { ...teamPart(teamId, 'member', target.id, target.name), action: 'member.removed', changes: { role: { from: target.role, to: null } } }, now);
+  fail(await repository.removeMember(guard, target, now, audit), {
     forbidden: () => new ForbiddenError('Not authorized'),
     gone: memberNotFound,
   });
@@ -280,13 +318,14 @@ export async function removeMember(caller: Caller, teamId: string, memberId: str
 }
 
 export async function changeMemberRole(caller: Caller, teamId: string, memberId: string, input: ChangeRoleInput) {
-  const { guard, read } = await authorize(caller, teamId, OWNER, 'Only owner can change roles', {
+  const { guard, read, actor } = await authorize(caller, teamId, OWNER, 'Only owner can change roles', {
     target: keys.teamMember(teamId, memberId),
   });
   const target = repository.parseMember(read.target);
   if (!target) throw memberNotFound();
   if (target.role === 'OWNER') throw new BadRequestError('Cannot change owner role');
-  fail(await repository.changeRole(guard, target, input.role), {
+  const audit = auditPut(actor, { ...teamPart(teamId, 'member', target.id, target.name), action: 'member.role_changed', changes: { role: { from: target.role, to: input.role } } });
+  fail(await repository.changeRole(guard, target, input.role, audit), {
     forbidden: () => new ForbiddenError('Only owner can change roles'),
     gone: memberNotFound,
   });

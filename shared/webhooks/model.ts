@@ -96,6 +96,8 @@ export const webhookItem = z.object({
   previous_secret: z.pipe(z.nullish(previousSecret), z.transform((value) => value ?? null)),
   /** A monitor's webhook: its monitor's owner (which never changes), who may always read what it sends. */
   monitor_owner_id: z.optional(z.string()),
+  /** A monitor's webhook while its monitor is in a team: that team (kept with the monitor's moves by the rescoper). */
+  monitor_team_id: z.optional(z.string()),
   /** When the current streak of failed attempts began (null: the last attempt succeeded, or none was made). */
   failing_since: z.pipe(z.nullish(z.string()), z.transform((value) => value ?? null)),
   created_at: z.string(),

@@ -85,8 +85,9 @@ export type Guard<O extends string> = readonly (readonly [O, TransactItem])[];
  * and counts it in its scope (`limit` when the scope is full). A monitor's webhook is listed where
  * `place` (the monitor as read, which a guard holds to) says.
  */
-export function insertWebhook<O extends string>(webhook: Webhook, guards: Guard<O>, place?: MonitorPlace) {
+export function insertWebhook<O extends string>(webhook: Webhook, guards: Guard<O>, place: MonitorPlace | undefined, audit: TransactItem) {
   return transactOutcome<O | 'limit' | 'conflict'>([
+    ['conflict', audit],
     ...guards,
     ['limit', countOneMore(webhook)],
     ['conflict', { Put: { TableName: tableName(), Item: webhookAttributes(webhook, place), ConditionExpression: itemAbsent } }],
@@ -99,13 +100,14 @@ export async function getWebhook(webhookId: string): Promise<Webhook | undefined
 }
 
 /** Changes the webhook (still as read: `updated_at`) with the guards of its scope. */
-export function changeWebhook<O extends string>(current: Webhook, spec: UpdateSpec, guards: Guard<O>) {
+export function changeWebhook<O extends string>(current: Webhook, spec: UpdateSpec, guards: Guard<O>, audit: TransactItem) {
   const condition = {
     expression: `${itemPresent} AND #was_updated = :was_updated${spec.condition ? ` AND ${spec.condition.expression}` : ''}`,
     names: { '#was_updated': 'updated_at', ...spec.condition?.names },
     values: { ':was_updated': current.updated_at, ...spec.condition?.values },
   };
   return transactOutcome<O | 'changed'>([
+    ['changed', audit],
     ...guards,
     ['changed', { Update: { TableName: tableName(), Key: keys.webhook(current.id), ...updateExpression({ ...spec, condition }) } }],
   ]);
@@ -136,8 +138,9 @@ export function disableWebhook(current: Webhook, reason: string, now: string, ch
 }
 
 /** Deletes the webhook (still as read) with the guards of its scope, and uncounts it; its messages expire with their TTL. */
-export function deleteWebhook<O extends string>(current: Webhook, guards: Guard<O>) {
+export function deleteWebhook<O extends string>(current: Webhook, guards: Guard<O>, audit: TransactItem) {
   return transactOutcome<O | 'changed'>([
+    ['changed', audit],
     ...guards,
     ['changed', countOneLess(current)],
     [

@@ -24,8 +24,10 @@ import type { PageView } from '../platform/api/pagination.js';
 import { generateSecret } from './signing.js';
 import { checkTarget, loopbackPortsFrom, TargetRefused, type TargetOptions } from './target.js';
 import * as repository from './repository.js';
+import { auditPut, changesOf, SECRET_SHOWN, type AuditSpec } from '../audit/entry.js';
 import {
   CREATOR_LOST_ACCESS,
+  urlHint,
   webhookItem,
   webhookView,
   type CreateWebhookInput,
@@ -236,6 +238,21 @@ export function refusal(outcome: WriteOutcome, item: Record<string, unknown> | u
 
 const gaveUp = (webhookId: string) => (attempts: number) => `Webhook ${webhookId} kept changing; gave up after ${attempts} attempts`;
 
+/** What a webhook's entry records; its secret only ever as "[set]", its URL as its hint (a URL may carry a token). */
+const WEBHOOK_FIELDS = ['url', 'events', 'format', 'description', 'status', 'secret'] as const;
+const auditedWebhook = (webhook: Webhook) => ({ ...webhook, url: urlHint(webhook.url) });
+const webhookChanges = (before: Webhook | undefined, after: Webhook) =>
+  changesOf(before && auditedWebhook(before), auditedWebhook(after), WEBHOOK_FIELDS, ['secret']);
+
+/** A webhook's entry: in its team's log (its own team, or its monitor's) and its owner's. */
+const webhookAudit = (webhook: Webhook, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId?: string | null): AuditSpec => ({
+  action,
+  resource: { type: 'webhook', id: webhook.id, name: webhook.description ?? urlHint(webhook.url) },
+  team_id: teamId !== undefined ? teamId : (webhook.team_id ?? webhook.monitor_team_id ?? null),
+  owner_id: webhook.owner_id,
+  changes,
+});
+
 export async function createWebhook(caller: Caller, input: CreateWebhookInput): Promise<WebhookView & { secret: string }> {
   if (input.monitor_id && input.team_id) {
     throw new ValidationError([{ field: 'team_id', message: 'A webhook covers one monitor (monitor_id) or one team (team_id), not both' }]);
@@ -275,7 +292,8 @@ export async function createWebhook(caller: Caller, input: CreateWebhookInput): 
       created_at: now,
       updated_at: now,
     };
-    const { outcome, item } = await repository.insertWebhook(webhook, guards, place);
+    const audit = auditPut(caller, webhookAudit(webhook, 'webhook.created', webhookChanges(undefined, webhook), webhook.team_id ?? place?.team_id ?? null), now);
+    const { outcome, item } = await repository.insertWebhook(webhook, guards, place, audit);
     if (outcome === 'conflict') throw new Error(`Unexpected conflict creating webhook ${webhook.id}`);
     if (outcome === 'moved') return undefined;
     if (outcome === 'limit') throw webhookLimitReached(repository.scopeOfWebhook(webhook));
@@ -333,7 +351,8 @@ export async function updateWebhook(caller: Caller, webhookId: string, changes: 
       const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Webhook>;
       if (current.disabled_reason === CREATOR_LOST_ACCESS) set.owner_id = caller.userId;
       next = { ...current, ...set, status: 'enabled', disabled_reason: null, failing_since: null, updated_at: clock.nowIso() };
-      return repository.changeWebhook(current, { set: { ...set, status: 'enabled', updated_at: next.updated_at }, remove: ['disabled_reason', 'failing_since'] }, guards);
+      const audit = auditPut(caller, webhookAudit(current, 'webhook.updated', webhookChanges(current, next)), next.updated_at);
+      return repository.changeWebhook(current, { set: { ...set, status: 'enabled', updated_at: next.updated_at }, remove: ['disabled_reason', 'failing_since'] }, guards, audit);
     },
     async (current) => {
       if (changes.url !== undefined && changes.url !== current.url) await checkUrl(changes.url);
@@ -343,7 +362,7 @@ export async function updateWebhook(caller: Caller, webhookId: string, changes: 
 }
 
 export async function deleteWebhook(caller: Caller, webhookId: string): Promise<void> {
-  await changeWith(caller, webhookId, 'delete', (current, guards) => repository.deleteWebhook(current, guards));
+  await changeWith(caller, webhookId, 'delete', (current, guards) => repository.deleteWebhook(current, guards, auditPut(caller, webhookAudit(current, 'webhook.deleted'))));
 }
 
 /** A new secret; the one it replaces keeps signing (a second signature) for 24 hours. */
@@ -351,7 +370,8 @@ export async function rotateSecret(caller: Caller, webhookId: string): Promise<{
   const secret = generateSecret();
   await changeWith(caller, webhookId, 'change', (current, guards) => {
     const now = clock.nowIso();
-    return repository.changeWebhook(current, { set: { secret, previous_secret: { secret: current.secret, rotated_at: now }, updated_at: now } }, guards);
+    const audit = auditPut(caller, webhookAudit(current, 'webhook.secret_rotated', { secret: { from: SECRET_SHOWN, to: SECRET_SHOWN } }), now);
+    return repository.changeWebhook(current, { set: { secret, previous_secret: { secret: current.secret, rotated_at: now }, updated_at: now } }, guards, audit);
   });
   return { secret };
 }

@@ -86,9 +86,10 @@ const cases: Case[] = [
   // then one BatchGetItem of the page's heartbeat items for their `last_ping_at` (the page has a heartbeat monitor; none without one).
   { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', expectStatus: 200, budget: 5, rounds: 3 },
   { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${ids.monitor}`, expectStatus: 200, budget: 1 },
-  { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.monitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 1 },
+  // GetItem, then one transaction (the change and its audit entry, whose `from` values are the monitor as read).
+  { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.monitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 2, rounds: 2 },
   // A heartbeat monitor's answer carries its heartbeat's `last_ping_at`: one GetItem after the write.
-  { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.spareMonitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 2, rounds: 2 },
+  { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${ids.spareMonitor}`, body: () => ({ failure_threshold: 4 }), expectStatus: 200, budget: 3, rounds: 3 },
   { route: 'incidents-create', method: 'POST', path: () => '/api/incidents', body: () => ({ monitorId: ids.monitor, title: 'Budget' }), expectStatus: 201, budget: 2 },
   { route: 'incidents-list', method: 'GET', path: () => '/api/incidents?severity=MEDIUM', expectStatus: 200, budget: 4, rounds: 2 },
   // Reports: the own scope's range Query ∥ memberships; then the team's range Query ∥ the team check (1 MB a call).
@@ -125,7 +126,8 @@ const cases: Case[] = [
   { route: 'policies-get', method: 'GET', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
   // Read, then one transaction on the policy as read (with guards and links when shared or moved).
   { route: 'policies-update', method: 'PUT', path: () => `/api/escalation-policies/${ids.policy}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2, rounds: 2 },
-  { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 1 },
+  // GetItem (the audit entry names the policy), then one transaction: the delete and the entry.
+  { route: 'policies-delete', method: 'DELETE', path: () => `/api/escalation-policies/${ids.policy}`, expectStatus: 200, budget: 2, rounds: 2 },
   // The owner's memberships (owner index), both sides' memberships in those teams (one BatchGetItem), then one
   // transaction: the schedule with a ConditionCheck per person it names and per membership a colleague shares.
   { route: 'schedules-create', method: 'POST', path: () => '/api/schedules', body: () => ({ name: 'S', time_zone: 'UTC', layers: [{ name: 'W', start: '2026-11-02T09:00', rotation: { type: 'weekly', length: 1 }, handoff_time: '09:00', members: [user.id, colleague.id] }] }), expectStatus: 201, budget: 3 },
@@ -311,6 +313,10 @@ const cases: Case[] = [
 
   { route: 'teams-create', method: 'POST', path: () => '/api/teams', body: () => ({ name: 'Budget', slug: `budget-${Date.now()}` }), expectStatus: 201, budget: 2 },
   { route: 'teams-list', method: 'GET', path: () => '/api/teams', expectStatus: 200, budget: 2 },
+  // The caller's role (team + membership) ∥ one Query of a page of the team's entries.
+  { route: 'audit-team', method: 'GET', path: () => `/api/teams/${ids.team}/audit?limit=5&action=team.created`, expectStatus: 200, budget: 2, rounds: 1 },
+  // One Query of a page of the caller's partition of the owner index.
+  { route: 'audit-me', method: 'GET', path: () => '/api/me/audit?limit=5', expectStatus: 200, budget: 1, rounds: 1 },
   { route: 'teams-get', method: 'GET', path: () => `/api/teams/${ids.team}`, expectStatus: 200, budget: 1 },
   { route: 'teams-update', method: 'PUT', path: () => `/api/teams/${ids.team}`, body: () => ({ name: 'Renamed' }), expectStatus: 200, budget: 2 },
   { route: 'teams-invite', method: 'POST', path: () => `/api/teams/${ids.team}/invite`, body: () => ({ email: uniqueEmail('b'), role: 'VIEWER' }), expectStatus: 201, budget: 2 },

@@ -4,11 +4,16 @@ import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { Api, uniqueEmail, type User } from '../support/api.js';
 import { createTeam, invite, join, teamWithRoles, uniqueSlug } from '../support/teams.js';
 import { insertInvite } from '../../shared/teams/repository.js';
+import { auditPut } from '../../shared/audit/entry.js';
 import { linkTokenHash } from '../../shared/platform/emailed-link.js';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { attributes, keys } from '../../shared/platform/db/keys.js';
 import { batchWrite } from '../../shared/platform/db/ops.js';
+
+/** A fixture invite's audit entry (the repository writes one with every invite). */
+const fixtureAudit = (teamId: string) =>
+  auditPut({ userId: randomUUID() }, { action: 'invitation.created', resource: { type: 'invitation', id: randomUUID(), name: null }, team_id: teamId, owner_id: null });
 
 /** Every item of a team's collection, as the table holds it. */
 const teamItems = async (teamId: string) =>
@@ -375,7 +380,7 @@ describe('invites', () => {
       created_at: now.toISOString(),
     };
     // Through the repository (its seat and pending claim taken), then its invite and lookup as they were stored.
-    expect(await insertInvite({ teamId, userId: alice.id, roles: ['OWNER'] }, { ...legacy, token_hash: linkTokenHash(token) }, undefined, legacy.created_at, [])).toBe('ok');
+    expect(await insertInvite({ teamId, userId: alice.id, roles: ['OWNER'] }, { ...legacy, token_hash: linkTokenHash(token) }, undefined, legacy.created_at, [], undefined, undefined, fixtureAudit(teamId))).toBe('ok');
     await batchWrite([
       { DeleteRequest: { Key: keys.inviteToken(linkTokenHash(token)) } },
       { PutRequest: { Item: { ...keys.teamInvite(teamId, legacy.id), type: 'team_invite', ...legacy } } },
@@ -502,6 +507,9 @@ describe('POST /api/teams/invites/:token/accept', () => {
       undefined,
       now.toISOString(),
       [],
+      undefined,
+      undefined,
+      fixtureAudit(team.id),
     );
     expect(outcome).toBe('ok');
     const response = await api.request('POST', `/api/teams/invites/${token}/accept`, { token: bob.token });

@@ -313,7 +313,7 @@ describe('CDK stack', () => {
     expect(allFunctions.filter((description) => description.table !== 'none' && !description.leadingKeys).map((description) => description.name)).toEqual([]);
     expect(confined.length).toBeGreaterThanOrEqual(42);
     // Every prefix is a partition-key prefix of shared/platform/db/keys.ts.
-    const known = ['ACKLINK#', 'ALERTBATCH#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MESSAGE#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'PHONE#', 'POLICY#', 'QUOTA#', 'REPLYCODE#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'THROTTLE#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
+    const known = ['ACKLINK#', 'ALERTBATCH#', 'AUDIT#', 'CALTOKEN#', 'DELIVERY#', 'EMAIL#', 'IDEMPOTENCY#', 'INCIDENT#', 'INTEGRATIONKEY#', 'INVITETOKEN#', 'MESSAGE#', 'MONITOR#', 'OUTBOX#', 'PAGESTOP#', 'PAGESTOPLINK#', 'PHONE#', 'POLICY#', 'QUOTA#', 'REPLYCODE#', 'SCHEDULE#', 'SLUG#', 'SUBCONFIRM#', 'TEAM#', 'THROTTLE#', 'UNSUB#', 'USER#', 'WEBHOOK#'];
     for (const description of confined) for (const prefix of description.leadingKeys!) expect(known, `${description.name}: ${prefix}`).toContain(prefix);
     for (const description of confined) {
       // (A stream reader's grants of the stream, the alert processor's, are the event source mapping's.)
@@ -333,6 +333,8 @@ describe('CDK stack', () => {
       }
     }
     expect(confined.filter((description) => description.indexes?.length).map((description) => description.name).sort()).toEqual([
+      // Issue 45 §5: the caller's own audit log, their partition of the owner index.
+      'audit-me',
       'calendars-feed',
       'heartbeat-sweep',
       'incident-rescoper',

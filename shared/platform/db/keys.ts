@@ -82,6 +82,19 @@ export const monitorItemSk = {
   alertPrefix: 'ALERT#',
 } as const;
 
+/**
+ * Audit entries (issue 45 §5): a team's changes in the partition `AUDIT#TEAM#<teamId>`, a change to a
+ * resource outside any team in `AUDIT#USER#<ownerId>`; sort key `ENTRY#<at>#<entryId>` (newest first read
+ * backwards; `from`/`to` are bounds of the key). Never in the team's own collection, which every team read
+ * and the team's deletion read whole.
+ */
+export const auditItem = {
+  teamPartition: (teamId: string) => `AUDIT#TEAM#${teamId}`,
+  ownerPartition: (ownerId: string) => `AUDIT#USER#${ownerId}`,
+  entryPrefix: 'ENTRY#',
+  entrySk: (at: string, entryId: string) => `ENTRY#${at}#${entryId}`,
+} as const;
+
 /** `OUTBOX#2026-11-23T10#a`: one hour (UTC, `yyyy-mm-ddThh`), one of 16 shards. */
 export const outboxPartition = (hour: string, shard: string) => `OUTBOX#${hour}#${shard}`;
 export const OUTBOX_SHARDS = '0123456789abcdef';
@@ -272,6 +285,9 @@ export const ownerIndex = {
   schedulePrefix: 'SCHEDULE#',
   schedule: (ownerId: string, createdAt: string, scheduleId: string) => ownerKey(ownerId, `SCHEDULE#${createdAt}#${scheduleId}`),
   webhookPrefix: 'WEBHOOK#',
+  /** Audit entries of changes to the owner's own resources (issue 45 §5), newest first by `<at>#<id>`. */
+  auditPrefix: 'AUDIT#',
+  audit: (ownerId: string, at: string, entryId: string) => ownerKey(ownerId, `AUDIT#${at}#${entryId}`),
   monitor: (ownerId: string, createdAt: string, monitorId: string) =>
     ownerKey(ownerId, `MONITOR#${createdAt}#${monitorId}`),
   /** The integrations a user created, on any monitor (what their removal from a team reviews). */
