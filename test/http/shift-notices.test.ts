@@ -12,6 +12,9 @@ import { addContactMethod, accountEmailMethod, phoneMessages, replaceRules } fro
 import { seedTeam } from '../support/teams.js';
 import { freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { sweepShiftNotices } from '../../shared/notifications/shift-notices.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -63,7 +66,7 @@ describe('shift notices', () => {
     ]);
     // Mon 2027-03-08 08:50 in Berlin (CET): Ana's week ends at 09:00, Ben's begins.
     at('2027-03-08T07:50:00Z');
-    await createSchedule(ana!, [ana!, ben!], { start: '2027-03-01T09:00', type: 'weekly' });
+    const schedule = await createSchedule(ana!, [ana!, ben!], { start: '2027-03-01T09:00', type: 'weekly' });
     await sweep();
     at('2027-03-08T07:59:30Z');
     await sweep();
@@ -75,6 +78,12 @@ describe('shift notices', () => {
     const sent = await eventually(() => smsNotices(bensPhone), (bodies) => bodies.length > 0);
     expect(sent).toEqual(['You are on call for Platform from Mon 09:00 until Mon 09:00 next week (Europe/Berlin)']);
     at('2027-03-08T08:05:00Z');
+    await sweep();
+    expect(await smsNotices(bensPhone)).toHaveLength(1);
+    // A run that tells the same window again (as one whose advance was lost after its sends) sends nothing twice.
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.scheduleShiftNotices(schedule.id), UpdateExpression: 'SET #cursor = :before, hb_deadline = :due', ExpressionAttributeNames: { '#cursor': 'cursor' }, ExpressionAttributeValues: { ':before': '2027-03-08T07:59:30.000Z', ':due': 0 } }),
+    );
     await sweep();
     expect(await smsNotices(bensPhone)).toHaveLength(1);
     expect(await mailNotices(ben!)).toEqual([]);
