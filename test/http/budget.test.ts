@@ -676,6 +676,36 @@ describe('DynamoDB calls per worker', () => {
     expect(calls.commandsOf(workers.alertProcessor.name)).toEqual(['BatchGetItemCommand']);
   });
 
+  it('heartbeat-sweep: 16 Queries a run whatever the number of monitors, then 3 calls per due heartbeat; no Scan', async () => {
+    const owner = await api.signUp(uniqueEmail('budget-beats'));
+    freezeClock();
+    onTestFinished(resetClock);
+    const monitors = await Promise.all(
+      ['Cron A', 'Cron B'].map(async (name) => (await api.request('POST', '/api/monitors', { token: owner.token, body: { name, heartbeat: { interval_seconds: 60 } } })).body.monitor.id as string),
+    );
+    // Runs of the periodic rule at this instant (a first tick starts its period), then one run past both deadlines.
+    const runPeriodic = async () => {
+      await api.runtime.scheduler.tick();
+      await api.runtime.scheduler.tick();
+    };
+    await runPeriodic();
+    calls.reset();
+    advanceClock(61_000);
+    await runPeriodic();
+    const commands = calls.commandsOf(workers.heartbeatSweep.name);
+    expect(commands.filter((command) => command === 'ScanCommand')).toEqual([]);
+    // One Query per shard; per due heartbeat: BatchGetItem monitor + claim, the opening transaction, UpdateItem of the heartbeat.
+    expect(commands.filter((command) => command === 'QueryCommand'), commands.join(', ')).toHaveLength(16);
+    expect(commands.filter((command) => command !== 'QueryCommand').sort(), commands.join(', ')).toEqual(
+      ['BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand'].sort(),
+    );
+    for (const id of monitors) {
+      const open = (await api.request('GET', `/api/incidents?monitor_id=${id}`, { token: owner.token })).body.incidents;
+      expect(open.map((incident: { title: string }) => incident.title)).toEqual([expect.stringContaining('missed its heartbeat')]);
+    }
+  });
+
+  // Last: it moves the clock a year on, and the runtime's periodic rules then next run a minute after that.
   it('shift-notices: 16 Queries a run whatever the number of schedules, then a rendering per due schedule and a few calls per notice; no Scan', async () => {
     const owner = await api.signUp(uniqueEmail('budget-shifts'));
     // Wed 2027-06-09 08:30 in Berlin (CEST): the budget's other schedules hand off on Mondays.
@@ -706,34 +736,5 @@ describe('DynamoDB calls per worker', () => {
     );
     const notices = (await allMailTo(api, owner.email)).filter((mail) => mail.subject.startsWith('You are on call'));
     expect(notices.map((mail) => mail.subject)).toEqual(['You are on call for Daily from Wed 09:00 (Europe/Berlin), with no handoff in the next 30 days']);
-  });
-
-  it('heartbeat-sweep: 16 Queries a run whatever the number of monitors, then 3 calls per due heartbeat; no Scan', async () => {
-    const owner = await api.signUp(uniqueEmail('budget-beats'));
-    freezeClock();
-    onTestFinished(resetClock);
-    const monitors = await Promise.all(
-      ['Cron A', 'Cron B'].map(async (name) => (await api.request('POST', '/api/monitors', { token: owner.token, body: { name, heartbeat: { interval_seconds: 60 } } })).body.monitor.id as string),
-    );
-    // Runs of the periodic rule at this instant (a first tick starts its period), then one run past both deadlines.
-    const runPeriodic = async () => {
-      await api.runtime.scheduler.tick();
-      await api.runtime.scheduler.tick();
-    };
-    await runPeriodic();
-    calls.reset();
-    advanceClock(61_000);
-    await runPeriodic();
-    const commands = calls.commandsOf(workers.heartbeatSweep.name);
-    expect(commands.filter((command) => command === 'ScanCommand')).toEqual([]);
-    // One Query per shard; per due heartbeat: BatchGetItem monitor + claim, the opening transaction, UpdateItem of the heartbeat.
-    expect(commands.filter((command) => command === 'QueryCommand'), commands.join(', ')).toHaveLength(16);
-    expect(commands.filter((command) => command !== 'QueryCommand').sort(), commands.join(', ')).toEqual(
-      ['BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand'].sort(),
-    );
-    for (const id of monitors) {
-      const open = (await api.request('GET', `/api/incidents?monitor_id=${id}`, { token: owner.token })).body.incidents;
-      expect(open.map((incident: { title: string }) => incident.title)).toEqual([expect.stringContaining('missed its heartbeat')]);
-    }
   });
 });
