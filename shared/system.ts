@@ -71,8 +71,10 @@ export const table = {
       sortKey: { name: 'gsi3sk', type: 'S' },
     },
     {
-      // Heartbeat-due index (sparse): armed heartbeats by deadline (epoch seconds), over 16 shards
-      // (`HEARTBEAT#<first hex digit of the monitor id>`); the sweep queries each for deadlines passed.
+      // Heartbeat-due index (sparse), the table's due-by-time index: armed heartbeats by deadline (epoch
+      // seconds), over 16 shards (`HEARTBEAT#<first hex digit of the monitor id>`), and schedules by their
+      // next shift's start (`SHIFTSTART#<first hex digit of the schedule id>`, issue 45 §3); each sweep
+      // queries its own shards for what is due.
       name: 'heartbeat-due',
       partitionKey: { name: 'hb_due_pk', type: 'S' },
       sortKey: { name: 'hb_deadline', type: 'N' },
@@ -511,6 +513,21 @@ export const workers = {
     leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
     indexes: ['heartbeat-due'],
   },
+  /**
+   * Every minute (`periodicRules`): tells each person whose shift has started, through their
+   * low-urgency notification rules (issue 45 §3), the schedules due found in the due index; renders
+   * each one's shifts (its collection, accounts, team memberships) and sends through the person's
+   * contact methods (delivery records, phone throttles).
+   */
+  shiftNotices: {
+    name: 'shift-notices',
+    handler: 'functions/schedules/shift-notices.ts',
+    table: 'readwrite',
+    capabilities: ['send-email', 'send-sms-voice'],
+    timeoutSeconds: 120,
+    leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#', 'DELIVERY#', 'THROTTLE#'],
+    indexes: ['heartbeat-due'],
+  },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
     name: 'accounts-post-confirmation',
@@ -662,7 +679,10 @@ export interface PeriodicRule {
 }
 
 /** Work run on a timer: CDK makes an EventBridge rule of each, the local runtime a timer on the service clock. */
-export const periodicRules: readonly PeriodicRule[] = /* @__PURE__ */ (() => [{ name: 'heartbeat-sweep', everyMinutes: 1, target: workers.heartbeatSweep.name }])();
+export const periodicRules: readonly PeriodicRule[] = /* @__PURE__ */ (() => [
+  { name: 'heartbeat-sweep', everyMinutes: 1, target: workers.heartbeatSweep.name },
+  { name: 'shift-notices', everyMinutes: 1, target: workers.shiftNotices.name },
+])();
 
 /** Environment variables the functions read (set by the CDK stack and by the local runtime). */
 export const env = {

@@ -701,13 +701,14 @@ export class IncidentServiceStack extends Stack {
   }
 
   /**
-   * E-mail: only the notifier and person-notification (a person's delayed rule) send, and only from the sender address. In the SES sandbox SES also
+   * E-mail: only the functions whose description declares `send-email` send (the notifier, person-notification,
+   * shift-notices), and only from the sender address. In the SES sandbox SES also
    * authorizes against each recipient's identity, so the grant is on every identity, narrowed by the
    * From address.
    */
   private emailSending({ senderEmail }: StackParameters) {
-    for (const sender of [workers.notifier.name, workers.personNotification.name]) {
-      this.fn(sender).addToRolePolicy(
+    for (const sender of allFunctions.filter((description) => description.capabilities?.includes('send-email'))) {
+      this.fn(sender.name).addToRolePolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail'],
           resources: ['*'],

@@ -12,7 +12,9 @@ export type EmailTags =
   /** A subscription's confirmation e-mail: a bounce or complaint suppresses the subscription, as for `subscriber`. */
   | { kind: 'confirmation'; monitor: string; subscriber: string }
   /** A contact method's verification code (issue 43 §2). */
-  | { kind: 'verification'; contact_method: string };
+  | { kind: 'verification'; contact_method: string }
+  /** A shift notice (issue 45 §3): the schedule whose shift starts. */
+  | { kind: 'shift_notice'; schedule: string };
 
 export interface Email {
   to: string;
@@ -217,5 +219,16 @@ export function escalationEmail(detail: { incident: IncidentSnapshot; step: { st
           footer: `You receive this because an escalation policy of the account that owns ${incident.monitor_name} names this address. Stop paging this address: ${stopUrl}`,
         }
       : {}),
+  });
+}
+
+/** A shift notice (issue 45 §3), to a person's low-urgency e-mail method. */
+export function shiftNoticeEmail(to: string, schedule: { id: string; name: string; time_zone: string }, sentence: string): Email {
+  return compose(to, sentence, { kind: 'shift_notice', schedule: schedule.id }, {
+    facts: [
+      ['Schedule', schedule.name],
+      ['Time zone', schedule.time_zone],
+    ],
+    paragraphs: ['You get this notice through your low-urgency notification rules; change them to stop it.'],
   });
 }

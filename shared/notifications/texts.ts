@@ -127,3 +127,29 @@ export function combinedVoice(incidents: HeldFacts[]): string {
     'Goodbye.',
   ].join(' ');
 }
+
+/** A shift notice (issue 45 §3): `You are on call for Platform from Mon 09:00 until Mon 09:00 next week (Europe/Berlin)`. */
+export const shiftNoticeSentence = (scheduleName: string, when: string) => `You are on call for ${scheduleName} ${when}`;
+
+/** A name is cut no shorter than this for the SMS to keep one part; past that, it goes as several. */
+const MIN_SCHEDULE_NAME_UNITS = 12;
+
+/**
+ * The SMS of a shift notice: the sentence in one part where it fits, the schedule's name cut (ending in
+ * `...`) to make it fit; the times and the zone are never cut. A name whose characters need UCS-2 makes
+ * the part 70 units, as a page's title does.
+ */
+export function shiftNoticeSms(scheduleName: string, when: string): string {
+  const full = shiftNoticeSentence(scheduleName, when);
+  const gsm7 = isGsm7(full);
+  const limit = gsm7 ? SMS_GSM7_LIMIT : SMS_UCS2_LIMIT;
+  if (smsUnits(full, gsm7) <= limit) return full;
+  const room = limit - smsUnits(shiftNoticeSentence('', when), gsm7);
+  return shiftNoticeSentence(cut(scheduleName, Math.max(room, MIN_SCHEDULE_NAME_UNITS), gsm7), when);
+}
+
+/** What a call of a shift notice reads (twice). */
+export function shiftNoticeVoice(scheduleName: string, when: string): string {
+  const sentence = `${shiftNoticeSentence(scheduleName, when)}.`;
+  return ['This is a shift notice.', sentence, `Again: ${sentence}`, 'Goodbye.'].join(' ');
+}

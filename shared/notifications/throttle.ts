@@ -159,6 +159,23 @@ export function throttleGate(page: HeldPage): () => Promise<GateDecision> {
   };
 }
 
+/**
+ * The gate of a shift notice to a phone method (issue 45 §3): a notice takes a slot of the method's
+ * window as a page does, when one is free and no pages are held; otherwise it is not sent on that method
+ * (`hold` with nothing held: its delivery record says so, and no flush is asked for). Counted with the
+ * pages, it never takes a method past GoAlert's limits; it is never held for a combined message, which
+ * tells incidents.
+ */
+export function noticeGate(contactMethodId: string, methodType: 'sms' | 'voice', userId: string): () => Promise<GateDecision> {
+  return async () => {
+    const now = clock.now().getTime();
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.throttleLedger(contactMethodId), ConsistentRead: true }));
+    const ledger = ledgerOf(Item, now);
+    if (ledger.flush_at || nextAllowed(ledger.sends, now, THROTTLES[methodType]) > now) return { decision: 'hold', items: [] };
+    return { decision: 'send', items: [ledgerWrite(contactMethodId, ledger, { user_id: userId, sends: [...ledger.sends, new Date(now).toISOString()] })] };
+  };
+}
+
 /** What the `person-notification` worker is invoked with by a held pages' flush schedule (`paging/schedule-person.ts`). */
 export const heldFlushInput = z.strictObject({
   held_for: z.string(),

@@ -13,6 +13,8 @@ import type { Source } from '../platform/db/pagination.js';
 import { returnToOwner, type GuardOutcome } from '../teams/access.js';
 import { personChecks, type PersonOutcome } from '../teams/access.js';
 export type { PersonOutcome } from '../teams/access.js';
+import { clock } from '../platform/clock.js';
+import { replanWrite } from './notices.js';
 import { MAX_OVERRIDE_DAYS, scheduleItem, scheduleOverrideItem, type Schedule, type StoredOverride } from './model.js';
 
 type Guard = readonly (readonly [GuardOutcome, TransactItem])[];
@@ -71,6 +73,8 @@ export async function insertSchedule(schedule: Schedule, guard: Guard, people: (
     ['conflict', { Put: { TableName: tableName(), Item: scheduleAttributes(schedule), ConditionExpression: itemAbsent } }],
     ...(schedule.team_id ? [['conflict', sharedLink(schedule.team_id, schedule.id)] as const] : []),
     ['conflict', audit],
+    // Its shift notices (issue 45 §3), planned by the next sweep.
+    ['conflict', replanWrite(schedule.id, schedule.created_at)],
   ]);
   if (result.outcome === 'conflict') throw new Error(`Unexpected conflict writing schedule ${schedule.id}`);
   return result as { outcome: 'ok' | GuardOutcome | PersonOutcome; item?: Item };
@@ -135,6 +139,8 @@ export async function updateSchedule(current: Schedule, next: Schedule, guards: 
     ...(moving && current.team_id ? [['refused', { Delete: { TableName: tableName(), Key: keys.teamSharedSchedule(current.team_id, current.id) } }] as const] : []),
     ...(moving && next.team_id ? [['refused', sharedLink(next.team_id, next.id)] as const] : []),
     ['refused', audit],
+    // Its shift notices are planned again by the next sweep (issue 45 §3).
+    ['refused', replanWrite(current.id, next.updated_at)],
   ]);
 }
 
@@ -207,6 +213,7 @@ export function insertOverride(schedule: Schedule, override: StoredOverride, gua
       { Put: { TableName: tableName(), Item: { ...keys.scheduleOverrideId(schedule.id, override.id), type: 'schedule_override_id', start: override.start }, ConditionExpression: itemAbsent } },
     ],
     ['schedule_changed', audit],
+    ['schedule_changed', replanWrite(schedule.id, override.created_at)],
   ]);
 }
 
@@ -224,6 +231,7 @@ export function deleteOverride(schedule: Schedule, overrideId: string, start: st
     ['gone', { Delete: { TableName: tableName(), Key: keys.scheduleOverride(schedule.id, start, overrideId), ConditionExpression: itemPresent } }],
     ['gone', { Delete: { TableName: tableName(), Key: keys.scheduleOverrideId(schedule.id, overrideId), ConditionExpression: itemPresent } }],
     ['gone', audit],
+    ['gone', replanWrite(schedule.id, clock.nowIso())],
   ]);
 }
 

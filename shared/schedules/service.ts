@@ -89,10 +89,10 @@ async function peopleChecks(schedule: Schedule, people: readonly string[], excep
   return checks;
 }
 
-/** What one write (at most 100 items) leaves for a personal schedule's people beside its own few items. */
-const MAX_PERSON_CHECKS = 95;
+/** What one write (at most 100 items) leaves for a personal schedule's people beside its own few items (its audit entry and its shift notices' plan among them). */
+const MAX_PERSON_CHECKS = 94;
 export const TOO_MANY_PERSON_CHECKS =
-  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 95 checks; share the schedule with a team instead";
+  "Too many people to check in one write: a schedule of its owner alone checks each other person's account and a team they share with the owner, at most 94 checks; share the schedule with a team instead";
 
 /** A schedule of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */
 export async function createSchedule(caller: Caller, input: CreateScheduleInput) {

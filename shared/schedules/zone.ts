@@ -121,6 +121,20 @@ export function instantOf(date: LocalDate, time: WallTime, zone: string): number
   return jump.epochMilliseconds;
 }
 
+/** A local date and wall-clock time (to the minute) at an instant, with its ISO weekday (1 Monday … 7 Sunday). */
+export interface LocalMoment {
+  date: LocalDate;
+  weekday: number;
+  hour: number;
+  minute: number;
+}
+
+/** The local date and wall-clock time at an instant (epoch milliseconds) in a zone: the library's conversion. */
+export function localMomentAt(epochMs: number, zone: string): LocalMoment {
+  const wall = ZonedDateTime.toPlainDateTime(Instant.toZonedDateTimeISO(Instant.fromEpochMilliseconds(epochMs), zone));
+  const date = PlainDateTime.toPlainDate(wall);
+  return { date, weekday: PlainDate.dayOfWeek(date), hour: wall.hour, minute: wall.minute };
+}
+
 /** The hour of the day (0–23) on the zone's wall clock at an instant (the library's conversion, never ours). */
-export const localHour = (epochMs: number, zone: string): number =>
-  ZonedDateTime.toPlainTime(Instant.toZonedDateTimeISO(Instant.fromEpochMilliseconds(epochMs), zone)).hour;
+export const localHour = (epochMs: number, zone: string): number => localMomentAt(epochMs, zone).hour;

@@ -716,4 +716,37 @@ describe('DynamoDB calls per worker', () => {
       expect(open.map((incident: { title: string }) => incident.title)).toEqual([expect.stringContaining('missed its heartbeat')]);
     }
   });
+
+  // Last: it moves the clock a year on, and the runtime's periodic rules then next run a minute after that.
+  it('shift-notices: 16 Queries a run whatever the number of schedules, then a rendering per due schedule and a few calls per notice; no Scan', async () => {
+    const owner = await api.signUp(uniqueEmail('budget-shifts'));
+    // Wed 2027-06-09 08:30 in Berlin (CEST): the budget's other schedules hand off on Mondays.
+    freezeClock(new Date('2027-06-09T06:30:00Z'));
+    onTestFinished(resetClock);
+    const created = await api.request('POST', '/api/schedules', {
+      token: owner.token,
+      body: { name: 'Daily', time_zone: 'Europe/Berlin', layers: [{ name: 'D', start: '2027-06-09T09:00', rotation: { type: 'daily', length: 1 }, handoff_time: '09:00', members: [owner.id] }] },
+    });
+    expect(created.status).toBe(201);
+    // Runs of the periodic rule at this instant (a first tick starts its period; every schedule is planned), then one past 09:00.
+    const runPeriodic = async () => {
+      await api.runtime.scheduler.tick();
+      await api.runtime.scheduler.tick();
+    };
+    await runPeriodic();
+    calls.reset();
+    advanceClock(31 * 60_000);
+    await runPeriodic();
+    const commands = calls.commandsOf(workers.shiftNotices.name);
+    expect(commands.filter((command) => command === 'ScanCommand')).toEqual([]);
+    // One Query per shard; the due schedule: GetItem of it, the Query of its overrides and the BatchGetItem of
+    // its people (in parallel); its person's contacts (Query); the e-mail's delivery record (PutItem, then
+    // UpdateItem once sent); the UpdateItem moving its cursor and next start.
+    expect(commands.filter((command) => command === 'QueryCommand'), commands.join(', ')).toHaveLength(16 + 2);
+    expect(commands.filter((command) => command !== 'QueryCommand').sort(), commands.join(', ')).toEqual(
+      ['GetItemCommand', 'BatchGetItemCommand', 'PutItemCommand', 'UpdateItemCommand', 'UpdateItemCommand'].sort(),
+    );
+    const notices = (await allMailTo(api, owner.email)).filter((mail) => mail.subject.startsWith('You are on call'));
+    expect(notices.map((mail) => mail.subject)).toEqual(['You are on call for Daily from Wed 09:00 (Europe/Berlin), with no handoff in the next 30 days']);
+  });
 });

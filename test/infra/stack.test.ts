@@ -350,6 +350,8 @@ describe('CDK stack', () => {
       'schedules-list',
       'schedules-overrides-create',
       'schedules-update',
+      // Issue 45 §3: the schedules whose shift starts, in the due index (its SHIFTSTART# partitions).
+      'shift-notices',
       'teams-list',
       // What a removed member created for the team (issue 41 §2): the team's webhooks, the integrations they created.
       'teams-member-remove',
@@ -385,11 +387,12 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier and person-notification send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries) and sms-inbound (escalating now) manage schedules', () => {
+  it('lets only the notifier, person-notification and shift-notices send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries) and sms-inbound (escalating now) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
-    expect(holders('ses:SendEmail').sort()).toEqual([workers.notifier.name, workers.personNotification.name].sort());
+    const emailSenders = [workers.notifier.name, workers.personNotification.name, workers.shiftNotices.name];
+    expect(holders('ses:SendEmail').sort()).toEqual([...emailSenders].sort());
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
     const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name, workers.smsInbound.name].sort();
     expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
@@ -398,7 +401,7 @@ describe('CDK stack', () => {
       const passRole = statementsOf(roles.get(name)!).find((statement) => asList(statement.Action).includes('iam:PassRole'))!;
       expect(passRole.Condition, name).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
     }
-    for (const sender of [workers.notifier.name, workers.personNotification.name]) {
+    for (const sender of emailSenders) {
       const ses = statementsOf(roles.get(sender)!).find((statement) => asList(statement.Action).includes('ses:SendEmail'))!;
       expect(ses.Resource).toBe('*');
       expect(Object.keys((ses.Condition as { StringEquals: object }).StringEquals)).toEqual(['ses:FromAddress']);
@@ -506,7 +509,7 @@ describe('CDK stack', () => {
 
     it('lets only the functions that declare send-sms-voice send SMS and calls, from the origination identity with the configuration set only, and only when one is given', () => {
       const senders = allFunctions.filter((description) => description.capabilities?.includes('send-sms-voice')).map((description) => description.name);
-      expect(senders.sort()).toEqual([workers.personNotification.name, workers.smsInbound.name].sort());
+      expect(senders.sort()).toEqual([workers.personNotification.name, workers.smsInbound.name, workers.shiftNotices.name].sort());
       const holders = Object.entries(resources('AWS::IAM::Policy')).filter(([, policy]) =>
         (policy.Properties.PolicyDocument.Statement as Statement[]).some((statement) => asList(statement.Action).some((action) => action.startsWith('sms-voice:'))),
       );

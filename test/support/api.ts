@@ -111,14 +111,16 @@ export async function allMailTo(api: Api, to: string) {
 
 const isConfirmation = (email: { subject: string }) => email.subject.startsWith('Confirm your subscription');
 const isVerificationCode = (email: { subject: string }) => email.subject.startsWith('Your verification code is');
+/** A shift notice (issue 45 §3): whoever is on call in a schedule is told when a shift starts. */
+const isShiftNotice = (email: { subject: string }) => email.subject.startsWith('You are on call for ');
 
 /**
  * The e-mails the local SES mailbox holds for `to`, but for its subscription's confirmation (which
- * `subscribeConfirmed` reads) and a contact method's verification code (`support/contacts.ts`);
- * `allMailTo` has them too.
+ * `subscribeConfirmed` reads), a contact method's verification code (`support/contacts.ts`) and shift
+ * notices (`shift-notices.test.ts`); `allMailTo` has them too.
  */
 export async function mailTo(api: Api, to: string) {
-  return (await allMailTo(api, to)).filter((email) => !isConfirmation(email) && !isVerificationCode(email));
+  return (await allMailTo(api, to)).filter((email) => !isConfirmation(email) && !isVerificationCode(email) && !isShiftNotice(email));
 }
 
 /** Waits until `to` has at least `count` e-mails, and returns them. */

@@ -70,6 +70,8 @@ export const scheduleItemSk = {
   overrideIdPrefix: 'OVERRIDEID#',
   /** A policy one of whose steps targets the schedule (what refuses its deletion, and names the policy). */
   targetedByPrefix: 'TARGETEDBY#',
+  /** Its shift notices' cursor and next shift start (issue 45 §3), in the due index while a start is planned. */
+  shiftNotices: 'SHIFTNOTICES',
 } as const;
 
 const schedulePartition = (scheduleId: string) => `SCHEDULE#${scheduleId}`;
@@ -181,6 +183,8 @@ export const keys = {
   scheduleOverride: (scheduleId: string, start: string, overrideId: string) =>
     key(schedulePartition(scheduleId), `${scheduleItemSk.overridePrefix}${start}#${overrideId}`),
   scheduleOverrideId: (scheduleId: string, overrideId: string) => key(schedulePartition(scheduleId), `${scheduleItemSk.overrideIdPrefix}${overrideId}`),
+  /** The schedule's shift notices (issue 45 §3): up to when they are decided, and when the next shift starts (the due index). */
+  scheduleShiftNotices: (scheduleId: string) => key(schedulePartition(scheduleId), scheduleItemSk.shiftNotices),
   scheduleTargetedBy: (scheduleId: string, policyId: string) => key(schedulePartition(scheduleId), `${scheduleItemSk.targetedByPrefix}${policyId}`),
   /** An incident's escalation step: plan, due time and whether it was sent. */
   escalationStep: (incidentId: string, stepOrder: number) =>

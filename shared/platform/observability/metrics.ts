@@ -29,7 +29,11 @@ export type MetricName =
   | 'SmsReply'
   /** A page to a phone method held past its throttle, and a combined message that sent what was held (issue 43 §4). */
   | 'NotificationHeld'
-  | 'CombinedMessageSent';
+  | 'CombinedMessageSent'
+  /** A shift notice sent (issue 45 §3), by channel. */
+  | 'ShiftNoticeSent'
+  /** A shift notice not sent on a phone method past its throttle, by channel. */
+  | 'ShiftNoticeThrottled';
 
 /** A metric's occurrence: a count of 1 (`value` absent), or an amount (`value`, unitless: e.g. USD). */
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>, value?: number) => void;
