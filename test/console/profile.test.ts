@@ -84,7 +84,7 @@ it('asks once a session, can be dismissed, and never asks someone who has a phon
   const other = await harness.page('desktop');
   await harness.signIn(other, withPhone);
   await other.getByRole('heading', { name: 'Incidents', level: 1 }).waitFor();
-  await expect.poll(() => other.evaluate(() => sessionStorage.getItem('console.phone-prompt-shown'))).toBe('yes');
+  await expect.poll(() => other.evaluate("sessionStorage.getItem('console.phone-prompt-shown')")).toBe('yes');
   expect(await other.getByRole('complementary', { name: 'Add a phone number' }).count()).toBe(0);
   harness.expectNoProblems(refusals);
 });

@@ -67,7 +67,7 @@ it('is usable at phone size', async () => {
   await page.getByRole('heading', { name: 'Pocket relay', level: 1 }).waitFor();
   await page.getByRole('button', { name: 'Rotate secret' }).click();
   await expect.poll(() => page.getByRole('region', { name: 'The new signing secret' }).getByRole('textbox', { name: 'Signing secret' }).inputValue()).toMatch(/^whsec_/);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
   await expectAccessible(page);
   harness.expectNoProblems();
 });
