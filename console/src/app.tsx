@@ -11,8 +11,8 @@ import { OnCallScreen } from './screens/on-call.js';
 import { SchedulesScreen, ScheduleScreen } from './screens/schedules.js';
 import { MonitorsScreen, MonitorScreen } from './screens/monitors.js';
 import { PoliciesScreen, PolicyScreen } from './screens/policies.js';
-import { TeamsScreen, TeamScreen } from './screens/teams.js';
-import { ProfileScreen } from './screens/profile.js';
+import { InviteScreen, TeamsScreen, TeamScreen } from './screens/teams.js';
+import { PhonePrompt, ProfileScreen } from './screens/profile.js';
 import { WebhooksScreen, WebhookScreen } from './screens/webhooks.js';
 import { NotFoundScreen } from './screens/not-found.js';
 
@@ -31,6 +31,7 @@ export const screens: [string, Screen][] = [
   ['/escalation-policies/:id', PolicyScreen],
   ['/teams', TeamsScreen],
   ['/teams/:id', TeamScreen],
+  ['/invites/:token', InviteScreen],
   ['/profile', ProfileScreen],
   ['/webhooks', WebhooksScreen],
   ['/webhooks/:id', WebhookScreen],
@@ -93,6 +94,7 @@ export function App() {
           </button>
         </div>
       </header>
+      <PhonePrompt />
       <main id="main">
         <Screen key={path} params={params} query={location.searchParams} />
       </main>

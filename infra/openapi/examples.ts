@@ -136,7 +136,13 @@ export const inviteExample = {
   created_at: at('11:00'),
 };
 
-export const teamDetailExample = { team: teamExample, members: [memberDetailExample], pendingInvites: [inviteExample], userRole: 'OWNER' };
+export const teamDetailExample = {
+  team: teamExample,
+  members: [memberDetailExample],
+  pendingInvites: [inviteExample],
+  userRole: 'OWNER',
+  permissions: { rename: true, delete: true, invite: true, cancel_invites: true, remove_members: true, change_roles: true },
+};
 
 export const integrationListExample = {
   id: ids.integration,

@@ -160,8 +160,50 @@ export const InviteBody = described(
   { id: 'TeamInvite' },
 );
 
+/**
+ * What each role may do in a team: the roles each write path's guard takes (`service.ts` authorizes
+ * and conditions its transaction with these lists), and what `GET /api/teams/:id` tells the caller
+ * they may do (`permissions`), so a client shows the controls its caller may use without guessing.
+ */
+export const TEAM_RIGHTS = {
+  rename: ['OWNER', 'ADMIN'],
+  delete: ['OWNER'],
+  invite: ['OWNER', 'ADMIN'],
+  cancel_invites: ['OWNER', 'ADMIN'],
+  remove_members: ['OWNER', 'ADMIN'],
+  change_roles: ['OWNER'],
+} as const satisfies Record<string, readonly Role[]>;
+export type TeamRight = keyof typeof TEAM_RIGHTS;
+
+export const TeamPermissions = described(
+  z.strictObject({
+    rename: z.boolean(),
+    delete: z.boolean(),
+    invite: z.boolean(),
+    cancel_invites: z.boolean(),
+    remove_members: z.boolean(),
+    change_roles: z.boolean(),
+  }),
+  {
+    id: 'TeamPermissions',
+    description:
+      "What the caller's role lets them do in this team now, by the same rules the writes enforce: rename it (PUT), delete it, invite, cancel pending invites, remove members (never the owner), change members' roles (never the owner's)",
+    example: { rename: true, delete: false, invite: true, cancel_invites: true, remove_members: true, change_roles: false },
+  },
+);
+
+/** The caller's rights in a team by their role. */
+export const permissionsOf = (role: Role): z.output<typeof TeamPermissions> =>
+  Object.fromEntries(Object.entries(TEAM_RIGHTS).map(([right, roles]) => [right, (roles as readonly Role[]).includes(role)])) as z.output<typeof TeamPermissions>;
+
 export const TeamDetail = described(
-  z.strictObject({ team: TeamBody, members: z.array(MemberDetail), pendingInvites: z.array(InviteBody), userRole: Role }),
+  z.strictObject({
+    team: TeamBody,
+    members: z.array(MemberDetail),
+    pendingInvites: z.array(InviteBody),
+    userRole: Role,
+    permissions: TeamPermissions,
+  }),
   { id: 'TeamDetail' },
 );
 

@@ -20,6 +20,8 @@ import {
   inviteTokenHint,
   memberDetailView,
   memberView,
+  permissionsOf,
+  TEAM_RIGHTS,
   membershipItem,
   teamListView,
   teamView,
@@ -33,8 +35,8 @@ import {
   type UpdateTeamInput,
 } from './model.js';
 
-const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
-const OWNER: readonly Role[] = ['OWNER'];
+/** Who reads a pending invite's token in full: those who may invite (the others read a hint). */
+const MANAGERS: readonly Role[] = TEAM_RIGHTS.invite;
 
 const teamNotFound = () => new NotFoundError('Team not found');
 const memberNotFound = () => new NotFoundError('Member not found');
@@ -156,12 +158,13 @@ export async function getTeam(caller: Caller, teamId: string) {
       inviteView(MANAGERS.includes(membership.role) ? invite : { ...invite, token: inviteTokenHint(invite.token) }),
     ),
     userRole: membership.role,
+    permissions: permissionsOf(membership.role),
   };
 }
 
 export async function updateTeam(caller: Caller, teamId: string, input: UpdateTeamInput) {
   if (input.name === undefined) throw new BadRequestError('No updates provided');
-  const { team, guard, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized');
+  const { team, guard, actor } = await authorize(caller, teamId, TEAM_RIGHTS.rename, 'Not authorized');
   const now = clock.nowIso();
   const audit = auditPut(actor, { ...teamResource(team), action: 'team.updated', changes: { name: { from: team.name, to: input.name } } }, now);
   fail(await repository.renameTeam(guard, input.name, now, audit), {
@@ -178,7 +181,7 @@ export async function updateTeam(caller: Caller, teamId: string, input: UpdateTe
  * returning is passed in by `team-deletion/service.ts`, which the handler calls.
  */
 export async function deleteTeam(caller: Caller, teamId: string, returnToOwners: (shared: repository.Shared) => Promise<void>) {
-  const { team, guard, actor } = await authorize(caller, teamId, OWNER, 'Only owner can delete team');
+  const { team, guard, actor } = await authorize(caller, teamId, TEAM_RIGHTS.delete, 'Only owner can delete team');
   fail(await repository.deleteTeamRecord(guard, team, auditPut(actor, { ...teamResource(team), action: 'team.deleted' })), {
     forbidden: () => new ForbiddenError('Only owner can delete team'),
     not_found: teamNotFound,
@@ -197,7 +200,7 @@ function newInviteToken() {
  * write. The inviter's name for that e-mail comes from the token's claims (no extra read).
  */
 export async function inviteMember(caller: Caller, teamId: string, input: InviteInput) {
-  const { team, guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized to invite', {
+  const { team, guard, read, actor } = await authorize(caller, teamId, TEAM_RIGHTS.invite, 'Not authorized to invite', {
     invitee: keys.accountEmail(input.email),
   });
   const now = clock.now();
@@ -243,7 +246,7 @@ export async function inviteMember(caller: Caller, teamId: string, input: Invite
 
 export async function cancelInvite(caller: Caller, teamId: string, inviteId: string) {
   const now = clock.nowIso();
-  const { guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+  const { guard, read, actor } = await authorize(caller, teamId, TEAM_RIGHTS.cancel_invites, 'Not authorized', {
     invite: keys.teamInvite(teamId, inviteId),
   });
   const invite = repository.parseInvite(read.invite, now);
@@ -302,7 +305,7 @@ export async function acceptInvite(caller: Caller, token: string) {
 }
 
 export async function removeMember(caller: Caller, teamId: string, memberId: string) {
-  const { guard, read, actor } = await authorize(caller, teamId, MANAGERS, 'Not authorized', {
+  const { guard, read, actor } = await authorize(caller, teamId, TEAM_RIGHTS.remove_members, 'Not authorized', {
     target: keys.teamMember(teamId, memberId),
   });
   const target = repository.parseMember(read.target);
@@ -318,7 +321,7 @@ export async function removeMember(caller: Caller, teamId: string, memberId: str
 }
 
 export async function changeMemberRole(caller: Caller, teamId: string, memberId: string, input: ChangeRoleInput) {
-  const { guard, read, actor } = await authorize(caller, teamId, OWNER, 'Only owner can change roles', {
+  const { guard, read, actor } = await authorize(caller, teamId, TEAM_RIGHTS.change_roles, 'Only owner can change roles', {
     target: keys.teamMember(teamId, memberId),
   });
   const target = repository.parseMember(read.target);

@@ -18,6 +18,8 @@ interface Fixture extends TeamWithRoles {
 interface Endpoint {
   request(fixture: Fixture): { method: string; path: string; body?: unknown };
   outcomes: Record<Actor, Outcome>;
+  /** The right `GET /api/teams/:id` reports for this write (`permissions`). */
+  permission?: string;
 }
 
 const ALL_OK = (status: number): Record<Actor, Outcome> => ({
@@ -47,10 +49,12 @@ const matrix: Record<string, Endpoint> = {
   },
   'PUT /api/teams/:id': {
     request: ({ team }) => ({ method: 'PUT', path: `/api/teams/${team.id}`, body: { name: 'Renamed' } }),
+    permission: 'rename',
     outcomes: only(['OWNER', 'ADMIN'], 200, 'Not authorized'),
   },
   'DELETE /api/teams/:id': {
     request: ({ team }) => ({ method: 'DELETE', path: `/api/teams/${team.id}` }),
+    permission: 'delete',
     outcomes: only(['OWNER'], 200, 'Only owner can delete team'),
   },
   'POST /api/teams/:id/invite': {
@@ -59,14 +63,17 @@ const matrix: Record<string, Endpoint> = {
       path: `/api/teams/${team.id}/invite`,
       body: { email: uniqueEmail('matrix-invitee'), role: 'VIEWER' },
     }),
+    permission: 'invite',
     outcomes: only(['OWNER', 'ADMIN'], 201, 'Not authorized to invite'),
   },
   'DELETE /api/teams/:id/invite/:inviteId': {
     request: ({ team, pendingInviteId }) => ({ method: 'DELETE', path: `/api/teams/${team.id}/invite/${pendingInviteId}` }),
+    permission: 'cancel_invites',
     outcomes: only(['OWNER', 'ADMIN'], 200, 'Not authorized'),
   },
   'DELETE /api/teams/:id/members/:memberId': {
     request: ({ team, targetMemberId }) => ({ method: 'DELETE', path: `/api/teams/${team.id}/members/${targetMemberId}` }),
+    permission: 'remove_members',
     outcomes: only(['OWNER', 'ADMIN'], 200, 'Not authorized'),
   },
   'PUT /api/teams/:id/members/:memberId': {
@@ -75,6 +82,7 @@ const matrix: Record<string, Endpoint> = {
       path: `/api/teams/${team.id}/members/${targetMemberId}`,
       body: { role: 'VIEWER' },
     }),
+    permission: 'change_roles',
     outcomes: only(['OWNER'], 200, 'Only owner can change roles'),
   },
 };
@@ -123,5 +131,20 @@ describe('team role matrix', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(status);
     if (error) expect(response.body).toEqual({ error });
     if (!changesTeam(cell)) expect(await snapshot(fx)).toEqual(before);
+  });
+});
+
+describe('what GET /api/teams/:id says each role may do', () => {
+  it.for(['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const)('tells a %s exactly the writes the matrix lets them make', async (actor) => {
+    const fx = await fixture();
+    const response = await api.request('GET', `/api/teams/${fx.team.id}`, { token: fx.users[actor].token });
+    expect(response.status).toBe(200);
+    const expected = Object.fromEntries(
+      Object.values(matrix)
+        .filter((endpoint) => endpoint.permission)
+        .map((endpoint) => [endpoint.permission!, !Array.isArray(endpoint.outcomes[actor])]),
+    );
+    expect(Object.keys(expected)).toHaveLength(6);
+    expect(response.body.permissions).toEqual(expected);
   });
 });

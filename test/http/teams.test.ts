@@ -148,7 +148,7 @@ describe('GET /api/teams/:id', () => {
     const second = await invite(api, users.ADMIN, team.id, uniqueEmail('p2'), 'MEMBER');
     const response = await api.request('GET', `/api/teams/${team.id}`, { token: users.VIEWER.token });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body)).toEqual(['team', 'members', 'pendingInvites', 'userRole']);
+    expect(Object.keys(response.body)).toEqual(['team', 'members', 'pendingInvites', 'userRole', 'permissions']);
     expect(response.body.team).toEqual(team);
     expect(response.body.userRole).toBe('VIEWER');
     expect(response.body.members.map((member: { role: string }) => member.role)).toEqual(['OWNER', 'ADMIN', 'MEMBER', 'VIEWER']);

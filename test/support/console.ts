@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { buildConsole } from '../../console/build/build.js';
+import type { RuntimeOptions } from '../../infra/local/runtime/runtime.js';
 import { Api } from './api.js';
 import { within } from './deadlines.js';
 
@@ -72,10 +73,11 @@ export class ConsoleHarness {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<ConsoleHarness> {
+  /** `overrides`: the local runtime's options a test needs (e.g. `webhookPorts` for a local webhook receiver). */
+  static async start(overrides: Partial<RuntimeOptions> = {}): Promise<ConsoleHarness> {
     if (!chromiumPath) throw new Error('Chromium is required (apt-get install chromium; .ci/run installs it)');
     const dir = await consoleBuild();
-    const api = await Api.start({ console: { dir, port: 0 } });
+    const api = await Api.start({ ...overrides, console: { dir, port: 0 } });
     const browser = await playwright.launch({
       executablePath: chromiumPath,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
