@@ -582,7 +582,7 @@ export const eventRules: readonly EventRule[] = /* @__PURE__ */ (() => [
     target: workers.notifier.name,
   },
   { name: 'reach-people', detailTypes: ['incident.escalation_step', 'contact_method.verification_requested'], target: workers.personNotification.name },
-  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed', 'person.messages_held'], target: workers.escalationScheduler.name },
+  { name: 'schedule-escalation', detailTypes: ['incident.created', 'incident.escalation_restarted', 'incident.acknowledged', 'person.notifications_delayed', 'person.messages_held'], target: workers.escalationScheduler.name },
   {
     name: 'deliver-webhooks',
     detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],

@@ -109,6 +109,7 @@ export async function seedSharedMonitors(
       team_id: teamId,
       heartbeat: null,
       urgency: null,
+      ack_timeout_minutes: null,
       team_seq: 0,
       incident_count: 1,
       created_at: at(0),

@@ -152,6 +152,10 @@ export const incidentItem = z.object({
   team_seq: z._default(z.number(), 0),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Issue 45 §2: its monitor's acknowledgement timeout when it opened (automatic incidents only); absent: none. */
+  ack_timeout_minutes: z.optional(z.number()),
+  /** Issue 45: how many times its escalation restarted from step 1 (absent: never); its steps carry the run they belong to. */
+  escalation_run: z.optional(z.number()),
   /** Opened by an alert: the triggers received for it (the first included), the last one's time, its dedup key. */
   alert_count: z.optional(z.number()),
   last_alert_at: z.optional(z.string()),
@@ -227,6 +231,8 @@ export const escalationStepItem = z.object({
   due_at: z.optional(z.string()),
   sent_at: z.optional(z.string()),
   cancelled_at: z.optional(z.string()),
+  /** The escalation run the step belongs to (issue 45: a restart writes the steps again); absent: the first, 0. */
+  run: z.optional(z.number()),
 });
 export type EscalationStep = z.output<typeof escalationStepItem>;
 

@@ -89,6 +89,7 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     team_id: input.team_id,
     heartbeat: input.heartbeat,
     urgency: input.urgency,
+    ack_timeout_minutes: input.ack_timeout_minutes,
     team_seq: 0,
     incident_count: 0,
     created_at: now,

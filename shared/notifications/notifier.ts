@@ -21,6 +21,7 @@ const KIND: Record<EventType, string> = {
   'incident.resolved': 'subscriber',
   'incident.note_added': 'subscriber',
   'incident.acknowledged': 'none',
+  'incident.escalation_restarted': 'none',
   'incident.updated': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
@@ -108,6 +109,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     }
     case 'contact_method.verification_requested':
     case 'incident.acknowledged':
+    case 'incident.escalation_restarted':
     case 'incident.updated':
     case 'monitor.team_changed':
     case 'person.notifications_delayed':

@@ -70,6 +70,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     team_seq: monitor.team_seq,
     created_at: now,
     updated_at: now,
+    ...(monitor.ack_timeout_minutes ? { ack_timeout_minutes: monitor.ack_timeout_minutes } : {}),
     ...spec.fields,
   };
   const steps = (policy ? incidentSteps(policy) : []).map((step) => ({

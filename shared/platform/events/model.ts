@@ -66,6 +66,17 @@ export const eventDetails = {
     /** Present for automatic incidents with an escalation policy: when each step is due. */
     escalation: z.nullable(z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) })),
   }),
+  /**
+   * Issue 45: an open automatic incident's escalation starts again from step 1 (its acknowledgement timed
+   * out), run `run`: the escalation scheduler schedules (or pages at once) each step of the run.
+   */
+  'incident.escalation_restarted': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    reason: z.enum(['acknowledgement_timed_out', 'maintenance_ended']),
+    run: z.int(),
+    escalation: z.object({ policy_id: z.nullable(z.string()), steps: z.array(escalationStepPlan) }),
+  }),
   /** `note`: the timeline note that changed the status, when a note did. */
   'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),
   'incident.resolved': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),

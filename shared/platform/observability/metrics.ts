@@ -29,7 +29,9 @@ export type MetricName =
   | 'SmsReply'
   /** A page to a phone method held past its throttle, and a combined message that sent what was held (issue 43 §4). */
   | 'NotificationHeld'
-  | 'CombinedMessageSent';
+  | 'CombinedMessageSent'
+  /** An acknowledgement timed out: its incident unacknowledged, escalation restarted from step 1 (issue 45 §2). */
+  | 'AcknowledgementTimedOut';
 
 /** A metric's occurrence: a count of 1 (`value` absent), or an amount (`value`, unitless: e.g. USD). */
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>, value?: number) => void;
