@@ -21,16 +21,16 @@ afterEach(() => resetClock());
 
 const MINUTE = 60_000;
 
-async function pagingIncident(first: string, second: string, ackTimeout = 10) {
+async function pagingIncident(first: string, second: string, secondDelay = 5) {
   const policy = (
     await api.request('POST', '/api/escalation-policies', {
       token: owner.token,
-      body: { name: 'On call', steps: [{ delay_minutes: 0, emails: [first] }, { delay_minutes: 5, emails: [second] }] },
+      body: { name: 'On call', steps: [{ delay_minutes: 0, emails: [first] }, { delay_minutes: secondDelay, emails: [second] }] },
     })
   ).body.escalation_policy;
   const created = await api.request('POST', '/api/monitors', {
     token: owner.token,
-    body: { name: 'Queue', failure_threshold: 1, escalation_policy_id: policy.id, ack_timeout_minutes: ackTimeout },
+    body: { name: 'Queue', failure_threshold: 1, escalation_policy_id: policy.id, ack_timeout_minutes: 10 },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const opened = await reportDown(created.body.monitor.id);
@@ -71,7 +71,8 @@ describe('acknowledgement timeout', () => {
   it('unacknowledges once when it elapses and restarts escalation from step 1', async () => {
     freezeClock();
     const [first, second] = [uniqueEmail('to-first'), uniqueEmail('to-second')];
-    const incidentId = await pagingIncident(first, second);
+    // Step 2 at 15 minutes: its first run's schedule is still to fire when the timeout restarts the run.
+    const incidentId = await pagingIncident(first, second, 15);
     const ackId = await acknowledge(incidentId);
     await advance(api, 9 * MINUTE);
     expect(await mailTo(api, first)).toHaveLength(1);
@@ -82,8 +83,11 @@ describe('acknowledgement timeout', () => {
     const incident = (await api.request('GET', `/api/incidents/${incidentId}`, { token: owner.token })).body.incident;
     expect(incident.acknowledged).toBe(false);
     expect(incident.acknowledgement).toBeUndefined();
-    // Then step 2 of the new run, 5 minutes later (its first run's page was cancelled by the acknowledgement).
+    // The first run's schedule of step 2 (at 15 minutes) finds its step of the new run and pages nothing;
+    // the new run's step 2 pages 15 minutes after the restart.
     await advance(api, 6 * MINUTE);
+    expect(await mailTo(api, second)).toHaveLength(0);
+    await advance(api, 10 * MINUTE);
     expect(await awaitMail(api, second, 1)).toHaveLength(1);
     // Once per acknowledgement, however often its schedule fires.
     expect(await invokeFunction('escalation-step', { ack_timeout: { incident_id: incidentId, acknowledgement_id: ackId } })).toEqual({ outcome: 'superseded' });
