@@ -9,6 +9,7 @@ import { eventDetails } from '../../shared/platform/events/model.js';
 import { scheduleEscalation } from '../../shared/paging/escalate.js';
 import { scheduleHeldFlush, schedulePersonRules } from '../../shared/paging/schedule-person.js';
 import { scheduleAckTimeout } from '../../shared/paging/restart.js';
+import { releaseWindow, scheduleRelease } from '../../shared/paging/maintenance.js';
 import type { BusEvent } from '../lib/events.js';
 import { nobodyOnCall, workerHandler } from '../lib/observability.js';
 
@@ -22,7 +23,13 @@ export const handler = workerHandler('escalation-scheduler', async (event: BusEv
       return { ack_timeout: await scheduleAckTimeout(eventDetails['incident.acknowledged'].parse(event.detail)) };
     case 'incident.escalation_restarted':
       return { steps: await scheduleEscalation(eventDetails['incident.escalation_restarted'].parse(event.detail), nobodyOnCall) };
-    default:
-      return { steps: await scheduleEscalation(eventDetails['incident.created'].parse(event.detail), nobodyOnCall) };
+    case 'maintenance_window.ended':
+      return { released: await releaseWindow(eventDetails['maintenance_window.ended'].parse(event.detail)) };
+    default: {
+      const created = eventDetails['incident.created'].parse(event.detail);
+      // Held by maintenance (issue 45 §1): its release at the end, instead of its steps.
+      if (created.maintenance) return { release: await scheduleRelease(created.incident.id, created.maintenance.until) };
+      return { steps: await scheduleEscalation(created, nobodyOnCall) };
+    }
   }
 });

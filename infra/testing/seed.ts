@@ -110,6 +110,8 @@ export async function seedSharedMonitors(
       heartbeat: null,
       urgency: null,
       ack_timeout_minutes: null,
+      maintenance: [],
+      maintenance_version: 0,
       team_seq: 0,
       incident_count: 1,
       created_at: at(0),

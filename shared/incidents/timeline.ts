@@ -15,7 +15,7 @@ import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
-export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved', 'acknowledgement_timed_out', 'escalation_restarted'] as const;
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved', 'acknowledgement_timed_out', 'escalation_restarted', 'paging_held'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
@@ -79,6 +79,8 @@ export const TimelineDetails = described(
     acknowledgement_id: documented(z.optional(z.string()), '`acknowledgement_timed_out`: the acknowledgement that timed out'),
     acknowledged_at: documented(z.optional(z.string()), '`acknowledgement_timed_out`: when it was made'),
     ack_timeout_minutes: documented(z.optional(z.int()), '`acknowledgement_timed_out`: the timeout it had'),
+    maintenance_window_id: documented(z.optional(z.string()), '`paging_held`: the maintenance window that holds the pages'),
+    until: documented(z.optional(z.string()), '`paging_held`: when maintenance ends (paging starts then if it is still open and unacknowledged)'),
     run: documented(z.optional(z.int()), '`escalation_restarted`: the escalation run that starts (the first is 0)'),
     alert_details: documented(z.optional(AlertDetails), '`created` by an Events API v2 trigger: what it carried beyond summary and severity, as on the incident'),
   }),

@@ -99,6 +99,9 @@ export const monitorItem = z.object({
     z.nullish(z.number()),
     z.transform((value) => value ?? null),
   ),
+  /** Issue 45 §1: its maintenance windows not yet ended (id, starts_at, ends_at), and the summary's version. */
+  maintenance: z._default(z.array(z.object({ id: z.string(), starts_at: z.string(), ends_at: z.string() })), []),
+  maintenance_version: z._default(z.number(), 0),
   /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
   team_seq: z._default(z.number(), 0),
   /** How many incidents the monitor has had (the rescoper knows when it has seen them all). */
@@ -125,6 +128,9 @@ export const MonitorBody = described(
     ),
     urgency: MonitorUrgency,
     ack_timeout_minutes: AckTimeoutMinutes,
+    maintenance_until: described(z.nullable(Timestamp), {
+      description: "While a maintenance window (the monitor's or its team's) covers it: when maintenance ends (the end of the windows that overlap one after another); null otherwise",
+    }),
     last_ping_at: described(z.nullable(Timestamp), {
       description: 'When the last heartbeat ping arrived; null before the first ping (turning the heartbeat on is not one) and for a monitor without a heartbeat',
     }),
@@ -135,7 +141,7 @@ export const MonitorBody = described(
 );
 
 /** `lastPingAt`: the heartbeat item's `last_ping_at` (read beside the monitor); shown only while it has a heartbeat. */
-export const monitorView = (monitor: Monitor, lastPingAt: string | null = null): z.output<typeof MonitorBody> => ({
+export const monitorView = (monitor: Monitor, lastPingAt: string | null = null, maintenanceUntil: string | null = null): z.output<typeof MonitorBody> => ({
   id: monitor.id,
   name: monitor.name,
   owner_id: monitor.owner_id,
@@ -145,6 +151,7 @@ export const monitorView = (monitor: Monitor, lastPingAt: string | null = null):
   heartbeat: monitor.heartbeat,
   urgency: monitor.urgency,
   ack_timeout_minutes: monitor.ack_timeout_minutes,
+  maintenance_until: maintenanceUntil,
   last_ping_at: monitor.heartbeat ? lastPingAt : null,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,

@@ -18,6 +18,7 @@ import { deleteGuard, updateAccess, updateRefusal } from '../teams/sharing.js';
 import type { Role } from '../teams/model.js';
 import type { PageView } from '../platform/api/pagination.js';
 import * as repository from './repository.js';
+import { maintenanceUntil } from './maintenance.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { TransactItem } from '../platform/db/ops.js';
@@ -90,6 +91,8 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     heartbeat: input.heartbeat,
     urgency: input.urgency,
     ack_timeout_minutes: input.ack_timeout_minutes,
+    maintenance: [],
+    maintenance_version: 0,
     team_seq: 0,
     incident_count: 0,
     created_at: now,
@@ -99,12 +102,13 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
   if (outcome === 'policy_not_found') throw policyNotFound();
   if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
   if (outcome !== 'ok') throw new Error(`Unexpected conflict creating monitor ${monitor.id}`);
-  return monitorView(monitor);
+  // Shared with a team: its team's window may cover it at once.
+  return monitorView(monitor, null, (await maintenanceUntil([monitor])).get(monitor.id) ?? null);
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
   const { monitor, lastPingAt } = await visibleMonitor(caller, monitorId);
-  return monitorView(monitor, lastPingAt);
+  return monitorView(monitor, lastPingAt, (await maintenanceUntil([monitor])).get(monitor.id) ?? null);
 }
 
 /**
@@ -113,13 +117,14 @@ export async function getMonitor(caller: Caller, monitorId: string): Promise<Mon
  */
 export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
   const page = await pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), (monitor) => monitor);
-  const pings = await repository.lastPings(page.items);
-  return { ...page, items: page.items.map((monitor) => monitorView(monitor, pings.get(monitor.id) ?? null)) };
+  const [pings, until] = await Promise.all([repository.lastPings(page.items), maintenanceUntil(page.items)]);
+  return { ...page, items: page.items.map((monitor) => monitorView(monitor, pings.get(monitor.id) ?? null, until.get(monitor.id) ?? null)) };
 }
 
 /** The monitor's form after a write: its heartbeat's last ping read (one GetItem) when it has a heartbeat. */
 async function writtenView(monitor: Monitor): Promise<MonitorView> {
-  return monitorView(monitor, monitor.heartbeat ? ((await repository.lastPings([monitor])).get(monitor.id) ?? null) : null);
+  const [pings, until] = await Promise.all([monitor.heartbeat ? repository.lastPings([monitor]) : new Map<string, string>(), maintenanceUntil([monitor])]);
+  return monitorView(monitor, pings.get(monitor.id) ?? null, until.get(monitor.id) ?? null);
 }
 
 const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;

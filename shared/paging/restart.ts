@@ -6,7 +6,8 @@
  * each step of the run (`escalate.ts`). A schedule of an earlier run finds its step of another run and
  * does nothing (`page.ts`).
  *
- * What restarts it: an acknowledgement that timed out (`timeoutAcknowledgement`, here, §2).
+ * What restarts it: an acknowledgement that timed out (`timeoutAcknowledgement`, here, §2); the end of
+ * the maintenance that held its pages (`maintenance.ts`, §1).
  */
 import * as z from '../platform/zod.js';
 import { env } from '../system.js';
@@ -115,7 +116,10 @@ export function timeoutAcknowledgement({ ack_timeout: { incident_id, acknowledge
     if (Date.parse(acknowledgement.acknowledged_at) + minutes * 60_000 - clock.now().getTime() > EARLY_TOLERANCE_MS) return 'not_due';
     const at = writeInstant(incident);
     const run = incident.escalation_run ?? 0;
-    const next: Incident = { ...incident, acknowledged: false, updated_at: at, escalation_run: run + 1 };
+    // Held by maintenance (issue 45 §1): unacknowledged now, paged when maintenance ends (its release restarts it).
+    const restart = !incident.in_maintenance;
+    const nextRun = restart ? run + 1 : run;
+    const next: Incident = { ...incident, acknowledged: false, updated_at: at, escalation_run: nextRun };
     try {
       await transactWrite([
         {
@@ -131,7 +135,7 @@ export function timeoutAcknowledgement({ ack_timeout: { incident_id, acknowledge
             TableName: tableName(),
             Key: keys.incident(incident_id),
             ...updateExpression({
-              set: { acknowledged: false, updated_at: at, escalation_run: run + 1, ...acknowledgedFilterKeys(incident, false) },
+              set: { acknowledged: false, updated_at: at, escalation_run: nextRun, ...acknowledgedFilterKeys(incident, false) },
               condition: {
                 expression: `${itemPresent} AND #acknowledged = :true AND #status = :was_status AND #updated_at < :now AND ${run === 0 ? '(attribute_not_exists(escalation_run) OR escalation_run = :run)' : 'escalation_run = :run'}`,
                 names: { '#acknowledged': 'acknowledged', '#status': 'status', '#updated_at': 'updated_at' },
@@ -147,7 +151,7 @@ export function timeoutAcknowledgement({ ack_timeout: { incident_id, acknowledge
           actor: null,
           details: { acknowledgement_id, acknowledged_at: acknowledgement.acknowledged_at, ack_timeout_minutes: minutes },
         }),
-        ...restartItems(next, escalationSteps, 'acknowledgement_timed_out', at),
+        ...(restart ? restartItems(next, escalationSteps, 'acknowledgement_timed_out', at) : []),
       ]);
     } catch (error) {
       if (error instanceof TransactionCancelled) return undefined;
