@@ -15,7 +15,7 @@ import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemPresent, keys } from '../platform/db/keys.js';
-import { getByKeys, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
+import { getByKeys, PREFIX_END, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
@@ -246,9 +246,10 @@ async function queryWindows(scope: Scope): Promise<MaintenanceWindow[]> {
   const { Items } = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      // The windows as a range of the partition (a prefix read as a range: no `begins_with`).
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': attributes.pk, '#sk': attributes.sk },
-      ExpressionAttributeValues: { ':pk': partitionOf(scope), ':prefix': 'MAINT#' },
+      ExpressionAttributeValues: { ':pk': partitionOf(scope), ':from': 'MAINT#', ':to': `MAINT#${PREFIX_END}` },
       ConsistentRead: true,
     }),
   );

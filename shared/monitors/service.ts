@@ -49,11 +49,14 @@ export type HeartbeatGone = (monitorId: string, actor: { id: string; name: strin
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
  * found` otherwise, exactly as for a monitor that never existed.
  */
-async function visibleMonitor(caller: Caller, monitorId: string): Promise<{ monitor: Monitor; lastPingAt: string | null }> {
+async function visibleMonitor(caller: Caller, monitorId: string): Promise<{ monitor: Monitor; lastPingAt: string | null; until: string | null }> {
   // With its heartbeat's last ping: one BatchGetItem of both.
   const { monitor, lastPingAt } = await repository.getMonitorWithLastPing(monitorId);
-  if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
-  return { monitor, lastPingAt };
+  if (!monitor) throw monitorNotFound();
+  // The caller's access and (shared with a team) the team's maintenance windows, read side by side.
+  const [access, until] = await Promise.all([accessTo(caller.userId, monitor), maintenanceUntil([monitor])]);
+  if (!allows(access, READERS)) throw monitorNotFound();
+  return { monitor, lastPingAt, until: until.get(monitor.id) ?? null };
 }
 
 /**
@@ -107,8 +110,8 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
-  const { monitor, lastPingAt } = await visibleMonitor(caller, monitorId);
-  return monitorView(monitor, lastPingAt, (await maintenanceUntil([monitor])).get(monitor.id) ?? null);
+  const { monitor, lastPingAt, until } = await visibleMonitor(caller, monitorId);
+  return monitorView(monitor, lastPingAt, until);
 }
 
 /**
@@ -122,8 +125,8 @@ export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Pr
 }
 
 /** The monitor's form after a write: its heartbeat's last ping read (one GetItem) when it has a heartbeat. */
-async function writtenView(monitor: Monitor): Promise<MonitorView> {
-  const [pings, until] = await Promise.all([monitor.heartbeat ? repository.lastPings([monitor]) : new Map<string, string>(), maintenanceUntil([monitor])]);
+async function writtenView(monitor: Monitor, maintenance?: Promise<Map<string, string | null>>): Promise<MonitorView> {
+  const [pings, until] = await Promise.all([monitor.heartbeat ? repository.lastPings([monitor]) : new Map<string, string>(), maintenance ?? maintenanceUntil([monitor])]);
   return monitorView(monitor, pings.get(monitor.id) ?? null, until.get(monitor.id) ?? null);
 }
 
@@ -164,6 +167,9 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       team_seq: moving ? current.team_seq + 1 : current.team_seq,
       updated_at: clock.nowIso(),
     };
+    // Its team's maintenance windows (for `maintenance_until`), read beside the write.
+    const maintenance = maintenanceUntil([next]);
+    maintenance.catch(() => undefined);
     const { outcome, item } = await repository.changeMonitor({
       current,
       next,
@@ -176,7 +182,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     switch (outcome) {
       case 'ok':
         if (resolution.length > 0) countMetric('IncidentResolved');
-        return writtenView(next);
+        return writtenView(next, maintenance);
       case 'changed':
         current = await repository.getMonitor(monitorId);
         return undefined;
