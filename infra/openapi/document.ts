@@ -173,6 +173,8 @@ const TAGS: Record<string, string> = {
   heartbeats: 'Integrations',
   contact: 'Contact methods and notification rules',
   notification: 'Contact methods and notification rules',
+  maintenance: 'Monitors',
+  team: 'Monitors',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
