@@ -1,5 +1,5 @@
 import * as z from '../../shared/platform/zod.js';
-import { createTeamWindow, createWindowInput, MaintenanceWindowBody, windowView } from '../../shared/monitors/maintenance.js';
+import { createTeamWindow, createWindowInput, WINDOW_LIMIT_TEXT, MaintenanceWindowBody, windowView } from '../../shared/monitors/maintenance.js';
 import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 
@@ -10,7 +10,7 @@ export const handler = httpRoute(
     body: createWindowInput,
     status: 201,
     response: z.strictObject({ maintenance_window: MaintenanceWindowBody }),
-    errors: { 403: ['Not authorized'], 404: ['Team not found'] },
+    errors: { 400: [WINDOW_LIMIT_TEXT], 403: ['Not authorized'], 404: ['Team not found'] },
     idempotent: true,
     failure: 'Failed to create maintenance window',
   },

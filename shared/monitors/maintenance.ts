@@ -19,13 +19,16 @@ import { getByKeys, PREFIX_END, transactOutcome, type Item, type TransactItem } 
 import { DONE, retryOnConflict } from '../platform/db/retry.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { described, Id, Timestamp, Text } from '../platform/api/common.js';
-import { NotFoundError } from '../platform/errors.js';
+import { BadRequestError, NotFoundError } from '../platform/errors.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { accessRefusal, accessTo, allows, OPERATORS, READERS, teamGuard, type GuardOutcome } from '../teams/access.js';
 import { monitorItem, type Monitor } from './model.js';
 import { getMonitor } from './repository.js';
 
 export const MAX_WINDOW_DAYS = 7;
+/** Windows not yet ended, per monitor and per team (the summary stays small: what every signal reads). */
+export const MAX_OPEN_WINDOWS = 50;
+export const WINDOW_LIMIT_TEXT = `Maintenance window limit reached: at most ${MAX_OPEN_WINDOWS} current and future windows per monitor or team`;
 /** Ended windows stay listed (and stored) this long. */
 export const ENDED_KEPT_DAYS = 30;
 const DAY = 86_400_000;
@@ -200,6 +203,8 @@ function summaryUpdate(scope: Scope, spans: WindowSpan[], version: number, now: 
  */
 function windowChangeItems(change: { scope: Scope; window: MaintenanceWindow; spans: WindowSpan[]; version: number; now: string; ended: boolean }): TransactItem[] {
   const { scope, window, now } = change;
+  // Counted on the summary as read, which the write conditions on (its version): never over the limit.
+  if (!change.ended && change.spans.filter((span) => span.ends_at > now).length > MAX_OPEN_WINDOWS) throw new BadRequestError(WINDOW_LIMIT_TEXT);
   const ttl = Math.ceil((Date.parse(window.ends_at) + ENDED_KEPT_DAYS * DAY) / 1000);
   return [
     summaryUpdate(scope, change.spans, change.version, now),

@@ -191,6 +191,22 @@ describe('maintenance windows', () => {
     expect((await api.request('DELETE', windowPath, { token: owner.token })).status).toBe(200);
   });
 
+  it('refuses a 51st window not yet ended: 400, and takes one again once one is ended', async () => {
+    freezeClock();
+    const monitor = await pagedMonitor(uniqueEmail('maint-limit'));
+    const path = `/api/monitors/${monitor.id}/maintenance-windows`;
+    const made: string[] = [];
+    for (let index = 0; index < 50; index++) {
+      const response = await api.request('POST', path, { token: owner.token, body: { starts_at: inMinutes(10 + index), ends_at: inMinutes(11 + index) } });
+      expect(response.status).toBe(201);
+      made.push(response.body.maintenance_window.id);
+    }
+    const refused = await api.request('POST', path, { token: owner.token, body: { starts_at: inMinutes(100), ends_at: inMinutes(101) } });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'Maintenance window limit reached: at most 50 current and future windows per monitor or team' } });
+    expect((await api.request('DELETE', `${path}/${made[0]}`, { token: owner.token })).status).toBe(200);
+    expect((await api.request('POST', path, { token: owner.token, body: { starts_at: inMinutes(100), ends_at: inMinutes(101) } })).status).toBe(201);
+  });
+
   it.each([
     ['a start in the past', () => ({ starts_at: inMinutes(-5), ends_at: inMinutes(60) }), 'starts_at', 'starts_at must not be in the past'],
     ['a start more than a year ahead', () => ({ starts_at: inMinutes(367 * 1440), ends_at: inMinutes(367 * 1440 + 60) }), 'starts_at', 'starts_at must be within a year from now'],
