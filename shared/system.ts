@@ -304,6 +304,18 @@ export const routes: readonly RouteDescription[] = [
     'readwrite',
     { leadingKeys: ['MONITOR#', 'TEAM#', 'UNSUB#'] },
   ),
+  // Issue 45 §1: maintenance windows (the monitor's, and its team's: MONITOR#, TEAM#; the ending's event: OUTBOX#; the change's audit entry: AUDIT#).
+  route('maintenance-windows-list', 'GET', '/api/monitors/{id}/maintenance-windows', 'functions/maintenance-windows/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
+  route('maintenance-windows-create', 'POST', '/api/monitors/{id}/maintenance-windows', 'functions/maintenance-windows/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
+  route(
+    'maintenance-windows-delete',
+    'DELETE',
+    '/api/monitors/{id}/maintenance-windows/{windowId}',
+    'functions/maintenance-windows/delete.ts',
+    'readwrite',
+    { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'OUTBOX#'] },
+  ),
+  route('team-maintenance-windows-create', 'POST', '/api/teams/{id}/maintenance-windows', 'functions/maintenance-windows/team-create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'IDEMPOTENCY#'] }),
   route('integrations-list', 'GET', '/api/monitors/{id}/integrations', 'functions/integrations/list.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
   route('integrations-create', 'POST', '/api/monitors/{id}/integrations', 'functions/integrations/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'INTEGRATIONKEY#'] }),
   route(
@@ -499,7 +511,8 @@ export const workers = {
     table: 'readwrite',
     capabilities: ['manage-schedules'],
     // A due step's targets are resolved at its page: on-call schedules, accounts, team memberships.
-    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
+    // MONITOR#, TEAM#: maintenance (issue 45 §1): the windows' summaries, held markers.
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#', 'MONITOR#'],
   },
   /**
    * Every minute (`periodicRules`): opens a "missed its heartbeat" incident for each armed heartbeat
@@ -549,7 +562,9 @@ export const workers = {
     paging: true,
     handler: 'functions/escalation/step.ts',
     table: 'readwrite',
-    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#'],
+    // Issue 45 §1: a release still covered by maintenance schedules itself again, at the new end.
+    capabilities: ['manage-schedules'],
+    leadingKeys: ['INCIDENT#', 'OUTBOX#', 'SCHEDULE#', 'USER#', 'TEAM#', 'MONITOR#'],
   },
   /**
    * Pages people by their notification rules (issue 43 §3), apart from the notifier (so no status
@@ -650,6 +665,7 @@ export const eventRules: readonly EventRule[] = /* @__PURE__ */ (() => [
     name: 'notify',
     detailTypes: [
       'incident.created',
+      'incident.escalation_restarted',
       'incident.status_changed',
       'incident.resolved',
       'incident.note_added',
@@ -661,7 +677,7 @@ export const eventRules: readonly EventRule[] = /* @__PURE__ */ (() => [
     target: workers.notifier.name,
   },
   { name: 'reach-people', detailTypes: ['incident.escalation_step', 'contact_method.verification_requested'], target: workers.personNotification.name },
-  { name: 'schedule-escalation', detailTypes: ['incident.created', 'person.notifications_delayed', 'person.messages_held'], target: workers.escalationScheduler.name },
+  { name: 'schedule-escalation', detailTypes: ['incident.created', 'incident.escalation_restarted', 'incident.acknowledged', 'maintenance_window.ended', 'person.notifications_delayed', 'person.messages_held'], target: workers.escalationScheduler.name },
   {
     name: 'deliver-webhooks',
     detailTypes: ['incident.created', 'incident.updated', 'incident.acknowledged', 'incident.resolved', 'incident.note_added', 'incident.escalation_step'],

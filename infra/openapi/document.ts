@@ -175,6 +175,8 @@ const TAGS: Record<string, string> = {
   notification: 'Contact methods and notification rules',
   reports: 'Reports',
   audit: 'Audit log',
+  maintenance: 'Monitors',
+  team: 'Monitors',
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -27,6 +27,7 @@ export const ids = {
   override: '6bcf9c7e-c28a-4d7f-9abe-8f3d4c5b7a02',
   contactMethod: '7cd0ad8f-d391-4e80-8bcf-9a4e5d6c8b01',
   notificationRule: '7cd0ad8f-d391-4e80-8bcf-9a4e5d6c8b02',
+  maintenanceWindow: '019aa5d6-1f40-7a3c-9b2e-6f1d0c8e5a02',
 } as const;
 
 const at = (time: string) => `2026-11-21T${time}:00.000Z`;
@@ -40,6 +41,8 @@ export const monitorExample = {
   team_id: ids.team,
   heartbeat: null,
   urgency: null,
+  ack_timeout_minutes: 30,
+  maintenance_until: null,
   last_ping_at: null,
   created_at: at('09:00'),
   updated_at: at('09:30'),
@@ -53,6 +56,7 @@ export const incidentExample = {
   severity: 'HIGH' as const,
   urgency: 'high' as const,
   acknowledged: true,
+  in_maintenance: false,
   started_at: at('10:05'),
   resolved_at: null,
   created_at: at('10:05'),
@@ -208,7 +212,20 @@ export const contactMethodExample = {
 export const notificationRuleExample = { id: ids.notificationRule, contact_method_id: ids.contactMethod, delay_minutes: 5, urgency: 'high' as const, created_at: at('08:05') };
 
 /** The example of each named schema (`described(…, { id })` in the models), by its id. */
+/** Alice's window for the database upgrade that night (issue 45 §1). */
+export const maintenanceWindowExample = {
+  id: ids.maintenanceWindow,
+  monitor_id: ids.monitor,
+  team_id: null,
+  starts_at: '2026-11-21T22:00:00.000Z',
+  ends_at: '2026-11-21T23:00:00.000Z',
+  reason: 'Database upgrade',
+  created_by: ids.alice,
+  created_at: at('10:30'),
+};
+
 export const schemaExamples: Record<string, unknown> = {
+  MaintenanceWindow: maintenanceWindowExample,
   Monitor: monitorExample,
   Incident: incidentExample,
   IncidentListItem: incidentListItemExample,

@@ -165,6 +165,19 @@ export const incidentItem = z.object({
    * schedule the person was on call in, when a schedule target found them.
    */
   pages: z.optional(z.array(z.object({ at: z.string(), user_id: z.optional(z.string()), user_name: z.optional(z.string()), time_zone: z.optional(z.string()) }))),
+  /** Issue 45 §2: its monitor's acknowledgement timeout when it opened (automatic incidents only); absent: none. */
+  ack_timeout_minutes: z.optional(z.number()),
+  /** Issue 45: how many times its escalation restarted from step 1 (absent: never); its steps carry the run they belong to. */
+  escalation_run: z.optional(z.number()),
+  /**
+   * Issue 45 §1: opened inside a maintenance window, its paging held until `held_until` (the window
+   * `maintenance_window_id`, and those overlapping it); cleared when paging starts (or would have).
+   */
+  in_maintenance: z.optional(z.boolean()),
+  maintenance_window_id: z.optional(z.string()),
+  held_until: z.optional(z.string()),
+  /** The team its held marker was written under (the monitor's team when it opened). */
+  held_team_id: z.optional(z.string()),
   /** Opened by an alert: the triggers received for it (the first included), the last one's time, its dedup key. */
   alert_count: z.optional(z.number()),
   last_alert_at: z.optional(z.string()),
@@ -242,6 +255,8 @@ export const escalationStepItem = z.object({
   due_at: z.optional(z.string()),
   sent_at: z.optional(z.string()),
   cancelled_at: z.optional(z.string()),
+  /** The escalation run the step belongs to (issue 45: a restart writes the steps again); absent: the first, 0. */
+  run: z.optional(z.number()),
 });
 export type EscalationStep = z.output<typeof escalationStepItem>;
 
@@ -259,6 +274,10 @@ export const IncidentBody = described(
       example: 'high',
     }),
     acknowledged: z.boolean(),
+    in_maintenance: described(z.boolean(), {
+      description: 'Opened inside a maintenance window of its monitor (or its team) and still held by it: nothing pages and no subscriber is e-mailed until it ends',
+      example: false,
+    }),
     started_at: Timestamp,
     resolved_at: z.nullable(Timestamp),
     created_at: Timestamp,
@@ -310,6 +329,7 @@ export const incidentView = (incident: Incident): z.output<typeof IncidentBody> 
   severity: incident.severity,
   urgency: urgencyOf(incident),
   acknowledged: incident.acknowledged,
+  in_maintenance: incident.in_maintenance ?? false,
   started_at: incident.started_at,
   resolved_at: incident.resolved_at,
   created_at: incident.created_at,

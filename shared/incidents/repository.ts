@@ -301,6 +301,14 @@ export async function getAccountAndIncident(
   return { account: read.account ? accountItem.parse(read.account) : undefined, incident: withMessage(read.incident, read.message) };
 }
 
+/** The `acknowledged` filter-index keys (owner and team scope) of the incident with `acknowledged` set to `value`. */
+export const acknowledgedFilterKeys = (incident: Incident, value: boolean): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(incidentIndexKeys({ ...incident, acknowledged: value }).set).filter(([name]) =>
+      (['owner', 'team'] as const).some((scope) => name === filterIndex(scope, 'acknowledged').pk),
+    ),
+  );
+
 export type AcknowledgeOutcome = 'acknowledged' | 'already_acknowledged' | 'not_found' | 'resolved';
 
 /**

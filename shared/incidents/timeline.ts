@@ -15,7 +15,7 @@ import { incidentSnapshot } from './snapshots.js';
 import { timeOrderedUuid } from '../platform/ids.js';
 import { AcknowledgementMethod, AlertDetails, Severity, Status, type Acknowledgement, type Incident } from './model.js';
 
-export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved'] as const;
+export const TIMELINE_KINDS = ['created', 'note', 'updated', 'status_changed', 'acknowledged', 'escalation_paged', 'page_withheld', 'notification', 'resolved', 'acknowledgement_timed_out', 'escalation_restarted', 'paging_held'] as const;
 export const TimelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof TimelineKind>;
 
@@ -55,8 +55,8 @@ export const TimelineDetails = described(
       '`escalation_paged` of a step with targets: each person paged, and the schedule they were on call in (for a schedule target)',
     ),
     reason: documented(
-      z.optional(z.enum(['stopped', 'daily_limit'])),
-      '`page_withheld`: why the address in `recipients` was not paged: it asked the sending account to stop paging it (`stopped`), or that account reached its daily limit of outside addresses or pages to them (`daily_limit`)',
+      z.optional(z.enum(['stopped', 'daily_limit', 'acknowledgement_timed_out', 'maintenance_ended'])),
+      '`page_withheld`: why the address in `recipients` was not paged: it asked the sending account to stop paging it (`stopped`), or that account reached its daily limit of outside addresses or pages to them (`daily_limit`); `escalation_restarted`: why paging starts again from step 1 (`acknowledgement_timed_out`, `maintenance_ended`)',
     ),
     nobody_on_call: documented(
       z.optional(z.array(z.strictObject({ schedule_id: z.string(), schedule_name: z.nullable(z.string()) }))),
@@ -76,6 +76,12 @@ export const TimelineDetails = described(
     integration_name: documented(z.optional(z.string()), 'likewise: its name'),
     dedup_key: documented(z.optional(z.string()), '`created` by an alert: the alert\'s dedup key'),
     summary: documented(z.optional(z.string()), '`created` by an alert: its full summary, of which the title may be cut'),
+    acknowledgement_id: documented(z.optional(z.string()), '`acknowledgement_timed_out`: the acknowledgement that timed out'),
+    acknowledged_at: documented(z.optional(z.string()), '`acknowledgement_timed_out`: when it was made'),
+    ack_timeout_minutes: documented(z.optional(z.int()), '`acknowledgement_timed_out`: the timeout it had'),
+    maintenance_window_id: documented(z.optional(z.string()), '`paging_held`: the maintenance window that holds the pages'),
+    until: documented(z.optional(z.string()), '`paging_held`: when maintenance ends (paging starts then if it is still open and unacknowledged)'),
+    run: documented(z.optional(z.int()), '`escalation_restarted`: the escalation run that starts (the first is 0)'),
     alert_details: documented(z.optional(AlertDetails), '`created` by an Events API v2 trigger: what it carried beyond summary and severity, as on the incident'),
   }),
   { id: 'TimelineDetails' },

@@ -31,6 +31,15 @@ export const MonitorUrgency = described(z.nullable(Urgency), {
   example: null,
 });
 
+/**
+ * Issue 45 §2: minutes after which an acknowledged, unresolved incident of the monitor becomes
+ * unacknowledged again and its escalation restarts from step 1; null: never.
+ */
+export const AckTimeoutMinutes = described(z.nullable(z.int().check(z.minimum(5), z.maximum(1440))), {
+  description: 'Minutes (5-1440) after which an acknowledged, unresolved automatic incident of the monitor is unacknowledged again and its escalation restarts from step 1; taken when the incident opens; null (the default): never',
+  example: 30,
+});
+
 export const createMonitorInput = described(
   z.strictObject({
     name: MonitorName,
@@ -39,6 +48,7 @@ export const createMonitorInput = described(
     team_id: z._default(z.nullable(TeamId), null),
     heartbeat: z._default(z.nullable(HeartbeatSettings), null),
     urgency: z._default(MonitorUrgency, null),
+    ack_timeout_minutes: z._default(AckTimeoutMinutes, null),
   }),
   { id: 'CreateMonitor', example: { name: 'Checkout API', failure_threshold: 3, escalation_policy_id: null, team_id: null } },
 );
@@ -54,6 +64,7 @@ export const updateMonitorInput = z.prefault(
         team_id: z.nullable(TeamId),
         heartbeat: z.nullable(HeartbeatSettings),
         urgency: MonitorUrgency,
+        ack_timeout_minutes: AckTimeoutMinutes,
       }),
     ),
     { id: 'UpdateMonitor', minProperties: 1, example: { failure_threshold: 5 } },
@@ -83,6 +94,14 @@ export const monitorItem = z.object({
     z.nullish(Urgency),
     z.transform((value) => value ?? null),
   ),
+  /** Issue 45 §2; absent (written before it) or null: off. */
+  ack_timeout_minutes: z.pipe(
+    z.nullish(z.number()),
+    z.transform((value) => value ?? null),
+  ),
+  /** Issue 45 §1: its maintenance windows not yet ended (id, starts_at, ends_at), and the summary's version. */
+  maintenance: z._default(z.array(z.object({ id: z.string(), starts_at: z.string(), ends_at: z.string() })), []),
+  maintenance_version: z._default(z.number(), 0),
   /** Counts the monitor's moves between scopes; incidents carry the `team_seq` of the scope they are indexed in. */
   team_seq: z._default(z.number(), 0),
   /** How many incidents the monitor has had (the rescoper knows when it has seen them all). */
@@ -108,6 +127,10 @@ export const MonitorBody = described(
       }),
     ),
     urgency: MonitorUrgency,
+    ack_timeout_minutes: AckTimeoutMinutes,
+    maintenance_until: described(z.nullable(Timestamp), {
+      description: "While a maintenance window (the monitor's or its team's) covers it: when maintenance ends (the end of the windows that overlap one after another); null otherwise",
+    }),
     last_ping_at: described(z.nullable(Timestamp), {
       description: 'When the last heartbeat ping arrived; null before the first ping (turning the heartbeat on is not one) and for a monitor without a heartbeat',
     }),
@@ -118,7 +141,7 @@ export const MonitorBody = described(
 );
 
 /** `lastPingAt`: the heartbeat item's `last_ping_at` (read beside the monitor); shown only while it has a heartbeat. */
-export const monitorView = (monitor: Monitor, lastPingAt: string | null = null): z.output<typeof MonitorBody> => ({
+export const monitorView = (monitor: Monitor, lastPingAt: string | null = null, maintenanceUntil: string | null = null): z.output<typeof MonitorBody> => ({
   id: monitor.id,
   name: monitor.name,
   owner_id: monitor.owner_id,
@@ -127,6 +150,8 @@ export const monitorView = (monitor: Monitor, lastPingAt: string | null = null):
   team_id: monitor.team_id,
   heartbeat: monitor.heartbeat,
   urgency: monitor.urgency,
+  ack_timeout_minutes: monitor.ack_timeout_minutes,
+  maintenance_until: maintenanceUntil,
   last_ping_at: monitor.heartbeat ? lastPingAt : null,
   created_at: monitor.created_at,
   updated_at: monitor.updated_at,

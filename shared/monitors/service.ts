@@ -18,6 +18,7 @@ import { deleteGuard, updateAccess, updateRefusal } from '../teams/sharing.js';
 import type { Role } from '../teams/model.js';
 import type { PageView } from '../platform/api/pagination.js';
 import * as repository from './repository.js';
+import { maintenanceUntil } from './maintenance.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { TransactItem } from '../platform/db/ops.js';
@@ -61,11 +62,14 @@ export type HeartbeatGone = (monitorId: string, actor: { id: string; name: strin
  * The monitor, if the caller may see it (its owner, or any member of its team); `404 Monitor not
  * found` otherwise, exactly as for a monitor that never existed.
  */
-async function visibleMonitor(caller: Caller, monitorId: string): Promise<{ monitor: Monitor; lastPingAt: string | null }> {
+async function visibleMonitor(caller: Caller, monitorId: string): Promise<{ monitor: Monitor; lastPingAt: string | null; until: string | null }> {
   // With its heartbeat's last ping: one BatchGetItem of both.
   const { monitor, lastPingAt } = await repository.getMonitorWithLastPing(monitorId);
-  if (!monitor || !allows(await accessTo(caller.userId, monitor), READERS)) throw monitorNotFound();
-  return { monitor, lastPingAt };
+  if (!monitor) throw monitorNotFound();
+  // The caller's access and (shared with a team) the team's maintenance windows, read side by side.
+  const [access, until] = await Promise.all([accessTo(caller.userId, monitor), maintenanceUntil([monitor])]);
+  if (!allows(access, READERS)) throw monitorNotFound();
+  return { monitor, lastPingAt, until: until.get(monitor.id) ?? null };
 }
 
 /**
@@ -102,6 +106,9 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
     team_id: input.team_id,
     heartbeat: input.heartbeat,
     urgency: input.urgency,
+    ack_timeout_minutes: input.ack_timeout_minutes,
+    maintenance: [],
+    maintenance_version: 0,
     team_seq: 0,
     incident_count: 0,
     created_at: now,
@@ -112,12 +119,13 @@ export async function createMonitor(caller: Caller, input: CreateMonitorInput): 
   if (outcome === 'policy_not_found') throw policyNotFound();
   if (outcome === 'team_gone' || outcome === 'team_role') throw shareRefusal(outcome, item);
   if (outcome !== 'ok') throw new Error(`Unexpected conflict creating monitor ${monitor.id}`);
-  return monitorView(monitor);
+  // Shared with a team: its team's window may cover it at once.
+  return monitorView(monitor, null, (await maintenanceUntil([monitor])).get(monitor.id) ?? null);
 }
 
 export async function getMonitor(caller: Caller, monitorId: string): Promise<MonitorView> {
-  const { monitor, lastPingAt } = await visibleMonitor(caller, monitorId);
-  return monitorView(monitor, lastPingAt);
+  const { monitor, lastPingAt, until } = await visibleMonitor(caller, monitorId);
+  return monitorView(monitor, lastPingAt, until);
 }
 
 /**
@@ -126,13 +134,14 @@ export async function getMonitor(caller: Caller, monitorId: string): Promise<Mon
  */
 export async function listMonitors(caller: Caller, query: ListMonitorsQuery): Promise<PageView<MonitorView>> {
   const page = await pageOfScopes('monitors', caller.userId, query, repository.monitorSources, (item) => monitorItem.parse(item), (monitor) => monitor);
-  const pings = await repository.lastPings(page.items);
-  return { ...page, items: page.items.map((monitor) => monitorView(monitor, pings.get(monitor.id) ?? null)) };
+  const [pings, until] = await Promise.all([repository.lastPings(page.items), maintenanceUntil(page.items)]);
+  return { ...page, items: page.items.map((monitor) => monitorView(monitor, pings.get(monitor.id) ?? null, until.get(monitor.id) ?? null)) };
 }
 
 /** The monitor's form after a write: its heartbeat's last ping read (one GetItem) when it has a heartbeat. */
-async function writtenView(monitor: Monitor): Promise<MonitorView> {
-  return monitorView(monitor, monitor.heartbeat ? ((await repository.lastPings([monitor])).get(monitor.id) ?? null) : null);
+async function writtenView(monitor: Monitor, maintenance?: Promise<Map<string, string | null>>): Promise<MonitorView> {
+  const [pings, until] = await Promise.all([monitor.heartbeat ? repository.lastPings([monitor]) : new Map<string, string>(), maintenance ?? maintenanceUntil([monitor])]);
+  return monitorView(monitor, pings.get(monitor.id) ?? null, until.get(monitor.id) ?? null);
 }
 
 const gaveUp = (monitorId: string) => (attempts: number) => `Monitor ${monitorId} kept changing; gave up after ${attempts} attempts`;
@@ -165,6 +174,9 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
       team_seq: moving ? current.team_seq + 1 : current.team_seq,
       updated_at: clock.nowIso(),
     };
+    // Its team's maintenance windows (for `maintenance_until`), read beside the write.
+    const maintenance = maintenanceUntil([next]);
+    maintenance.catch(() => undefined);
     const { outcome, item } = await repository.changeMonitor({
       current,
       next,
@@ -179,7 +191,7 @@ export async function updateMonitor(caller: Caller, monitorId: string, changes: 
     switch (outcome) {
       case 'ok':
         if (resolution.length > 0) countMetric('IncidentResolved');
-        return writtenView(next);
+        return writtenView(next, maintenance);
       case 'changed':
         current = await repository.getMonitor(monitorId);
         return undefined;

@@ -21,6 +21,8 @@ const KIND: Record<EventType, string> = {
   'incident.resolved': 'subscriber',
   'incident.note_added': 'subscriber',
   'incident.acknowledged': 'none',
+  'incident.escalation_restarted': 'subscriber',
+  'maintenance_window.ended': 'none',
   'incident.updated': 'none',
   'incident.escalation_step': 'escalation',
   'team.invite_created': 'invite',
@@ -48,6 +50,8 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     case 'incident.resolved':
     case 'incident.note_added': {
       const detail = eventDetails[type].parse(rawDetail);
+      // Opened inside a maintenance window (issue 45 §1): nobody is e-mailed now; at its end, if still open and unacknowledged.
+      if ('maintenance' in detail && detail.maintenance) return { eventId: detail.event_id, emails: [] };
       const subscribers = await subscribersOf(detail.incident.monitor_id);
       // A subscription from before tokens were hashed has its token rehashed first (once; its old links keep working).
       const rehashed = await settleEach(subscribers.filter((subscriber) => subscriber.unsubscribe_token), SEND_CONCURRENCY, (subscriber) =>
@@ -61,6 +65,12 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
           return { email: subscriberEmail(type, detail, subscriber, `${apiUrl}/unsubscribe/${link.token}`), records: [link.record] };
         }),
       };
+    }
+    case 'incident.escalation_restarted': {
+      // Issue 45 §1: an incident held by maintenance, paging at its end: subscribers get its "new incident" e-mail now.
+      const detail = eventDetails[type].parse(rawDetail);
+      if (detail.reason !== 'maintenance_ended') return { eventId: detail.event_id, emails: [] };
+      return emailsFor('incident.created', { ...detail, escalation: null });
     }
     case 'subscriber.confirmation_requested': {
       const detail = eventDetails[type].parse(rawDetail);
@@ -108,6 +118,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
     }
     case 'contact_method.verification_requested':
     case 'incident.acknowledged':
+    case 'maintenance_window.ended':
     case 'incident.updated':
     case 'monitor.team_changed':
     case 'person.notifications_delayed':

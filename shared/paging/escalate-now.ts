@@ -15,7 +15,8 @@ import type { EscalationStepInput } from './page.js';
 export type EscalateOutcome = { outcome: 'escalating'; step_order: number } | { outcome: 'not_found' | 'closed' | 'no_more_steps' };
 
 /** The name of a step's "now" schedule: one per step, however often a person asks. */
-export const escalateNowScheduleName = (incidentId: string, stepOrder: number) => `esc-now-${incidentId}-${stepOrder}`;
+export const escalateNowScheduleName = (incidentId: string, stepOrder: number, run = 0) =>
+  run === 0 ? `esc-now-${incidentId}-${stepOrder}` : `esc-now-${incidentId}-r${run}-${stepOrder}`;
 
 /** A schedule is created a second ahead, so that it is never in the past when the Scheduler reads it. */
 const LEAD_MS = 1_000;
@@ -27,9 +28,10 @@ export async function escalateNow(incidentId: string): Promise<EscalateOutcome> 
   if (incident.acknowledged || incident.status === 'RESOLVED') return { outcome: 'closed' };
   const next = collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
   if (!next) return { outcome: 'no_more_steps' };
-  const input: EscalationStepInput = { incident_id: incidentId, step_order: next.step_order, early: true };
+  // The step's run (issue 45: a restarted escalation's steps carry theirs), which the page checks.
+  const input: EscalationStepInput = { incident_id: incidentId, step_order: next.step_order, early: true, ...(next.run ? { run: next.run } : {}) };
   await scheduleOnce({
-    name: escalateNowScheduleName(incidentId, next.step_order),
+    name: escalateNowScheduleName(incidentId, next.step_order, next.run ?? 0),
     at: new Date(clock.now().getTime() + LEAD_MS).toISOString(),
     target: requireEnv(env.escalationStepArn),
     input,

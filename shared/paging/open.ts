@@ -14,8 +14,9 @@ import { clock } from '../platform/clock.js';
 import { tableName } from '../platform/db/client.js';
 import { keys } from '../platform/db/keys.js';
 import type { TransactItem } from '../platform/db/ops.js';
-import { getPolicy } from '../escalation/repository.js';
-import { incidentSteps, onCallAtPage } from '../escalation/model.js';
+import { getByKeys } from '../platform/db/ops.js';
+import { incidentSteps, onCallAtPage, policyItem, type Policy } from '../escalation/model.js';
+import { coverage, heldKey, monitorSpans, teamMaintenanceKey } from '../monitors/maintenance.js';
 import { outboxPut } from '../platform/events/outbox.js';
 import { incidentSnapshot } from '../incidents/snapshots.js';
 import { countMetric } from '../platform/observability/metrics.js';
@@ -50,7 +51,16 @@ export interface AutomaticIncidentSpec {
 export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promise<Incident | undefined> {
   const { monitor } = spec;
   const now = clock.nowIso();
-  const policy = monitor.escalation_policy_id ? await getPolicy(monitor.escalation_policy_id) : undefined;
+  // The policy and the team's maintenance summary in one BatchGetItem (the monitor's own is on its item).
+  const wanted: Record<string, Record<string, string>> = {
+    ...(monitor.escalation_policy_id ? { policy: keys.escalationPolicy(monitor.escalation_policy_id) } : {}),
+    ...(monitor.team_id ? { maintenance: teamMaintenanceKey(monitor.team_id) } : {}),
+  };
+  const read = Object.keys(wanted).length > 0 ? await getByKeys(wanted) : {};
+  const policy = read.policy ? (policyItem.parse(read.policy) as Policy) : undefined;
+  // Inside a maintenance window (issue 45 §1): opened and counted as usual, but nothing pages and no
+  // subscriber is e-mailed; its release at the window's end (`maintenance.ts`) starts paging then.
+  const held = coverage(monitorSpans(monitor, read.maintenance), now);
   const incident: Incident = {
     id: randomUUID(),
     monitor_id: monitor.id,
@@ -70,6 +80,8 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     team_seq: monitor.team_seq,
     created_at: now,
     updated_at: now,
+    ...(monitor.ack_timeout_minutes ? { ack_timeout_minutes: monitor.ack_timeout_minutes } : {}),
+    ...(held ? { in_maintenance: true, maintenance_window_id: held.window_id, held_until: held.until, ...(monitor.team_id ? { held_team_id: monitor.team_id } : {}) } : {}),
     ...spec.fields,
   };
   const steps = (policy ? incidentSteps(policy) : []).map((step) => ({
@@ -79,7 +91,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
   // A step due at once (delay 0) is paged in this very transaction — marked sent, with its event — its
   // people and addresses resolved now (one BatchGetItem for the people of all such steps), unless it
   // targets a schedule: whoever is on call is found at the page, by the escalation scheduler at once.
-  const pagedNow = steps.filter((step) => step.delay_minutes === 0 && !onCallAtPage(step));
+  const pagedNow = held ? [] : steps.filter((step) => step.delay_minutes === 0 && !onCallAtPage(step));
   const targeted = pagedNow.flatMap((step) => step.targets ?? []);
   const people = targeted.some((target) => target.type === 'user') ? await resolvePeople(targeted, policy?.team_id ?? null) : new Map();
   const resolvedNow = (step: (typeof steps)[number]) => (step.targets ? recipientsOf(step.targets, people, unreachable) : undefined);
@@ -106,9 +118,20 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
       escalation: policy
         ? { policy_id: policy.id, steps: steps.map(({ step_order, delay_minutes, due_at }) => ({ step_order, delay_minutes, due_at })) }
         : null,
+      ...(held ? { maintenance: { window_id: held.window_id, until: held.until } } : {}),
     },
     now,
   );
+  // Held: its markers (what ending the window early finds) and the entry naming the window.
+  const holding: TransactItem[] = held
+    ? [
+        { Put: { TableName: tableName(), Item: { ...heldKey({ kind: 'monitor', id: monitor.id }, incident.id), type: 'maintenance_held', incident_id: incident.id } } },
+        ...(monitor.team_id
+          ? [{ Put: { TableName: tableName(), Item: { ...heldKey({ kind: 'team', id: monitor.team_id }, incident.id), type: 'maintenance_held', incident_id: incident.id } } }]
+          : []),
+        timelinePut({ kind: 'paging_held', incident, at: now, actor: null, details: { maintenance_window_id: held.window_id, until: held.until }, ordinal: 1 }),
+      ]
+    : [];
   const entry = createdEntry(incident, null);
   const { outcome } = await incidents.insertIncident(incident, [
     ['claim_taken', spec.claim(incident.id)],
@@ -119,6 +142,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     ...pages.flat().map((item) => ['conflict', item] as const),
     // The timeline: opened by the signal (with its message); the pages' entries follow it.
     ['conflict', timelinePut({ ...entry, details: { ...entry.details, ...spec.createdDetails } })],
+    ...holding.map((item) => ['conflict', item] as const),
   ]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });

@@ -22,10 +22,12 @@ export const escalationStepInput = z.strictObject({
   incident_id: z.uuid(),
   step_order: z.int().check(z.minimum(1), z.maximum(MAX_INCIDENT_STEPS)),
   early: z.optional(z.literal(true)),
+  /** The escalation run the page is for (issue 45; absent: the first, 0): a step since written for another run is not paged. */
+  run: z.optional(z.int().check(z.minimum(1))),
 });
 export type EscalationStepInput = z.output<typeof escalationStepInput>;
 
-export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step';
+export type StepOutcome = 'sent' | 'already_sent' | 'cancelled' | 'not_due' | 'unknown_step' | 'other_run';
 
 /** A step invoked before it is due (not by its schedule, which fires on time) waits for it. */
 const EARLY_TOLERANCE_MS = 1_000;
@@ -44,10 +46,12 @@ export function sendEscalationStep(input: EscalationStepInput, report?: NobodyOn
 }
 
 /** One attempt; `changed` when the incident changed (other than being acknowledged or resolved) between the read and the write. */
-async function trySendStep({ incident_id, step_order, early }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
+async function trySendStep({ incident_id, step_order, early, run = 0 }: EscalationStepInput, report?: NobodyOnCallReport): Promise<StepOutcome | 'changed'> {
   const collection = await getIncidentCollection(incident_id);
   const step = collection?.escalationSteps.find((candidate) => candidate.step_order === step_order);
   if (!collection || !step) return 'unknown_step';
+  // Restarted since (issue 45): this schedule's run is over; the new run's schedules page.
+  if ((step.run ?? 0) !== run) return 'other_run';
   if (step.sent_at) return 'already_sent';
   if (step.cancelled_at) return 'cancelled';
   const now = clock.now();
@@ -65,8 +69,8 @@ async function trySendStep({ incident_id, step_order, early }: EscalationStepInp
           TableName: tableName(),
           Key: keys.escalationStep(incident_id, step_order),
           UpdateExpression: 'SET sent_at = :now',
-          ConditionExpression: `${itemPresent} AND attribute_not_exists(sent_at) AND attribute_not_exists(cancelled_at)`,
-          ExpressionAttributeValues: { ':now': at },
+          ConditionExpression: `${itemPresent} AND attribute_not_exists(sent_at) AND attribute_not_exists(cancelled_at) AND ${run === 0 ? '(attribute_not_exists(run) OR run = :run)' : 'run = :run'}`,
+          ExpressionAttributeValues: { ':now': at, ':run': run },
         },
       },
       {

@@ -147,7 +147,7 @@ async function incidentAsOf(snapshot: IncidentSnapshot): Promise<IncidentDetailV
     monitor_name: snapshot.monitor_name,
   };
   if (!collection) {
-    return { ...state, urgency: urgencyOf(snapshot), id: snapshot.id, monitor_id: snapshot.monitor_id, started_at: snapshot.started_at, created_at: snapshot.started_at, escalation_policy_id: snapshot.escalation_policy_id };
+    return { ...state, urgency: urgencyOf(snapshot), in_maintenance: false, id: snapshot.id, monitor_id: snapshot.monitor_id, started_at: snapshot.started_at, created_at: snapshot.started_at, escalation_policy_id: snapshot.escalation_policy_id };
   }
   return { ...incidentDetailView(collection.incident, collection.acknowledgement, collection.escalationSteps), ...state };
 }

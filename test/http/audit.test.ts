@@ -311,3 +311,37 @@ describe('GET /api/me/audit', () => {
     ]);
   });
 });
+
+describe('maintenance windows in the audit log (issue 45 §1 with §5)', () => {
+  it("records a monitor's window in its owner's log and a team's window in the team's, created and ended, never a refused one", async () => {
+    const owner = await api.signUp(uniqueEmail('audit-maint'), 'Mae Maintainer');
+    const monitor = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Audited window' } })).body.monitor;
+    const starts = new Date(Date.now() + 60 * 60_000).toISOString();
+    const ends = new Date(Date.now() + 2 * 60 * 60_000).toISOString();
+    const created = await accepted(
+      await api.request('POST', `/api/monitors/${monitor.id}/maintenance-windows`, { token: owner.token, body: { starts_at: starts, ends_at: ends, reason: 'Database upgrade' } }),
+      201,
+    );
+    const windowId: string = created.body.maintenance_window.id;
+    await accepted(await api.request('DELETE', `/api/monitors/${monitor.id}/maintenance-windows/${windowId}`, { token: owner.token }));
+    // A refused window (ends before it starts) writes nothing.
+    expect((await api.request('POST', `/api/monitors/${monitor.id}/maintenance-windows`, { token: owner.token, body: { starts_at: ends, ends_at: starts } })).status).toBe(400);
+    const entries = (await myLog(owner)).filter((entry) => entry.resource.type === 'maintenance_window');
+    expect(entries.map((entry) => entry.action)).toEqual(['maintenance_window.deleted', 'maintenance_window.created']);
+    expect(entries[1]).toMatchObject({
+      actor: { user_id: owner.id },
+      resource: { type: 'maintenance_window', id: windowId, name: 'Database upgrade' },
+      team_id: null,
+      changes: { starts_at: { from: null, to: starts }, ends_at: { from: null, to: ends }, reason: { from: null, to: 'Database upgrade' } },
+      request_id: requestIdOf(created),
+    });
+    expect(entries[0]!.changes.ends_at!.from).toBe(ends);
+
+    const team = await accepted(
+      await api.request('POST', `/api/teams/${roles.team.id}/maintenance-windows`, { token: roles.users.MEMBER.token, body: { starts_at: starts, ends_at: ends } }),
+      201,
+    );
+    const teamEntries = await teamLog(roles.users.OWNER, roles.team.id, '?action=maintenance_window.created');
+    expect(teamEntries[0]).toMatchObject({ resource: { id: team.body.maintenance_window.id }, team_id: roles.team.id, actor: { user_id: roles.users.MEMBER.id } });
+  });
+});

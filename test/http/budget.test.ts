@@ -177,6 +177,43 @@ const cases: Case[] = [
   { route: 'subscription-confirm-open', method: 'GET', path: () => ids.confirmPath, expectStatus: 200, budget: 1 },
   { route: 'subscription-confirm', method: 'POST', path: () => ids.confirmPath, expectStatus: 200, budget: 2, rounds: 2 },
   { route: 'subscribers-delete', method: 'DELETE', path: () => `/api/monitors/${ids.monitor}/subscribers/${ids.subscriber}`, expectStatus: 200, budget: 2 },
+  // Issue 45 §1. Read the monitor (its windows' summary on it), then one transaction (the window, the summary).
+  {
+    route: 'maintenance-windows-create',
+    method: 'POST',
+    path: () => `/api/monitors/${ids.monitor}/maintenance-windows`,
+    body: () => ({ starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() }),
+    expectStatus: 201,
+    budget: 2,
+    rounds: 2,
+  },
+  // The monitor, then its windows (a range of its partition; its team's too when it has one).
+  { route: 'maintenance-windows-list', method: 'GET', path: () => `/api/monitors/${ids.monitor}/maintenance-windows`, expectStatus: 200, budget: 2, rounds: 2 },
+  // The monitor, the window (and its team's summary, with a team) in one BatchGetItem, then one transaction (window, summary, event).
+  {
+    route: 'maintenance-windows-delete',
+    method: 'DELETE',
+    path: async () => {
+      const made = await api.request('POST', `/api/monitors/${ids.monitor}/maintenance-windows`, {
+        token: user.token,
+        body: { starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() },
+      });
+      return `/api/monitors/${ids.monitor}/maintenance-windows/${made.body.maintenance_window.id}`;
+    },
+    expectStatus: 200,
+    budget: 3,
+    rounds: 3,
+  },
+  // The team's summary, then one transaction (the guard, the window, the summary).
+  {
+    route: 'team-maintenance-windows-create',
+    method: 'POST',
+    path: () => `/api/teams/${ids.team}/maintenance-windows`,
+    body: () => ({ starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() }),
+    expectStatus: 201,
+    budget: 2,
+    rounds: 2,
+  },
   // Read the monitor, then one transaction (the integration, its key's lookup, the monitor as read).
   { route: 'integrations-create', method: 'POST', path: () => `/api/monitors/${ids.monitor}/integrations`, body: () => ({ name: 'Budget' }), expectStatus: 201, budget: 2, rounds: 2 },
   // The monitor and the integrations in parallel, then their keys' lookups (last events) in one BatchGetItem.
@@ -533,12 +570,14 @@ describe('DynamoDB calls per route, through a team', () => {
     { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
     { route: 'incidents-list', method: 'GET', path: () => '/api/incidents', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
     { route: 'policies-list', method: 'GET', path: () => '/api/escalation-policies', as: asSolo, expectStatus: 200, budget: 2, rounds: 1 },
-    { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
-    { route: 'monitors-list', method: 'GET', path: () => `/api/monitors?team_id=${team.id}`, as: asMate, expectStatus: 200, budget: 2, rounds: 1 },
-    { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${team.monitor}`, as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
-    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.monitor}`, body: () => ({ name: 'Renamed' }), as: asMate, expectStatus: 200, budget: 2, rounds: 2 },
-    // The owner shares a monitor (no incidents yet): read it, then one guarded transaction.
-    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.personal}`, body: () => ({ team_id: team.id }), expectStatus: 200, budget: 2, rounds: 2 },
+    // Issue 45 §1: a page with monitors shared with teams also reads those teams' maintenance summaries (one
+    // BatchGetItem, beside the heartbeats' last pings); a shared monitor's form reads its team's beside the access check or the write.
+    { route: 'monitors-list', method: 'GET', path: () => '/api/monitors', as: asMate, expectStatus: 200, budget: 5, rounds: 3 },
+    { route: 'monitors-list', method: 'GET', path: () => `/api/monitors?team_id=${team.id}`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
+    { route: 'monitors-get', method: 'GET', path: () => `/api/monitors/${team.monitor}`, as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
+    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.monitor}`, body: () => ({ name: 'Renamed' }), as: asMate, expectStatus: 200, budget: 3, rounds: 2 },
+    // The owner shares a monitor (no incidents yet): read it, then one guarded transaction (beside it, the team's maintenance summary).
+    { route: 'monitors-update', method: 'PUT', path: () => `/api/monitors/${team.personal}`, body: () => ({ team_id: team.id }), expectStatus: 200, budget: 3, rounds: 2 },
     { route: 'incidents-list', method: 'GET', path: () => '/api/incidents', as: asMate, expectStatus: 200, budget: 4, rounds: 2 },
     // One team's report: the team check ∥ its range Query; one monitor's: the monitor ∥ its range Query, then the membership.
     { route: 'reports-incidents', method: 'GET', path: () => `/api/reports/incidents?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z&team_id=${team.id}`, as: asMate, expectStatus: 200, budget: 2, rounds: 1 },

@@ -23,7 +23,8 @@ let monitorId: string;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const SUMMARY_FIELDS = ['acknowledged', 'created_at', 'id', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title', 'urgency'];
+// in_maintenance: issue 45 §1 (an extension of the form).
+const SUMMARY_FIELDS = ['acknowledged', 'created_at', 'id', 'in_maintenance', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title', 'urgency'];
 const LIST_FIELDS = [...SUMMARY_FIELDS, 'escalation_policy_id', 'monitor_name'].sort();
 
 async function createMonitor(user: User, name = 'Checkout API') {

@@ -49,9 +49,9 @@ describe('incident input schemas', () => {
 });
 
 describe('incident views', () => {
-  it('give create/update/acknowledge exactly the ten summary fields (urgency since issue 43)', () => {
+  it('give create/update/acknowledge exactly the eleven summary fields (urgency since issue 43, in_maintenance since issue 45)', () => {
     expect(Object.keys(incidentView(incident)).sort()).toEqual(
-      ['acknowledged', 'created_at', 'id', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title', 'urgency'],
+      ['acknowledged', 'created_at', 'id', 'in_maintenance', 'monitor_id', 'resolved_at', 'severity', 'started_at', 'status', 'title', 'urgency'],
     );
   });
 

@@ -21,6 +21,7 @@ const incident: IncidentDetailView = {
   urgency: 'high',
   severity: 'HIGH',
   acknowledged: false,
+  in_maintenance: false,
   started_at: '2026-11-21T10:05:00.000Z',
   resolved_at: null,
   created_at: '2026-11-21T10:05:00.000Z',

@@ -65,6 +65,31 @@ export const eventDetails = {
     incident: incidentSnapshot,
     /** Present for automatic incidents with an escalation policy: when each step is due. */
     escalation: z.nullable(z.object({ policy_id: z.string(), steps: z.array(escalationStepPlan) })),
+    /**
+     * Issue 45 §1: opened inside a maintenance window: nothing pages, no subscriber is e-mailed; the
+     * escalation scheduler schedules its release at `until` instead of the steps.
+     */
+    maintenance: z.optional(z.object({ window_id: z.string(), until: z.string() })),
+  }),
+  /**
+   * Issue 45: an open automatic incident's escalation starts again from step 1 (its acknowledgement timed
+   * out), run `run`: the escalation scheduler schedules (or pages at once) each step of the run.
+   */
+  'incident.escalation_restarted': z.object({
+    ...base,
+    incident: incidentSnapshot,
+    reason: z.enum(['acknowledgement_timed_out', 'maintenance_ended']),
+    run: z.int(),
+    escalation: z.object({ policy_id: z.nullable(z.string()), steps: z.array(escalationStepPlan) }),
+  }),
+  /**
+   * Issue 45 §1: a maintenance window was ended early (deleted): the escalation scheduler releases the
+   * incidents it held (paging starts for those still open and unacknowledged, unless another window covers them).
+   */
+  'maintenance_window.ended': z.object({
+    ...base,
+    window: z.object({ id: z.string(), monitor_id: z.nullable(z.string()), team_id: z.nullable(z.string()) }),
+    ended_at: z.string(),
   }),
   /** `note`: the timeline note that changed the status, when a note did. */
   'incident.status_changed': z.object({ ...base, incident: incidentSnapshot, previous_status: Status, note: z.optional(timelineNote) }),

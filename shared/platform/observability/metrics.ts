@@ -33,7 +33,9 @@ export type MetricName =
   /** A shift notice sent (issue 45 §3), by channel. */
   | 'ShiftNoticeSent'
   /** A shift notice not sent on a phone method past its throttle, by channel. */
-  | 'ShiftNoticeThrottled';
+  | 'ShiftNoticeThrottled'
+  /** An acknowledgement timed out: its incident unacknowledged, escalation restarted from step 1 (issue 45 §2). */
+  | 'AcknowledgementTimedOut';
 
 /** A metric's occurrence: a count of 1 (`value` absent), or an amount (`value`, unitless: e.g. USD). */
 export type MetricSink = (name: MetricName, dimensions: Record<string, string>, value?: number) => void;
