@@ -16,6 +16,8 @@ export interface MonitorValues {
   heartbeat: boolean;
   interval_minutes: string;
   grace_minutes: string;
+  /** '' for none: an acknowledgement never times out (issue 45 §2). */
+  ack_timeout_minutes: string;
 }
 
 export interface MonitorFields {
@@ -25,6 +27,7 @@ export interface MonitorFields {
   team_id: string | null;
   urgency: 'high' | 'low' | null;
   heartbeat: { interval_seconds: number; grace_seconds: number } | null;
+  ack_timeout_minutes?: number | null;
 }
 
 export interface MonitorBody {
@@ -34,6 +37,7 @@ export interface MonitorBody {
   team_id?: string | null;
   urgency?: 'high' | 'low' | null;
   heartbeat?: { interval_seconds: number; grace_seconds: number } | null;
+  ack_timeout_minutes?: number | null;
 }
 
 export const emptyMonitor: MonitorValues = {
@@ -45,6 +49,7 @@ export const emptyMonitor: MonitorValues = {
   heartbeat: false,
   interval_minutes: '60',
   grace_minutes: '5',
+  ack_timeout_minutes: '',
 };
 
 /** A number as typed (the API says what is wrong with it: a blank is sent as NaN → its own validation text). */
@@ -60,6 +65,7 @@ export function valuesOf(monitor: MonitorFields): MonitorValues {
     heartbeat: monitor.heartbeat !== null,
     interval_minutes: monitor.heartbeat ? String(monitor.heartbeat.interval_seconds / 60) : emptyMonitor.interval_minutes,
     grace_minutes: monitor.heartbeat ? String(monitor.heartbeat.grace_seconds / 60) : emptyMonitor.grace_minutes,
+    ack_timeout_minutes: monitor.ack_timeout_minutes == null ? '' : String(monitor.ack_timeout_minutes),
   };
 }
 
@@ -74,6 +80,7 @@ export function createBody(values: MonitorValues): Required<MonitorBody> & { nam
     heartbeat: values.heartbeat
       ? { interval_seconds: Math.round(number(values.interval_minutes) * 60), grace_seconds: Math.round(number(values.grace_minutes || '0') * 60) }
       : null,
+    ack_timeout_minutes: values.ack_timeout_minutes.trim() === '' ? null : number(values.ack_timeout_minutes),
   };
 }
 
@@ -86,6 +93,7 @@ export function changesOf(monitor: MonitorFields, values: MonitorValues): Monito
   if (next.escalation_policy_id !== monitor.escalation_policy_id) changes.escalation_policy_id = next.escalation_policy_id;
   if (next.team_id !== monitor.team_id) changes.team_id = next.team_id;
   if (next.urgency !== monitor.urgency) changes.urgency = next.urgency;
+  if (next.ack_timeout_minutes !== (monitor.ack_timeout_minutes ?? null)) changes.ack_timeout_minutes = next.ack_timeout_minutes;
   const before = monitor.heartbeat;
   const after = next.heartbeat;
   if ((before === null) !== (after === null) || (before && after && (before.interval_seconds !== after.interval_seconds || before.grace_seconds !== after.grace_seconds))) {

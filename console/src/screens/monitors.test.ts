@@ -67,7 +67,9 @@ describe('the monitor form', () => {
       team_id: null,
       urgency: null,
       heartbeat: { interval_seconds: 600, grace_seconds: 0 },
+      ack_timeout_minutes: null,
     });
+    expect(createBody({ ...emptyMonitor, name: 'Cron', ack_timeout_minutes: '30' }).ack_timeout_minutes).toBe(30);
   });
 
   it('edits only what changed: the same values send nothing, so the heartbeat and team stay as they were', () => {
@@ -75,5 +77,6 @@ describe('the monitor form', () => {
     expect(changesOf(monitor, { ...valuesOf(monitor), escalation_policy_id: 'p1', urgency: 'high' })).toEqual({ escalation_policy_id: 'p1', urgency: 'high' });
     expect(changesOf(monitor, { ...valuesOf(monitor), heartbeat: false })).toEqual({ heartbeat: null });
     expect(changesOf(monitor, { ...valuesOf(monitor), grace_minutes: '1' })).toEqual({ heartbeat: { interval_seconds: 600, grace_seconds: 60 } });
+    expect(changesOf(monitor, { ...valuesOf(monitor), ack_timeout_minutes: '15' })).toEqual({ ack_timeout_minutes: 15 });
   });
 });

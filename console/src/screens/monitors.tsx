@@ -147,6 +147,11 @@ function MonitorForm(props: {
         <span class="hint">Failed checks in a row before an incident opens.</span>
       </label>
       <label>
+        Acknowledgement timeout (minutes)
+        <input type="number" min={5} max={1440} step={1} value={values.ack_timeout_minutes} onInput={(event) => set('ack_timeout_minutes', event.currentTarget.value)} />
+        <span class="hint">Blank: never. An acknowledged incident not resolved within it is paged again from the first step.</span>
+      </label>
+      <label>
         Escalation policy
         <select value={values.escalation_policy_id} onChange={(event) => set('escalation_policy_id', event.currentTarget.value)}>
           <option value="">None (nobody is paged)</option>
