@@ -180,7 +180,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds' | 'capabilities'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -202,6 +202,11 @@ export const routes: readonly RouteDescription[] = [
     { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] },
   ),
   route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
+  // Escalate now: the acknowledger's right, then the next step's "now" schedule (as an SMS reply `<n>e`).
+  route('incidents-escalate', 'POST', '/api/incidents/{id}/escalate', 'functions/incidents/escalate.ts', 'read', {
+    leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'],
+    capabilities: ['manage-schedules'],
+  }),
   route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
   route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#'] }),
   // Public: the acknowledge link of an escalation e-mail. Opening it only reads; its page's button acknowledges.

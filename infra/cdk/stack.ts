@@ -716,24 +716,28 @@ export class IncidentServiceStack extends Stack {
       },
       phones,
     );
-    const inbound = this.fn(workers.smsInbound.name);
-    inbound.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule'],
-        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/esc-now-*`],
-      }),
-    );
-    inbound.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [escalationRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
-    inbound.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
-    inbound.addEnvironment(env.schedulerRoleArn, escalationRole.roleArn);
-    inbound.addEnvironment(env.escalationStepArn, this.fn(workers.escalationStep.name).functionArn);
-    inbound.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    // Escalating now (an SMS reply `<n>e`, and `POST /api/incidents/{id}/escalate`, issue 44): the routes that may create schedules do only this.
+    const escalatesNow = [workers.smsInbound.name, ...routes.filter((route) => route.capabilities?.includes('manage-schedules')).map((route) => route.name)];
+    for (const name of escalatesNow) {
+      const fn = this.fn(name);
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['scheduler:CreateSchedule'],
+          resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/esc-now-*`],
+        }),
+      );
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [escalationRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+      fn.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+      fn.addEnvironment(env.schedulerRoleArn, escalationRole.roleArn);
+      fn.addEnvironment(env.escalationStepArn, this.fn(workers.escalationStep.name).functionArn);
+      fn.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    }
     // (The person-notification worker's one-time schedules join here at merge: a role Scheduler
     // assumes that may invoke only person-notification, CreateSchedule on its names, as above.)
   }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
-import { BadRequestError, NotFoundError } from '../platform/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.js';
+import { nextEscalationStep, scheduleStepNow } from '../paging/escalate-now.js';
 import { identityOf } from '../accounts/service.js';
-import { getByKeys, type Item, type TransactItem } from '../platform/db/ops.js';
+import { getByKeys, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { attributes, keys } from '../platform/db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
@@ -385,4 +386,45 @@ export async function listUpdates(caller: Caller, incidentId: string, query: Lis
   if (!incident || !(await maySee(caller, incident))) throw incidentNotFound();
   const page = mergePage([read], window);
   return pageView({ items: page.items.map((item) => timelineEntryItem.parse(item)), next: page.next }, binding, timelineEntryView);
+}
+
+/** The texts of `POST /api/incidents/{id}/escalate`'s refusals (409). */
+export const escalateTexts = {
+  acknowledged: 'Incident already acknowledged',
+  resolved: 'Incident already resolved',
+  noMoreSteps: 'Incident has no further escalation step',
+} as const;
+
+/**
+ * Escalates now (issue 44, as an SMS reply `<n>e` does): the incident's next escalation step, not
+ * paged yet, is handed to escalation-step through its "now" schedule, so it pages before its delay.
+ * The right is the acknowledger's (the monitor's owner; OWNER, ADMIN or MEMBER of its team: 403 for a
+ * VIEWER, 404 for anyone else), checked with the incident's state in one transaction of
+ * ConditionChecks (nothing is written: the step's page writes its own timeline entry). An
+ * acknowledged or resolved incident, or one whose steps are all paged (a manual incident has none),
+ * answers 409. Asking twice for the same step schedules it once.
+ */
+export async function escalateIncident(caller: Caller, incidentId: string): Promise<{ step_order: number }> {
+  const collection = await repository.getIncidentCollection(incidentId);
+  if (!collection) throw incidentNotFound();
+  const { incident } = collection;
+  const open: TransactItem = {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.incident(incident.id),
+      ConditionExpression: `attribute_exists(${attributes.pk}) AND #acknowledged = :no AND #status <> :resolved`,
+      ExpressionAttributeNames: { '#acknowledged': 'acknowledged', '#status': 'status' },
+      ExpressionAttributeValues: { ':no': false, ':resolved': 'RESOLVED' },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+  const { outcome, item } = await writeAs(caller, incident, (guard) => transactOutcome<GuardOutcome | 'moved' | 'closed'>([...guard, ['closed', open]]));
+  if (outcome === 'closed') {
+    if (!item) throw incidentNotFound();
+    throw new ConflictError(item.status === 'RESOLVED' ? escalateTexts.resolved : escalateTexts.acknowledged);
+  }
+  const next = nextEscalationStep(collection);
+  if (!next) throw new ConflictError(escalateTexts.noMoreSteps);
+  await scheduleStepNow(incident.id, next.step_order);
+  return { step_order: next.step_order };
 }

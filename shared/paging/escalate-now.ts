@@ -9,7 +9,7 @@ import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { scheduleOnce } from '../platform/scheduler.js';
-import { getIncidentCollection } from '../incidents/repository.js';
+import { getIncidentCollection, type IncidentCollection } from '../incidents/repository.js';
 import type { EscalationStepInput } from './page.js';
 
 export type EscalateOutcome = { outcome: 'escalating'; step_order: number } | { outcome: 'not_found' | 'closed' | 'no_more_steps' };
@@ -25,15 +25,27 @@ export async function escalateNow(incidentId: string): Promise<EscalateOutcome> 
   if (!collection) return { outcome: 'not_found' };
   const { incident } = collection;
   if (incident.acknowledged || incident.status === 'RESOLVED') return { outcome: 'closed' };
-  const next = collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
+  const next = nextEscalationStep(collection);
   if (!next) return { outcome: 'no_more_steps' };
-  const input: EscalationStepInput = { incident_id: incidentId, step_order: next.step_order, early: true };
+  await scheduleStepNow(incidentId, next.step_order);
+  return { outcome: 'escalating', step_order: next.step_order };
+}
+
+/** The first step of the incident's policy not paged yet nor cancelled (undefined: none left). */
+export const nextEscalationStep = (collection: Pick<IncidentCollection, 'escalationSteps'>) =>
+  collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
+
+/**
+ * Hands step `stepOrder` to escalation-step through its "now" schedule (one per step, however often a
+ * person asks: a repeat finds it there). Also the API's `POST /api/incidents/{id}/escalate`.
+ */
+export async function scheduleStepNow(incidentId: string, stepOrder: number): Promise<void> {
+  const input: EscalationStepInput = { incident_id: incidentId, step_order: stepOrder, early: true };
   await scheduleOnce({
-    name: escalateNowScheduleName(incidentId, next.step_order),
+    name: escalateNowScheduleName(incidentId, stepOrder),
     at: new Date(clock.now().getTime() + LEAD_MS).toISOString(),
     target: requireEnv(env.escalationStepArn),
     input,
     deadLetterArn: process.env[env.escalationDlqArn],
   });
-  return { outcome: 'escalating', step_order: next.step_order };
 }
