@@ -25,7 +25,7 @@ import { urgencyAtOpen, type Incident, type Severity } from '../incidents/model.
 import * as incidents from '../incidents/repository.js';
 import { createdEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
 import { recipientsOf, resolvePeople } from './recipients.js';
-import { stepPageRecords } from './step-page.js';
+import { pagedPeople, stepPageRecords } from './step-page.js';
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -116,7 +116,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     ...pages.flat().map((item) => ['conflict', item] as const),
     // The timeline: opened by the signal (with its message); the pages' entries follow it.
     ['conflict', timelinePut({ ...entry, details: { ...entry.details, ...spec.createdDetails } })],
-  ]);
+  ], [...new Set(pagedNow.flatMap((step) => pagedPeople(resolvedNow(step))))]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
     for (const step of pagedNow) countMetric('EscalationStepSent', { step: String(step.step_order) });
