@@ -668,6 +668,12 @@ export const env = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, confirming a subscription, accepting an invite). */
   publicApiUrl: 'PUBLIC_API_URL',
+  /**
+   * The web console's origin (issue 44), for the incident links of Slack messages and e-mails
+   * (`<origin>/incidents/<id>`): locally the runtime's console origin; on AWS the `consoleUrl` context.
+   * Empty: deployed without a console (the stack says so at synth), the links are the JSON API's.
+   */
+  consoleUrl: 'CONSOLE_URL',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',

@@ -10,7 +10,7 @@
  * nested stack with its functions, their routes, rules and alarms. A new route joins its
  * directory's stack, or brings a stack of its own; nothing is ever moved between stacks.
  */
-import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -456,6 +456,8 @@ export class IncidentServiceStack extends Stack {
       [env.senderEmail]: senderEmail,
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
       [env.publicApiUrl]: api.url,
+      // Explicitly empty without a console (warned below): the incident links stay the JSON API's.
+      [env.consoleUrl]: config.consoleUrl ?? '',
       // SMS and voice (issue 43): every function that sends, or answers whether this deployment can,
       // reads the same four (the origination identity below, absent when not set up).
       [env.smsConfigurationSet]: phones.configurationSetName,
@@ -465,6 +467,12 @@ export class IncidentServiceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
+    if (!config.consoleUrl) {
+      Annotations.of(this).addWarningV2(
+        'incident-service:no-console-url',
+        'No consoleUrl context: the incident links of e-mails and Slack messages open the JSON API, not the console. Pass -c consoleUrl=https://<console origin>.',
+      );
+    }
     for (const description of allFunctions) {
       const isTrigger = description.name === workers.accountsPostConfirmation.name;
       if (isTrigger && config.jwtIssuer) continue; // (no user pool to trigger it)

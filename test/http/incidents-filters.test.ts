@@ -3,7 +3,7 @@
  * (PagerDuty's "Assigned to me": the incidents a step paged the caller for, or that they acknowledged).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, settle, uniqueEmail, type User } from '../support/api.js';
+import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles } from '../support/teams.js';
 
 let api: Api;
@@ -70,6 +70,11 @@ describe('GET /api/incidents filters', () => {
     expect((await api.request('POST', `/api/incidents/${manual}/acknowledge`, { token: users.ADMIN.token })).status).toBe(200);
 
     expect(await list(users.MEMBER, 'mine=true')).toEqual([paged]);
+    // The page e-mailed to the person links the console's incident page (issue 44), not the JSON API.
+    const [page] = await awaitMail(api, users.MEMBER.email);
+    const consolePage = `${api.runtime.oidc.consoleOrigin}/incidents/${paged}`;
+    expect(page!.body.text).toContain(`View the incident in the console: ${consolePage}`);
+    expect(page!.body.html).toContain(`<a href="${consolePage}">View incident</a>`);
     expect(await list(users.ADMIN, 'mine=true')).toEqual([manual]);
     expect(await list(users.OWNER, 'mine=true')).toEqual([]);
     expect(await list(users.MEMBER, 'mine=false')).toEqual(expect.arrayContaining([paged, manual]));
