@@ -3,7 +3,7 @@
  * through the local provider, the list of incidents, one incident acknowledged with its timeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advance, settle, uniqueEmail, type User } from '../support/api.js';
+import { advance, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
 import { ConsoleHarness, expectAccessible, type Size } from '../support/console.js';
 import { within } from '../support/deadlines.js';
 
@@ -177,6 +177,40 @@ it('filters by monitor, team and "Assigned to me", with the keyboard alone', asy
   await expect.poll(() => page.url()).toContain('mine=true');
   await page.getByRole('link', { name: 'Shared is down' }).waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Mine is down' }).waitFor();
+  await expectAccessible(page);
+  harness.expectNoProblems([/status of 409/, /status of 400/]);
+});
+
+it("opens an acknowledge link from the mailbox: the console's look, times in the reader's zone (the console's script, the only one the page allows), axe clean", async () => {
+  const { api } = harness;
+  const email = uniqueEmail('linked');
+  const owner = await api.signUp(email, 'Lin Linked');
+  const policy = await api.request('POST', '/api/escalation-policies', { token: owner.token, body: { name: 'Me', steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: owner.id }] }] } });
+  const monitor = await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Search', escalation_policy_id: policy.body.escalation_policy.id } });
+  const integration = await api.request('POST', `/api/monitors/${monitor.body.monitor.id}/integrations`, { token: owner.token, body: { name: 'Prometheus' } });
+  const trigger = await api.request('POST', '/v2/enqueue', {
+    body: { routing_key: integration.body.integration.key, event_action: 'trigger', payload: { summary: 'Search is slow', source: 'search-1', severity: 'error' } },
+  });
+  expect(trigger.status, JSON.stringify(trigger.body)).toBe(202);
+  await settle(api);
+  const [mail] = await awaitMail(api, email);
+  const acknowledgeUrl = /(http\S+\/acknowledge\/[\w-]+)/.exec(mail!.body.text!)![1]!;
+  expect(mail!.body.text).toContain(`${api.runtime.oidc.consoleOrigin}/incidents/`);
+
+  const page = await harness.page('phone', 'dark');
+  await page.goto(acknowledgeUrl);
+  await page.getByRole('heading', { name: 'Acknowledge: Search is slow', level: 1 }).waitFor();
+  const started = page.locator('time').first();
+  const iso = (await started.getAttribute('datetime'))!;
+  // The browser's zone is Europe/Berlin: the script rewrote the UTC text.
+  const berlin = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Europe/Berlin' }).format(new Date(iso));
+  await expect.poll(() => started.textContent()).toContain(berlin);
+  expect(await started.textContent()).not.toContain('UTC');
+  expect(await page.evaluate(() => getComputedStyle((globalThis as unknown as { document: { body: Element } }).document.body).backgroundColor)).toBe('rgb(17, 20, 24)');
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Acknowledge the incident' }).click();
+  await page.getByRole('heading', { name: 'Incident acknowledged', level: 1 }).waitFor();
+  expect(await page.getByRole('link', { name: 'View the incident in the console' }).getAttribute('href')).toMatch(new RegExp(`^${harness.url}/incidents/[0-9a-f-]{36}$`));
   await expectAccessible(page);
   harness.expectNoProblems([/status of 409/, /status of 400/]);
 });
