@@ -2,8 +2,9 @@
  * The incident list's filters added for the console (issue 44): `team_id`, `urgency` and `mine`
  * (PagerDuty's "Assigned to me": the incidents a step paged the caller for, or that they acknowledged).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resetClock } from '../../shared/platform/clock.js';
+import { advance, Api, awaitMail, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { createIncident, createMonitor, reportDown, teamWithRoles } from '../support/teams.js';
 
 let api: Api;
@@ -11,6 +12,7 @@ beforeAll(async () => {
   api = await Api.start();
 });
 afterAll(() => api.close());
+afterEach(() => resetClock());
 
 const list = async (as: User, query: string) => {
   const response = await api.request('GET', `/api/incidents?${query}`, { token: as.token });
@@ -59,7 +61,14 @@ describe('GET /api/incidents filters', () => {
     const { team, users } = await teamWithRoles(api);
     const policy = await api.request('POST', '/api/escalation-policies', {
       token: users.OWNER.token,
-      body: { name: 'Member first', team_id: team.id, steps: [{ delay_minutes: 0, targets: [{ type: 'user', id: users.MEMBER.id }] }] },
+      body: {
+        name: 'Member first',
+        team_id: team.id,
+        steps: [
+          { delay_minutes: 0, targets: [{ type: 'user', id: users.MEMBER.id }] },
+          { delay_minutes: 30, targets: [{ type: 'user', id: users.VIEWER.id }] },
+        ],
+      },
     });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const paging = await createMonitor(api, users.OWNER, { name: 'Paging', team_id: team.id, failure_threshold: 1, escalation_policy_id: policy.body.escalation_policy.id });
@@ -77,6 +86,12 @@ describe('GET /api/incidents filters', () => {
     expect(page!.body.html).toContain(`<a href="${consolePage}">View incident</a>`);
     expect(await list(users.ADMIN, 'mine=true')).toEqual([manual]);
     expect(await list(users.OWNER, 'mine=true')).toEqual([]);
+    // A later step's page (escalated now) adds its people too.
+    expect(await list(users.VIEWER, 'mine=true')).toEqual([]);
+    expect((await api.request('POST', `/api/incidents/${paged}/escalate`, { token: users.OWNER.token })).status).toBe(202);
+    await advance(api, 2_000);
+    await eventually(() => list(users.VIEWER, 'mine=true'), (ids) => ids.length === 1);
+    expect(await list(users.VIEWER, 'mine=true')).toEqual([paged]);
     expect(await list(users.MEMBER, 'mine=false')).toEqual(expect.arrayContaining([paged, manual]));
     // With the other filters: the member's page, acknowledged, is still theirs (and theirs alone).
     expect((await api.request('POST', `/api/incidents/${paged}/acknowledge`, { token: users.MEMBER.token })).status).toBe(200);
