@@ -206,7 +206,8 @@ it("opens an acknowledge link from the mailbox: the console's look, times in the
   const berlin = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Europe/Berlin' }).format(new Date(iso));
   await expect.poll(() => started.textContent()).toContain(berlin);
   expect(await started.textContent()).not.toContain('UTC');
-  expect(await page.evaluate(() => getComputedStyle((globalThis as unknown as { document: { body: Element } }).document.body).backgroundColor)).toBe('rgb(17, 20, 24)');
+  // The console's dark background.
+  expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(17, 20, 24)');
   await expectAccessible(page);
   await page.getByRole('button', { name: 'Acknowledge the incident' }).click();
   await page.getByRole('heading', { name: 'Incident acknowledged', level: 1 }).waitFor();
