@@ -182,7 +182,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds' | 'capabilities'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -204,6 +204,11 @@ export const routes: readonly RouteDescription[] = [
     { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] },
   ),
   route('incidents-resolve', 'DELETE', '/api/incidents/{id}', 'functions/incidents/resolve.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#'] }),
+  // Escalate now: the acknowledger's right, then the next step's "now" schedule (as an SMS reply `<n>e`).
+  route('incidents-escalate', 'POST', '/api/incidents/{id}/escalate', 'functions/incidents/escalate.ts', 'read', {
+    leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'],
+    capabilities: ['manage-schedules'],
+  }),
   route('incidents-updates-list', 'GET', '/api/incidents/{id}/updates', 'functions/incidents/list-updates.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
   route('incidents-updates-create', 'POST', '/api/incidents/{id}/updates', 'functions/incidents/post-update.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#'] }),
   // Reports (issue 45 §4): one Query per scope over the range of start times (owner, team, monitor indexes);
@@ -709,6 +714,12 @@ export const env = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, confirming a subscription, accepting an invite). */
   publicApiUrl: 'PUBLIC_API_URL',
+  /**
+   * The web console's origin (issue 44), for the incident links of Slack messages and e-mails
+   * (`<origin>/incidents/<id>`): locally the runtime's console origin; on AWS the `consoleUrl` context.
+   * Empty: deployed without a console (the stack says so at synth), the links are the JSON API's.
+   */
+  consoleUrl: 'CONSOLE_URL',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   escalationStepArn: 'ESCALATION_STEP_FUNCTION_ARN',

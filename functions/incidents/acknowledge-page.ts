@@ -3,6 +3,13 @@ import type { Acknowledgement } from '../../shared/incidents/model.js';
 import { incidentFacts } from '../../shared/notifications/emails.js';
 import type { LinkState } from '../../shared/incidents/acknowledge-link.js';
 import { htmlPage, type ErrorTexts, type HttpResult } from '../lib/http.js';
+import { consoleOrigin } from '../../shared/platform/console-links.js';
+
+/** The incident's page in the console (issue 44), where there is one. */
+const inConsole = (incidentId: string) => {
+  const origin = consoleOrigin();
+  return origin ? { link: { href: `${origin}/incidents/${incidentId}`, label: 'View the incident in the console' } } : {};
+};
 
 const by = (acknowledgement: Acknowledgement | undefined) =>
   acknowledgement ? ` by ${acknowledgement.user_name} at ${acknowledgement.acknowledged_at} (${acknowledgement.method})` : '';
@@ -24,7 +31,7 @@ export function acknowledgePage(link: LinkState): HttpResult {
         button: 'Acknowledge the incident',
       });
     case 'acknowledged':
-      return htmlPage(200, 'Incident acknowledged', `Acknowledged${by(link.acknowledgement)}. Further escalation is stopped.`, { facts: incidentFacts(link.incident) });
+      return htmlPage(200, 'Incident acknowledged', `Acknowledged${by(link.acknowledgement)}. Further escalation is stopped.`, { facts: incidentFacts(link.incident), ...inConsole(link.incident.id) });
     case 'used':
       return htmlPage(410, 'This link was already used', `The incident was acknowledged${by(link.acknowledgement)}.`, { facts: incidentFacts(link.incident) });
     case 'already_acknowledged':

@@ -9,6 +9,7 @@ export const handler = httpRoute(
     summary: "List the incidents of the caller's monitors and of every team's monitors the caller can see, newest first",
     query: listIncidentsQuery,
     response: z.strictObject({ incidents: z.array(IncidentListItem), next_cursor: NextCursor }),
+    errors: { 403: ['Not a team member'], 404: ['Team not found'] },
     failure: 'Failed to fetch incidents',
     paged: true,
   },

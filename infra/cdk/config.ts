@@ -70,6 +70,15 @@ const schema = z.object({
    * executions, and Lambda keeps 100 unreserved.
    */
   pagingConcurrency: z.coerce.number().int().positive().optional(),
+  /**
+   * The web console's origin (issue 44), e.g. `https://console.example.com`: the incident links of Slack
+   * messages and e-mails open `<consoleUrl>/incidents/<id>`. Without it the stack is deployed without a
+   * console on purpose: synth warns, and those links stay the JSON API's (`CONSOLE_URL` set empty).
+   */
+  consoleUrl: z
+    .url({ protocol: /^https?$/, error: 'consoleUrl must be the console\'s origin, e.g. https://console.example.com' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** CORS is off unless origins are given (comma-separated). */
   corsOrigins: z.union([z.array(z.string()), list]).optional(),
   /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */

@@ -10,7 +10,7 @@
  * nested stack with its functions, their routes, rules and alarms. A new route joins its
  * directory's stack, or brings a stack of its own; nothing is ever moved between stacks.
  */
-import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -544,6 +544,8 @@ export class IncidentServiceStack extends Stack {
       [env.senderEmail]: senderEmail,
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
       [env.publicApiUrl]: api.url,
+      // Explicitly empty without a console (warned below): the incident links stay the JSON API's.
+      [env.consoleUrl]: config.consoleUrl ?? '',
       // SMS and voice (issue 43): every function that sends, or answers whether this deployment can,
       // reads the same four (the origination identity below, absent when not set up).
       [env.smsConfigurationSet]: phones.configurationSetName,
@@ -553,6 +555,12 @@ export class IncidentServiceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
+    if (!config.consoleUrl) {
+      Annotations.of(this).addWarningV2(
+        'incident-service:no-console-url',
+        'No consoleUrl context: the incident links of e-mails and Slack messages open the JSON API, not the console. Pass -c consoleUrl=https://<console origin>.',
+      );
+    }
     for (const description of allFunctions) {
       const isTrigger = description.name === workers.accountsPostConfirmation.name;
       if (isTrigger && config.jwtIssuer) continue; // (no user pool to trigger it)
@@ -805,24 +813,28 @@ export class IncidentServiceStack extends Stack {
       },
       phones,
     );
-    const inbound = this.fn(workers.smsInbound.name);
-    inbound.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule'],
-        resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/esc-now-*`],
-      }),
-    );
-    inbound.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [escalationRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
-    inbound.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
-    inbound.addEnvironment(env.schedulerRoleArn, escalationRole.roleArn);
-    inbound.addEnvironment(env.escalationStepArn, this.fn(workers.escalationStep.name).functionArn);
-    inbound.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    // Escalating now (an SMS reply `<n>e`, and `POST /api/incidents/{id}/escalate`, issue 44): the routes that may create schedules do only this.
+    const escalatesNow = [workers.smsInbound.name, ...routes.filter((route) => route.capabilities?.includes('manage-schedules')).map((route) => route.name)];
+    for (const name of escalatesNow) {
+      const fn = this.fn(name);
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['scheduler:CreateSchedule'],
+          resources: [`arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduleGroup.name}/esc-now-*`],
+        }),
+      );
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [escalationRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+      fn.addEnvironment(env.schedulerGroup, scheduleGroup.name!);
+      fn.addEnvironment(env.schedulerRoleArn, escalationRole.roleArn);
+      fn.addEnvironment(env.escalationStepArn, this.fn(workers.escalationStep.name).functionArn);
+      fn.addEnvironment(env.escalationDlqArn, deadLetters.escalation.queueArn);
+    }
     // (The person-notification worker's one-time schedules join here at merge: a role Scheduler
     // assumes that may invoke only person-notification, CreateSchedule on its names, as above.)
   }

@@ -55,6 +55,17 @@ export const listIncidentsQuery = z
     severity: z.optional(Severity),
     status: described(z.optional(z.enum([...STATUSES, 'open'])), { description: 'One of the four statuses, or `open` (not RESOLVED)' }),
     monitor_id: z.optional(z.uuid()),
+    team_id: described(z.optional(z.uuid()), { description: "Only the incidents shared with this team (the caller's team; 403 Not a team member, 404 Team not found)" }),
+    urgency: described(z.optional(Urgency), { description: 'Only incidents of this urgency (as they opened with; before urgencies, their severity\'s)' }),
+    mine: described(
+      z.optional(
+        z.pipe(
+          z.enum(['true', 'false']),
+          z.transform((value) => value === 'true'),
+        ),
+      ),
+      { description: '`true`: only the incidents assigned to the caller, as PagerDuty\'s "Assigned to me": those an escalation step paged them for, or that they acknowledged' },
+    ),
     acknowledged: z.optional(
       z.pipe(
         z.enum(['true', 'false']),

@@ -88,13 +88,36 @@ export const incidentMessageItem = (incident: Incident) =>
       };
 
 /**
+ * The incident's responders (issue 44: the list's `mine`): a string set of the people an escalation
+ * step paged for it and of whoever acknowledged it, kept on the incident item (no index: `mine` is a
+ * filter after the key condition, so a page stays O(page)). Set by the opening transaction for the
+ * steps paged at once, added to by each later step's page and by the acknowledgement.
+ */
+export const RESPONDERS = 'responder_ids';
+
+/** `update` (an Update's expression, names and values) also adding `userIds` to the incident's responders. */
+export function addResponders<U extends { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }>(
+  update: U,
+  userIds: readonly string[],
+): U {
+  if (userIds.length === 0) return update;
+  return {
+    ...update,
+    UpdateExpression: `${update.UpdateExpression} ADD #responders :responders`,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#responders': RESPONDERS },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':responders': new Set(userIds) },
+  };
+}
+
+/**
  * Writes a new incident (and its message) together with `extra` actions (guards, the monitor's
  * incident count, outbox record, marker, escalation steps); answers the first failed action's name.
  */
-export async function insertIncident<N extends string>(incident: Incident, extra: Actions<N>) {
+export async function insertIncident<N extends string>(incident: Incident, extra: Actions<N>, responders: readonly string[] = []) {
   const message = incidentMessageItem(incident);
+  const item = { ...incidentAttributes(incident), ...(responders.length ? { [RESPONDERS]: new Set(responders) } : {}) };
   return transactOutcome<N | 'conflict'>([
-    ['conflict', { Put: { TableName: tableName(), Item: incidentAttributes(incident), ConditionExpression: itemAbsent } }],
+    ['conflict', { Put: { TableName: tableName(), Item: item, ConditionExpression: itemAbsent } }],
     ...(message ? [['conflict', { Put: { TableName: tableName(), Item: message } }] as const] : []),
     ...extra,
   ]);
@@ -343,20 +366,24 @@ export async function acknowledgeIncident<G extends string>(
         Update: {
           TableName: tableName(),
           Key: keys.incident(acknowledgement.incident_id),
-          ...updateExpression({
-            set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
-            // The first acknowledgement, kept for reports (issue 45 §4): set once, never moved by a later one.
-            setIfAbsent: {
-              first_acknowledged_at: acknowledgement.acknowledged_at,
-              first_acknowledged_by: acknowledgement.user_id,
-              first_acknowledged_by_name: acknowledgement.user_name,
-            },
-            condition: {
-              expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND #updated_at < :now AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
-              names: { '#acknowledged': 'acknowledged', '#status': 'status', '#updated_at': 'updated_at' },
-              values: { ':false': false, ':was_status': incident.status, ':now': now, ...scope.values, ...(since ? { ':since': since } : {}) },
-            },
-          }),
+          // The acknowledger joins its responders (`mine` of the list, issue 44).
+          ...addResponders(
+            updateExpression({
+              set: { acknowledged: true, updated_at: now, ...acknowledgedKeys },
+              // The first acknowledgement, kept for reports (issue 45 §4): set once, never moved by a later one.
+              setIfAbsent: {
+                first_acknowledged_at: acknowledgement.acknowledged_at,
+                first_acknowledged_by: acknowledgement.user_id,
+                first_acknowledged_by_name: acknowledgement.user_name,
+              },
+              condition: {
+                expression: `${itemPresent} AND #acknowledged = :false AND #status = :was_status AND #updated_at < :now AND ${scope.expression}${since ? ' AND (attribute_not_exists(last_resolved_at) OR last_resolved_at < :since)' : ''}`,
+                names: { '#acknowledged': 'acknowledged', '#status': 'status', '#updated_at': 'updated_at' },
+                values: { ':false': false, ':was_status': incident.status, ':now': now, ...scope.values, ...(since ? { ':since': since } : {}) },
+              },
+            }),
+            [acknowledgement.user_id],
+          ),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
-import { BadRequestError, NotFoundError } from '../platform/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.js';
+import { nextEscalationStep, scheduleStepNow } from '../paging/escalate-now.js';
 import { identityOf } from '../accounts/service.js';
-import { getByKeys, type Item, type TransactItem } from '../platform/db/ops.js';
+import { getByKeys, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { attributes, keys } from '../platform/db/keys.js';
 import { countIncident, getMonitor } from '../monitors/repository.js';
@@ -51,6 +52,7 @@ import {
   type ListIncidentsQuery,
   type UpdateIncidentInput,
 } from './model.js';
+import { SEVERITIES, urgencyOfSeverity, type Urgency } from './model.js';
 
 export const incidentNotFound = () => new NotFoundError('Incident not found');
 
@@ -72,13 +74,27 @@ export async function listIncidents(caller: Caller, query: ListIncidentsQuery): 
     open: query.status === 'open' ? 'OPEN' : undefined,
     acknowledged: query.acknowledged === undefined ? undefined : String(query.acknowledged),
   };
-  const reads = query.monitor_id ? await monitorReads(caller, query.monitor_id, window, byDimension) : await scopeReads(caller, window, byDimension);
+  const also: Also = { urgency: query.urgency, mine: query.mine ? caller.userId : undefined, teamId: query.team_id };
+  const reads = query.monitor_id ? await monitorReads(caller, query.monitor_id, window, byDimension, also) : await scopeReads(caller, window, byDimension, also);
   const page = mergePage(reads, window);
   return pageView({ items: page.items.map((item) => incidentItem.parse(item)), next: page.next }, binding, incidentListView);
 }
 
+/**
+ * Filters with no index of their own (issue 44), applied after the key condition like the others, so
+ * a page still costs O(page): `urgency` (an incident opened before urgencies has its severity's),
+ * `mine` (the caller's id in the incident's `responder_ids`: paged for it, or acknowledged it) and
+ * `teamId` (only that team's scope is read).
+ */
+interface Also {
+  urgency?: Urgency;
+  mine?: string;
+  teamId?: string;
+}
+
 /** The filters not settled by a key condition, applied after it (`open` is status other than RESOLVED). */
-function remainingFilter(rest: repository.IncidentFilters, monitorId?: string): Source['filter'] {
+function remainingFilter(rest: repository.IncidentFilters, also: Also, monitorId?: string): Source['filter'] {
+  const severitiesOf = (urgency: Urgency) => SEVERITIES.filter((severity) => urgencyOfSeverity(severity) === urgency);
   return equalities(
     {
       severity: rest.severity,
@@ -86,41 +102,54 @@ function remainingFilter(rest: repository.IncidentFilters, monitorId?: string): 
       acknowledged: rest.acknowledged === undefined ? undefined : rest.acknowledged === 'true',
       monitor_id: monitorId,
     },
-    rest.open ? [{ expression: '#open_status <> :resolved', names: { '#open_status': 'status' }, values: { ':resolved': 'RESOLVED' } }] : [],
+    [
+      ...(rest.open ? [{ expression: '#open_status <> :resolved', names: { '#open_status': 'status' }, values: { ':resolved': 'RESOLVED' } }] : []),
+      ...(also.urgency
+        ? [
+            {
+              expression: `(#urgency = :urgency OR (attribute_not_exists(#urgency) AND #urgency_severity IN (${severitiesOf(also.urgency).map((_, index) => `:urgency_severity${index}`).join(', ')})))`,
+              names: { '#urgency': 'urgency', '#urgency_severity': 'severity' },
+              values: { ':urgency': also.urgency, ...Object.fromEntries(severitiesOf(also.urgency).map((severity, index) => [`:urgency_severity${index}`, severity])) },
+            },
+          ]
+        : []),
+      ...(also.mine ? [{ expression: 'contains(#responders, :me)', names: { '#responders': 'responder_ids' }, values: { ':me': also.mine } }] : []),
+      ...(also.teamId ? [{ expression: '#scope_team = :scope_team', names: { '#scope_team': 'team_id' }, values: { ':scope_team': also.teamId } }] : []),
+    ],
   );
 }
 
-async function scopeReads(caller: Caller, window: PageWindow, filters: repository.IncidentFilters, monitorId?: string): Promise<SourceRead[]> {
+async function scopeReads(caller: Caller, window: PageWindow, filters: repository.IncidentFilters, also: Also, monitorId?: string): Promise<SourceRead[]> {
   const read = (scope: Scope, scopeId: string) => {
     const { source, rest } = repository.incidentSource(scope, scopeId, filters);
-    return readSource({ ...source, filter: remainingFilter(rest, monitorId) }, window);
+    return readSource({ ...source, filter: remainingFilter(rest, scope === 'team' ? { ...also, teamId: undefined } : also, monitorId) }, window);
   };
-  const { own, teams } = await readScopes(caller.userId, () => read('owner', caller.userId), (teamId) => read('team', teamId));
+  const { own, teams } = await readScopes(caller.userId, () => read('owner', caller.userId), (teamId) => read('team', teamId), also.teamId);
   const arriving = teams.flatMap(({ teamId, team }) =>
     [...team.transits.values()].filter((transit) => transit.to_team_id === teamId).map((transit) => transit.monitor_id),
   );
   const moved = await Promise.all(
     arriving
       .filter((arrivingId) => monitorId === undefined || arrivingId === monitorId)
-      .map((arrivingId) => readSource({ ...repository.monitorIncidentSource(arrivingId), filter: remainingFilter(filters) }, window)),
+      .map((arrivingId) => readSource({ ...repository.monitorIncidentSource(arrivingId), filter: remainingFilter(filters, { ...also, teamId: undefined }) }, window)),
   );
   const fromTeams = teams.map(({ team, items: result }) => ({
     ...result,
     items: result.items.filter((item) => !team.transits.has(String(item.monitor_id))),
   }));
-  return [own!, ...fromTeams, ...moved];
+  return [...(own ? [own] : []), ...fromTeams, ...moved];
 }
 
 /**
  * `monitor_id`: the monitor index, read in parallel with the monitor, shown if the caller may see
  * the monitor (its incidents follow it). A deleted monitor's incidents stay where they were seen.
  */
-async function monitorReads(caller: Caller, monitorId: string, window: PageWindow, filters: repository.IncidentFilters): Promise<SourceRead[]> {
+async function monitorReads(caller: Caller, monitorId: string, window: PageWindow, filters: repository.IncidentFilters, also: Also): Promise<SourceRead[]> {
   const [monitor, read] = await Promise.all([
     getMonitor(monitorId),
-    readSource({ ...repository.monitorIncidentSource(monitorId), filter: remainingFilter(filters) }, window),
+    readSource({ ...repository.monitorIncidentSource(monitorId), filter: remainingFilter(filters, also) }, window),
   ]);
-  if (!monitor) return scopeReads(caller, window, filters, monitorId);
+  if (!monitor) return scopeReads(caller, window, filters, also, monitorId);
   return allows(await accessTo(caller.userId, monitor), READERS) ? [read] : [];
 }
 
@@ -385,4 +414,45 @@ export async function listUpdates(caller: Caller, incidentId: string, query: Lis
   if (!incident || !(await maySee(caller, incident))) throw incidentNotFound();
   const page = mergePage([read], window);
   return pageView({ items: page.items.map((item) => timelineEntryItem.parse(item)), next: page.next }, binding, timelineEntryView);
+}
+
+/** The texts of `POST /api/incidents/{id}/escalate`'s refusals (409). */
+export const escalateTexts = {
+  acknowledged: 'Incident already acknowledged',
+  resolved: 'Incident already resolved',
+  noMoreSteps: 'Incident has no further escalation step',
+} as const;
+
+/**
+ * Escalates now (issue 44, as an SMS reply `<n>e` does): the incident's next escalation step, not
+ * paged yet, is handed to escalation-step through its "now" schedule, so it pages before its delay.
+ * The right is the acknowledger's (the monitor's owner; OWNER, ADMIN or MEMBER of its team: 403 for a
+ * VIEWER, 404 for anyone else), checked with the incident's state in one transaction of
+ * ConditionChecks (nothing is written: the step's page writes its own timeline entry). An
+ * acknowledged or resolved incident, or one whose steps are all paged (a manual incident has none),
+ * answers 409. Asking twice for the same step schedules it once.
+ */
+export async function escalateIncident(caller: Caller, incidentId: string): Promise<{ step_order: number }> {
+  const collection = await repository.getIncidentCollection(incidentId);
+  if (!collection) throw incidentNotFound();
+  const { incident } = collection;
+  const open: TransactItem = {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.incident(incident.id),
+      ConditionExpression: `attribute_exists(${attributes.pk}) AND #acknowledged = :no AND #status <> :resolved`,
+      ExpressionAttributeNames: { '#acknowledged': 'acknowledged', '#status': 'status' },
+      ExpressionAttributeValues: { ':no': false, ':resolved': 'RESOLVED' },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+  const { outcome, item } = await writeAs(caller, incident, (guard) => transactOutcome<GuardOutcome | 'moved' | 'closed'>([...guard, ['closed', open]]));
+  if (outcome === 'closed') {
+    if (!item) throw incidentNotFound();
+    throw new ConflictError(item.status === 'RESOLVED' ? escalateTexts.resolved : escalateTexts.acknowledged);
+  }
+  const next = nextEscalationStep(collection);
+  if (!next) throw new ConflictError(escalateTexts.noMoreSteps);
+  await scheduleStepNow(incident.id, next);
+  return { step_order: next.step_order };
 }

@@ -57,7 +57,7 @@ function compose(
   to: string,
   subject: string,
   tags: EmailTags,
-  parts: { facts: [string, string][]; paragraphs: string[]; footer?: string; link?: { href: string; label: string } },
+  parts: { facts: [string, string][]; paragraphs: string[]; footer?: string; link?: { href: string; label: string }; secondLink?: { href: string; label: string } },
 ): Email {
   subject = headerValue(subject);
   to = headerValue(to);
@@ -80,6 +80,7 @@ function compose(
 <table>${parts.facts.map(([label, value]) => `<tr><th align="left" style="padding-right:1em">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>
 ${parts.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
 ${parts.link ? `<p><a href="${escapeHtml(parts.link.href)}" style="display:inline-block;padding:.5em 1em;background:#1f2937;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(parts.link.label)}</a></p>` : ''}
+${parts.secondLink ? `<p><a href="${escapeHtml(parts.secondLink.href)}">${escapeHtml(parts.secondLink.label)}</a></p>` : ''}
 ${parts.footer ? `<hr><p style="font-size:small;color:#6b7280">${escapeHtml(parts.footer)}</p>` : ''}
 </body></html>`;
   return { to, subject, text, html, tags };
@@ -203,7 +204,14 @@ export function webhookDisabledEmail(detail: EventDetail<'webhook.disabled'>, to
  * (single use, for this recipient, valid 24 hours or until the incident is acknowledged or resolved).
  * To an outside address (no account's own), also the link that stops pages to it (`stopUrl`).
  */
-export function escalationEmail(detail: { incident: IncidentSnapshot; step: { step_order: number; delay_minutes: number; emails?: string[] } }, to: string, acknowledgeUrl: string, stopUrl?: string): Email {
+export function escalationEmail(
+  detail: { incident: IncidentSnapshot; step: { step_order: number; delay_minutes: number; emails?: string[] } },
+  to: string,
+  acknowledgeUrl: string,
+  stopUrl?: string,
+  /** The incident's page in the console (issue 44), for a person with an account. */
+  incidentUrl?: string,
+): Email {
   const { incident, step } = detail;
   const tags: EmailTags = { kind: 'escalation', incident: incident.id, step: String(step.step_order) };
   return compose(to, `[Escalation step ${step.step_order}] ${incident.title}`, tags, {
@@ -212,8 +220,10 @@ export function escalationEmail(detail: { incident: IncidentSnapshot; step: { st
       `${incident.monitor_name} has an unacknowledged ${incident.severity} incident.`,
       `Acknowledge it to stop further escalation: ${acknowledgeUrl}`,
       'The link is yours alone and works once, for 24 hours or until the incident is acknowledged or resolved.',
+      ...(incidentUrl ? [`View the incident in the console: ${incidentUrl}`] : []),
     ],
     link: { href: acknowledgeUrl, label: 'Acknowledge the incident' },
+    ...(incidentUrl ? { secondLink: { href: incidentUrl, label: 'View incident' } } : {}),
     ...(stopUrl
       ? {
           footer: `You receive this because an escalation policy of the account that owns ${incident.monitor_name} names this address. Stop paging this address: ${stopUrl}`,

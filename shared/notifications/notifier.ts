@@ -1,4 +1,5 @@
 /** Which e-mails an event asks for (subscribers, invitations, confirmations, pages to bare addresses), sent once each; people are reached by `pages.ts`. */
+import { incidentLink } from '../platform/console-links.js';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
 import { eventDetails, type EventType } from '../platform/events/model.js';
@@ -101,7 +102,7 @@ async function emailsFor(type: EventType, rawDetail: unknown): Promise<{ eventId
           emails: detail.step.emails.map((to) => {
             if (!people.has(to.toLowerCase())) return bareAddress(to);
             const link = newAcknowledgeLink(detail, { address: to });
-            return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`), records: [link.record] };
+            return { email: escalationEmail(detail, to, `${apiUrl}/acknowledge/${link.token}`, undefined, incidentLink(detail.incident.id)), records: [link.record] };
           }),
         };
       }

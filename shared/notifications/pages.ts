@@ -7,6 +7,7 @@
  * `notification` entry to the incident's timeline, and its provider message id a `MESSAGE#` lookup
  * item through which delivery receipts update the entry's status. Escalation never waits for a receipt.
  */
+import { incidentLink } from '../platform/console-links.js';
 import * as z from '../platform/zod.js';
 import { env } from '../system.js';
 import { requireEnv } from '../platform/config.js';
@@ -65,7 +66,7 @@ export async function personMessage(
   const tags = { kind: 'escalation', incident: incident.id, step: String(detail.step.step_order) };
   let message: OutgoingMessage;
   if (channel.type === 'email') {
-    message = escalationEmail({ incident, step: detail.step }, to, acknowledgeUrl);
+    message = escalationEmail({ incident, step: detail.step }, to, acknowledgeUrl, undefined, incidentLink(incident.id));
   } else {
     const code = await replyCodeFor(person.user_id, incident.id);
     const facts = { code, severity: incident.severity, title: incident.title, monitorName: incident.monitor_name, acknowledgeUrl };

@@ -9,7 +9,7 @@ import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { scheduleOnce } from '../platform/scheduler.js';
-import { getIncidentCollection } from '../incidents/repository.js';
+import { getIncidentCollection, type IncidentCollection } from '../incidents/repository.js';
 import type { EscalationStepInput } from './page.js';
 
 export type EscalateOutcome = { outcome: 'escalating'; step_order: number } | { outcome: 'not_found' | 'closed' | 'no_more_steps' };
@@ -26,16 +26,28 @@ export async function escalateNow(incidentId: string): Promise<EscalateOutcome> 
   if (!collection) return { outcome: 'not_found' };
   const { incident } = collection;
   if (incident.acknowledged || incident.status === 'RESOLVED') return { outcome: 'closed' };
-  const next = collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
+  const next = nextEscalationStep(collection);
   if (!next) return { outcome: 'no_more_steps' };
-  // The step's run (issue 45: a restarted escalation's steps carry theirs), which the page checks.
-  const input: EscalationStepInput = { incident_id: incidentId, step_order: next.step_order, early: true, ...(next.run ? { run: next.run } : {}) };
+  await scheduleStepNow(incidentId, next);
+  return { outcome: 'escalating', step_order: next.step_order };
+}
+
+/** The first step of the incident's policy not paged yet nor cancelled (undefined: none left). */
+export const nextEscalationStep = (collection: Pick<IncidentCollection, 'escalationSteps'>) =>
+  collection.escalationSteps.find((step) => !step.sent_at && !step.cancelled_at);
+
+/**
+ * Hands a step to escalation-step through its "now" schedule (one per step and run, however often a
+ * person asks: a repeat finds it there). Also the API's `POST /api/incidents/{id}/escalate`. The step's
+ * run (issue 45: a restarted escalation's steps carry theirs) goes with it, which the page checks.
+ */
+export async function scheduleStepNow(incidentId: string, step: { step_order: number; run?: number | undefined }): Promise<void> {
+  const input: EscalationStepInput = { incident_id: incidentId, step_order: step.step_order, early: true, ...(step.run ? { run: step.run } : {}) };
   await scheduleOnce({
-    name: escalateNowScheduleName(incidentId, next.step_order, next.run ?? 0),
+    name: escalateNowScheduleName(incidentId, step.step_order, step.run ?? 0),
     at: new Date(clock.now().getTime() + LEAD_MS).toISOString(),
     target: requireEnv(env.escalationStepArn),
     input,
     deadLetterArn: process.env[env.escalationDlqArn],
   });
-  return { outcome: 'escalating', step_order: next.step_order };
 }

@@ -26,7 +26,7 @@ import { urgencyAtOpen, type Incident, type Severity } from '../incidents/model.
 import * as incidents from '../incidents/repository.js';
 import { createdEntry, timelinePut, type TimelineDetails } from '../incidents/timeline.js';
 import { recipientsOf, resolvePeople } from './recipients.js';
-import { stepPageRecords, stepPages } from './step-page.js';
+import { pagedPeople, stepPageRecords, stepPages } from './step-page.js';
 
 export interface AutomaticIncidentSpec {
   monitor: Monitor;
@@ -143,7 +143,7 @@ export async function openAutomaticIncident(spec: AutomaticIncidentSpec): Promis
     // The timeline: opened by the signal (with its message); the pages' entries follow it.
     ['conflict', timelinePut({ ...entry, details: { ...entry.details, ...spec.createdDetails } })],
     ...holding.map((item) => ['conflict', item] as const),
-  ]);
+  ], [...new Set(pagedNow.flatMap((step) => pagedPeople(resolvedNow(step))))]);
   if (outcome === 'ok') {
     countMetric('IncidentCreated', { kind: 'automatic' });
     for (const step of pagedNow) countMetric('EscalationStepSent', { step: String(step.step_order) });

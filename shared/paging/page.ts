@@ -12,10 +12,10 @@ import { itemPresent, keys } from '../platform/db/keys.js';
 import { conditionFailure, TransactionCancelled, transactWrite } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
 import { countMetric } from '../platform/observability/metrics.js';
-import { getIncidentCollection, writeInstant } from '../incidents/repository.js';
+import { addResponders, getIncidentCollection, writeInstant } from '../incidents/repository.js';
 import { MAX_INCIDENT_STEPS, type EscalationTarget, type UnstaffedSchedule } from '../escalation/model.js';
 import { resolveTargets } from './targets.js';
-import { stepPageRecords, stepPages } from './step-page.js';
+import { pagedPeople, stepPageRecords, stepPages } from './step-page.js';
 
 /** `early`: page the step now, before its time (a person escalated by SMS reply); its own schedule then finds it sent. */
 export const escalationStepInput = z.strictObject({
@@ -76,21 +76,27 @@ async function trySendStep({ incident_id, step_order, early, run = 0 }: Escalati
       {
         // Unacknowledged, unresolved, and unchanged since it was read: the event's snapshot and the
         // timeline entry show it as it is (a change meanwhile other than those: read again).
+        // The people it pages join the incident's responders (the list's `mine`, issue 44).
         Update: {
           TableName: tableName(),
           Key: keys.incident(incident_id),
-          // Its pages (for reports) are appended in the same write.
-          UpdateExpression: 'SET #updated_at = :now, #pages = list_append(if_not_exists(#pages, :no_pages), :pages)',
+          // Its pages (for reports) are appended, and the people it pages join its responders (`mine`), in the same write.
+          ...addResponders(
+            {
+              UpdateExpression: 'SET #updated_at = :now, #pages = list_append(if_not_exists(#pages, :no_pages), :pages)',
+              ExpressionAttributeNames: { '#status': 'status', '#updated_at': 'updated_at', '#pages': 'pages' },
+              ExpressionAttributeValues: {
+                ':false': false,
+                ':was_status': incident.status,
+                ':was_updated_at': incident.updated_at,
+                ':now': at,
+                ':no_pages': [],
+                ':pages': stepPages(step, resolved, at),
+              },
+            },
+            pagedPeople(resolved),
+          ),
           ConditionExpression: 'acknowledged = :false AND #status = :was_status AND #updated_at = :was_updated_at',
-          ExpressionAttributeNames: { '#status': 'status', '#updated_at': 'updated_at', '#pages': 'pages' },
-          ExpressionAttributeValues: {
-            ':false': false,
-            ':was_status': incident.status,
-            ':was_updated_at': incident.updated_at,
-            ':now': at,
-            ':no_pages': [],
-            ':pages': stepPages(step, resolved, at),
-          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },

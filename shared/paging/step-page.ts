@@ -49,3 +49,7 @@ export function stepPageRecords(
     timelinePut(pagedEntry(incident, { step_order: step.step_order, emails }, at, ordinal, resolved)),
   ];
 }
+
+/** The account holders a step's page reaches (its recipients that are people): they join the incident's responders. */
+export const pagedPeople = (resolved: ResolvedTargets | undefined): string[] =>
+  resolved ? [...new Set(resolved.recipients.flatMap((recipient) => (recipient.kind === 'person' ? [recipient.user_id] : [])))] : [];

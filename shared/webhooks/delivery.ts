@@ -13,11 +13,11 @@
  *   escalation steps use), invoking this worker with `{webhook_id, incident_id}`; the pair's later
  *   messages wait behind it. Success or failure of the head sends the next one at once.
  */
+import { incidentLink } from '../platform/console-links.js';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { env } from '../system.js';
 import { clock } from '../platform/clock.js';
-import { requireEnv } from '../platform/config.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../platform/db/keys.js';
 import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
@@ -133,7 +133,8 @@ onNewSandbox(() => {
 // ---------------------------------------------------------------------------------------------
 // Events in
 
-const incidentUrl = (incidentId: string) => `${requireEnv(env.publicApiUrl).replace(/\/$/, '')}/api/incidents/${incidentId}`;
+/** The incident's page in the console (issue 44): what a person opens from a Slack or Teams message. */
+const incidentUrl = incidentLink;
 
 /** The incident as `GET /api/incidents/:id` returns it, in the state the event describes. */
 async function incidentAsOf(snapshot: IncidentSnapshot): Promise<IncidentDetailView> {

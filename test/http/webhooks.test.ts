@@ -412,7 +412,9 @@ describe('delivering', () => {
     const body = bodyOf(request!);
     expect(body.text).toContain('New incident: Payments &lt;down&gt;');
     expect(body.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Payments <down>', emoji: false } });
-    expect(JSON.stringify(body.blocks)).toContain(`/api/incidents/${incidentId}|View incident>`);
+    // The console's incident page (issue 44), not the JSON API's.
+    expect(JSON.stringify(body.blocks)).toContain(`<${api.runtime.oidc.consoleOrigin}/incidents/${incidentId}|View incident>`);
+    expect(body.text).not.toContain('/api/incidents/');
     expect(request!.headers['webhook-signature']).toMatch(/^v1,/);
   });
 

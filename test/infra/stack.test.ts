@@ -3,7 +3,7 @@
  * bundles for real). Everything is derived from the system description, so is this test.
  */
 import { App } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/cdk/app.js';
@@ -48,6 +48,7 @@ const CUSTOMISED = {
   pagingConcurrency: '5',
   apiDomain: 'status-api.example.com',
   apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+  consoleUrl: 'https://console.example.com/',
 };
 /** Phone settings changed from their defaults (one synthesis). */
 const CUSTOMISED_PHONES = { smsMaxPrice: '0.1', voiceMaxPricePerMinute: '1', phoneDailySpendAlarm: '20' };
@@ -387,14 +388,14 @@ describe('CDK stack', () => {
     }
   });
 
-  it('lets only the notifier, person-notification and shift-notices send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries) and sms-inbound (escalating now) manage schedules', () => {
+  it('lets only the notifier, person-notification and shift-notices send e-mail, only the publisher put events, only the escalation scheduler, the webhook worker (its retries), sms-inbound and incidents-escalate (escalating now) manage schedules', () => {
     const roles = rolesByFunction();
     const holders = (action: string) =>
       [...roles].filter(([, role]) => statementsOf(role).some((statement) => asList(statement.Action).includes(action))).map(([name]) => name);
     const emailSenders = [workers.notifier.name, workers.personNotification.name, workers.shiftNotices.name];
     expect(holders('ses:SendEmail').sort()).toEqual([...emailSenders].sort());
     expect(holders('events:PutEvents')).toEqual([workers.publisher.name]);
-    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name, workers.smsInbound.name].sort();
+    const schedulers = [workers.escalationScheduler.name, workers.webhookDelivery.name, workers.smsInbound.name, 'incidents-escalate'].sort();
     expect(holders('scheduler:CreateSchedule').sort()).toEqual(schedulers);
     expect(holders('iam:PassRole').sort()).toEqual(schedulers);
     for (const name of schedulers) {
@@ -1024,6 +1025,15 @@ describe('CDK stack', () => {
       if (fn.Properties.Environment?.Variables?.PUBLIC_API_URL) expect(fn.Properties.Environment.Variables.PUBLIC_API_URL).toBe('https://status-api.example.com');
     }
     expect(() => synth({ apiDomain: 'status-api.example.com' })).toThrow(/apiDomain and apiCertificateArn go together/);
+  });
+
+  it("gives every function the console's origin for the incident links (issue 44): the consoleUrl context, else explicitly none, with a warning", () => {
+    const consoleUrls = (deployed: { template: typeof template }) =>
+      new Set(Object.values(deployed.template.findResources('AWS::Lambda::Function')).map((fn) => fn.Properties.Environment?.Variables?.CONSOLE_URL));
+    expect(consoleUrls(synth(CUSTOMISED))).toEqual(new Set(['https://console.example.com']));
+    expect(consoleUrls({ template })).toEqual(new Set(['']));
+    expect(JSON.stringify(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No consoleUrl context')))).toContain('-c consoleUrl=');
+    expect(() => synth({ consoleUrl: 'console.example.com' })).toThrow(/consoleUrl must be the console's origin/);
   });
 
   it('passes cdk-nag (AwsSolutions) with every acknowledgement reasoned, and none acknowledging a finding that no longer exists', () => {

@@ -3,13 +3,17 @@
  * who was paged how and whether it was delivered), and a note with or without a status change.
  * The page follows changes as the list does.
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
+import { describeNotification, escalatedText } from './incident-text.js';
+import './incidents.css';
 
 type Update = Schemas['IncidentUpdate'];
+type AlertDetails = Schemas['AlertDetails'];
 const REFRESH_MS = 10_000;
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
 
@@ -27,6 +31,14 @@ export function IncidentScreen({ params }: { params: Record<string, string> }) {
   });
   const resolve = useAction(async () => {
     await must(api.DELETE('/api/incidents/{id}', { params: { path: { id } } }));
+    await reload();
+  });
+  const [escalated, setEscalated] = useState<number | undefined>();
+  // Escalate now: the next step pages at once (202 with its order); the API's 409 says why not.
+  const escalate = useAction(async () => {
+    setEscalated(undefined);
+    const answer = await must(api.POST('/api/incidents/{id}/escalate', { params: { path: { id } } }));
+    setEscalated(answer.escalation.step_order);
     await reload();
   });
 
@@ -74,13 +86,23 @@ export function IncidentScreen({ params }: { params: Record<string, string> }) {
         <button type="button" disabled={resolved || resolve.busy} onClick={() => void resolve.run()}>
           Resolve
         </button>
+        <button type="button" disabled={resolved || escalate.busy} onClick={() => void escalate.run()}>
+          Escalate
+        </button>
       </div>
-      <ErrorNote error={acknowledge.error ?? resolve.error} />
+      {escalated !== undefined && (
+        <p class="muted" role="status">
+          {escalatedText(escalated)}
+        </p>
+      )}
+      <ErrorNote error={acknowledge.error ?? resolve.error ?? escalate.error} />
       <dl class="fields">
         <dt>Monitor</dt>
         <dd>
           <a href={`/monitors/${data.monitor_id}`}>{data.monitor_name}</a>
         </dd>
+        <dt>Urgency</dt>
+        <dd>{data.urgency === 'high' ? 'High' : 'Low'}</dd>
         <dt>Started</dt>
         <dd>
           <Time at={data.started_at} />
@@ -97,6 +119,14 @@ export function IncidentScreen({ params }: { params: Record<string, string> }) {
         <dd>
           <Time at={data.resolved_at} />
         </dd>
+        {data.escalation_steps && data.escalation_steps.length > 0 && (
+          <>
+            <dt>Escalation</dt>
+            <dd>
+              {data.escalation_steps.map((step) => `step ${step.step_order} after ${step.delay_minutes} min`).join(', ')}
+            </dd>
+          </>
+        )}
         {data.alert_count !== undefined && (
           <>
             <dt>Alerts</dt>
@@ -106,6 +136,7 @@ export function IncidentScreen({ params }: { params: Record<string, string> }) {
           </>
         )}
       </dl>
+      {data.alert_details && <AlertDetailsCard details={data.alert_details} />}
 
       <NoteForm incidentId={id} resolved={resolved} onPosted={reload} />
 
@@ -186,7 +217,7 @@ function describe(entry: Update): string {
     case 'page_withheld':
       return `A page was withheld${details?.reason ? `: ${details.reason}` : ''}`;
     case 'notification':
-      return `${details?.channel ?? 'Notification'} to ${details?.user_name ?? details?.address ?? 'someone'}: ${details?.status ?? 'sent'}`;
+      return describeNotification(details ?? {});
     case 'resolved':
       return `Resolved${entry.user_name ? ` by ${entry.user_name}` : ''}`;
     default:
@@ -210,5 +241,52 @@ export function Timeline({ entries }: { entries: Update[] }) {
         </li>
       ))}
     </ol>
+  );
+}
+
+/** What the Events API v2 trigger carried beyond the title (PagerDuty's alert details). */
+function AlertDetailsCard({ details }: { details: AlertDetails }) {
+  const custom = details.custom_details;
+  const fields: [string, string | null][] = [
+    ['Source', details.source],
+    ['Alert severity', details.severity],
+    ['Component', details.component],
+    ['Group', details.group],
+    ['Class', details.class],
+  ];
+  return (
+    <section class="alert-details" aria-labelledby="alert-details-title">
+      <h2 id="alert-details-title">Alert details</h2>
+      <dl class="fields">
+        {fields
+          .filter(([, value]) => value)
+          .map(([label, value]) => (
+            <Fragment key={label}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </Fragment>
+          ))}
+        {details.client && (
+          <>
+            <dt>Sent by</dt>
+            <dd>{details.client_url && /^https?:\/\//.test(details.client_url) ? <a href={details.client_url} rel="noreferrer noopener" target="_blank">{details.client}</a> : details.client}</dd>
+          </>
+        )}
+      </dl>
+      {details.links.length > 0 && (
+        <ul class="links" aria-label="Alert links">
+          {details.links.map((link) => (
+            <li key={link.href}>{/^https?:\/\//.test(link.href) ? <a href={link.href} rel="noreferrer noopener" target="_blank">{link.text || link.href}</a> : <span>{link.text || link.href}</span>}</li>
+          ))}
+        </ul>
+      )}
+      {custom !== null && custom !== undefined && (
+        <>
+          <h3>Custom details</h3>
+          <pre tabIndex={0} aria-label="Custom details">{typeof custom === 'string' ? custom : JSON.stringify(custom, null, 2)}</pre>
+        </>
+      )}
+      {details.truncated && <p class="muted">Cut to fit 16 KiB.</p>}
+    </section>
   );
 }

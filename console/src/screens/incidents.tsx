@@ -4,31 +4,53 @@
  * visible, so a new or changed incident shows within 15 seconds without a reload.
  */
 import { useState } from 'preact/hooks';
-import { must, type Schemas } from '../api/client.js';
+import { ApiError, must, type Schemas } from '../api/client.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
+import { bulkSummary, type BulkOutcome } from './incidents-bulk.js';
+import './incidents.css';
 
 type Incident = Schemas['IncidentListItem'];
 const REFRESH_MS = 10_000;
 const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
 const STATUSES = ['open', 'INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const;
 
-type Filters = { status: string; severity: string; acknowledged: string; monitor_id: string };
+type Filters = { status: string; severity: string; urgency: string; acknowledged: string; monitor_id: string; team_id: string; mine: string };
 
 const filtersOf = (query: URLSearchParams): Filters => ({
   status: query.get('status') ?? 'open',
   severity: query.get('severity') ?? '',
+  urgency: query.get('urgency') ?? '',
   acknowledged: query.get('acknowledged') ?? '',
   monitor_id: query.get('monitor_id') ?? '',
+  team_id: query.get('team_id') ?? '',
+  mine: query.get('mine') ?? '',
 });
+
+/** The caller's monitors and teams, for the filters' choices (their first pages: 100 each, as a person picks from). */
+function useChoices() {
+  const { api } = useConsole();
+  return useResource(
+    async () => {
+      const [monitors, teams] = await Promise.all([
+        must(api.GET('/api/monitors', { params: { query: { limit: 100 } } })),
+        must(api.GET('/api/teams')),
+      ]);
+      return { monitors: monitors.monitors.map(({ id, name }) => ({ id, name })), teams: teams.teams.map(({ id, name }) => ({ id, name })) };
+    },
+    [],
+  );
+}
 
 export function IncidentsScreen({ query }: { query: URLSearchParams }) {
   const { api } = useConsole();
   const filters = filtersOf(query);
   const [cursor, setCursor] = useState<string | undefined>();
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [outcome, setOutcome] = useState<BulkOutcome | undefined>();
+  const choices = useChoices();
   const list = useResource(
     () =>
       must(
@@ -39,6 +61,9 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
               ...(filters.severity ? { severity: filters.severity as (typeof SEVERITIES)[number] } : {}),
               ...(filters.acknowledged ? { acknowledged: filters.acknowledged as 'true' | 'false' } : {}),
               ...(filters.monitor_id ? { monitor_id: filters.monitor_id } : {}),
+              ...(filters.team_id ? { team_id: filters.team_id } : {}),
+              ...(filters.urgency ? { urgency: filters.urgency as 'high' | 'low' } : {}),
+              ...(filters.mine === 'true' ? { mine: 'true' as const } : {}),
               ...(cursor ? { cursor } : {}),
               limit: 50,
             },
@@ -48,12 +73,25 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
     [query.toString(), cursor],
     REFRESH_MS,
   );
+  // One request per incident, each on its own: the others are done whatever one answers, and each
+  // failure is shown with the API's own words (e.g. "Incident already acknowledged").
   const bulk = useAction(async (action: 'acknowledge' | 'resolve') => {
-    for (const id of selected) {
-      if (action === 'acknowledge') await must(api.POST('/api/incidents/{id}/acknowledge', { params: { path: { id } } }));
-      else await must(api.DELETE('/api/incidents/{id}', { params: { path: { id } } }));
-    }
-    setSelected(new Set());
+    const titles = new Map((list.data?.incidents ?? []).map((incident) => [incident.id, incident.title]));
+    const ids = [...selected];
+    const results = await Promise.all(
+      ids.map(async (id) => {
+        try {
+          if (action === 'acknowledge') await must(api.POST('/api/incidents/{id}/acknowledge', { params: { path: { id } } }));
+          else await must(api.DELETE('/api/incidents/{id}', { params: { path: { id } } }));
+          return { id, title: titles.get(id) ?? id };
+        } catch (error) {
+          return { id, title: titles.get(id) ?? id, error: error instanceof ApiError || error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
+    setOutcome({ action, results });
+    // The failed stay selected, to try again or leave.
+    setSelected(new Set(results.filter((result) => result.error).map((result) => result.id)));
     await list.reload();
   });
 
@@ -78,7 +116,7 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
       <form class="filters" aria-label="Filter incidents" onSubmit={(event) => event.preventDefault()}>
         <label>
           Status
-          <select value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)}>
+          <select aria-label="Status" value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)}>
             <option value="open">Open</option>
             <option value="">Any</option>
             {STATUSES.slice(1).map((status) => (
@@ -90,7 +128,7 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
         </label>
         <label>
           Severity
-          <select value={filters.severity} onChange={(event) => setFilter('severity', event.currentTarget.value)}>
+          <select aria-label="Severity" value={filters.severity} onChange={(event) => setFilter('severity', event.currentTarget.value)}>
             <option value="">Any</option>
             {SEVERITIES.map((severity) => (
               <option key={severity} value={severity}>
@@ -100,12 +138,46 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
           </select>
         </label>
         <label>
+          Urgency
+          <select aria-label="Urgency" value={filters.urgency} onChange={(event) => setFilter('urgency', event.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="high">High</option>
+            <option value="low">Low</option>
+          </select>
+        </label>
+        <label>
           Acknowledged
-          <select value={filters.acknowledged} onChange={(event) => setFilter('acknowledged', event.currentTarget.value)}>
+          <select aria-label="Acknowledged" value={filters.acknowledged} onChange={(event) => setFilter('acknowledged', event.currentTarget.value)}>
             <option value="">Either</option>
             <option value="false">Not yet</option>
             <option value="true">Yes</option>
           </select>
+        </label>
+        <label>
+          Monitor
+          <select aria-label="Monitor" value={filters.monitor_id} onChange={(event) => setFilter('monitor_id', event.currentTarget.value)}>
+            <option value="">Any</option>
+            {choices.data?.monitors.map((monitor) => (
+              <option key={monitor.id} value={monitor.id}>
+                {monitor.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Team
+          <select aria-label="Team" value={filters.team_id} onChange={(event) => setFilter('team_id', event.currentTarget.value)}>
+            <option value="">Any</option>
+            {choices.data?.teams.map((team) => (
+              <option key={team.id} value={team.id}>
+                {team.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={filters.mine === 'true'} onChange={(event) => setFilter('mine', event.currentTarget.checked ? 'true' : '')} />
+          Assigned to me
         </label>
       </form>
 
@@ -120,7 +192,8 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
           Resolve
         </button>
       </div>
-      <ErrorNote error={bulk.error ?? list.error} />
+      {outcome && <BulkResult outcome={outcome} onDismiss={() => setOutcome(undefined)} />}
+      <ErrorNote error={bulk.error ?? list.error ?? choices.error} />
 
       {list.data === undefined && !list.error && <Loading what="incidents" />}
       {list.data && incidents.length === 0 && <p class="empty">No incidents match. All quiet.</p>}
@@ -160,5 +233,28 @@ function IncidentRow({ incident, checked, onToggle }: { incident: Incident; chec
         </div>
       </div>
     </li>
+  );
+}
+
+/** What a bulk action did: how many were done, and each failure with the API's text. */
+function BulkResult({ outcome, onDismiss }: { outcome: BulkOutcome; onDismiss: () => void }) {
+  const summary = bulkSummary(outcome);
+  const failed = outcome.results.filter((result) => result.error);
+  return (
+    <div class={`bulk-result ${failed.length ? 'has-failures' : ''}`} role={failed.length ? 'alert' : 'status'}>
+      <p>{summary}</p>
+      {failed.length > 0 && (
+        <ul aria-label="Not done">
+          {failed.map((result) => (
+            <li key={result.id}>
+              <a href={`/incidents/${result.id}`}>{result.title}</a>: {result.error}
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="button" class="quiet" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ForbiddenError, NotFoundError } from '../../../shared/platform/errors.js';
 import { httpEvent } from '../../../infra/testing/events.js';
 import { runWith } from '../../../test/support/middleware.js';
@@ -10,7 +10,14 @@ const failWith = (error: unknown) =>
     throw error;
   });
 
-afterEach(() => vi.restoreAllMocks());
+// As every deployment sets it (the console's origin, or empty without a console: shared/platform/console-links.ts).
+beforeEach(() => {
+  vi.stubEnv('CONSOLE_URL', '');
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 describe('htmlErrorHandler', () => {
   it('answers a service error with a page saying the link is not valid, with its status', async () => {
@@ -19,6 +26,8 @@ describe('htmlErrorHandler', () => {
       expect(response.statusCode).toBe(status);
       expect(response.headers).toMatchObject({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       expect(response.body).toContain('<h1>This link is not valid</h1>');
+      // No console: no script at all (issue 44's local-time.js comes from the console).
+      expect(response.headers!['content-security-policy']).toContain("script-src 'none'");
     }
   });
 

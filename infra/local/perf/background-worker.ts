@@ -22,6 +22,8 @@ export interface WorkerData extends Omit<BackgroundOptions, 'log'> {
   /** The local SES mailbox, behind this thread's SES API, and the API's public URL (for links in e-mails). */
   mailboxUrl: string;
   publicUrl: string;
+  /** The console's origin (incident links in e-mails and Slack messages). */
+  consoleUrl: string;
   /** The gateway's thread, which keeps the phone inbox: this thread's functions send SMS and calls there. */
   phonesUrl: string;
   /** The ports of this machine webhooks may reach (the runtime's own already left out). */
@@ -68,7 +70,7 @@ await new Promise<void>((resolve, reject) => {
   });
 });
 apis.on('error', (error) => log(`background AWS APIs: ${error.message}`));
-useLocalServices(`http://127.0.0.1:${(apis.address() as AddressInfo).port}`, data.publicUrl, data.webhookPorts, data.phonesUrl);
+useLocalServices(`http://127.0.0.1:${(apis.address() as AddressInfo).port}`, data.publicUrl, data.webhookPorts, data.phonesUrl, data.consoleUrl);
 begin(startBackground({ ...data, log }));
 const background = await started;
 

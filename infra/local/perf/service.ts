@@ -55,13 +55,14 @@ const startMailboxProcess: MailboxStarter = async (port, host) => {
 };
 
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const { started, service } = await startCore(options, startMailboxProcess, async ({ publicUrl, mailboxUrl, phonesUrl, tableName, webhookPorts, log }) => {
+  const { started, service } = await startCore(options, startMailboxProcess, async ({ publicUrl, consoleUrl, mailboxUrl, phonesUrl, tableName, webhookPorts, log }) => {
     const ports = await startBackgroundThread(
       {
         dynamodbEndpoint: options.dynamodbEndpoint,
         mailboxUrl,
         phonesUrl,
         publicUrl,
+        consoleUrl,
         tableName,
         webhookPorts,
         stateDir: options.stateDir,

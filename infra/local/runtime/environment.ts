@@ -30,7 +30,7 @@ export function useLocalAws(dynamodbEndpoint: string, tableName: string) {
  * mailbox); and the ports of this machine webhooks may reach, those the user named (never the port
  * these APIs answer on, even when the system happened to pick a named one).
  */
-export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookPorts: readonly number[], phonesUrl = runtimeUrl) {
+export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookPorts: readonly number[], phonesUrl: string, consoleUrl: string) {
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
@@ -47,6 +47,8 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookP
   process.env[env.eventBusName] = eventBus.name;
   process.env[env.senderEmail] ??= 'incidents@example.com';
   process.env[env.publicApiUrl] = publicUrl;
+  // The console's origin (the runtime's, served or not): the incident links of Slack messages and e-mails open it.
+  process.env[env.consoleUrl] = consoleUrl;
   process.env[env.schedulerGroup] = scheduleGroup;
   process.env[env.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env[env.escalationStepArn] = functionArn(workers.escalationStep.name);

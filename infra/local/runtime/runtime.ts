@@ -338,6 +338,8 @@ export async function startCore<B extends BackgroundPorts>(
   background: (urls: {
     runtimeUrl: string;
     publicUrl: string;
+    /** The console's origin, for the incident links of e-mails and Slack messages. */
+    consoleUrl: string;
     mailboxUrl: string;
     /** Where the phone inbox answers (the gateway's thread keeps it): the functions' End User Messaging endpoint in every thread. */
     phonesUrl: string;
@@ -412,8 +414,8 @@ export async function startCore<B extends BackgroundPorts>(
   // The ports the system picked (PORT=0, LOCAL_SES_PORT=0) are never a webhook's either.
   const ownPorts = [port, Number(new URL(mailboxUrl).port)];
   const webhookPorts = (options.webhookPorts ?? []).filter((candidate) => !ownPorts.includes(candidate));
-  useLocalServices(runtimeUrl, url, webhookPorts);
-  ports = background({ runtimeUrl, publicUrl: url, mailboxUrl, phonesUrl: runtimeUrl, tableName, webhookPorts, log });
+  useLocalServices(runtimeUrl, url, webhookPorts, runtimeUrl, consoleOrigin);
+  ports = background({ runtimeUrl, publicUrl: url, consoleUrl: consoleOrigin, mailboxUrl, phonesUrl: runtimeUrl, tableName, webhookPorts, log });
   const started = await ports;
 
   return {
