@@ -189,7 +189,7 @@ export class IncidentServiceStack extends Stack {
     const hosting = this.consoleHosting();
     const identity = this.userIdentity(parameters, messaging, hosting);
     const api = this.api(identity, hosting);
-    this.serviceFunctions(table, parameters, messaging, api, alarm);
+    this.serviceFunctions(table, parameters, messaging, api, alarm, this.config.consoleUrl ?? hosting?.url);
     this.routes(api, identity);
     this.streamReaders(table, messaging, deadLetters);
     this.rules(messaging, deadLetters);
@@ -537,7 +537,8 @@ export class IncidentServiceStack extends Stack {
   }
 
   /** Functions: one per route and worker, in the nested stack of their group, each with its alarms. */
-  private serviceFunctions(table: Table, { senderEmail, phones }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm) {
+  /** `consoleUrl`: the console's origin (the `consoleUrl` setting, else this stage's distribution), where the messages' incident links lead. */
+  private serviceFunctions(table: Table, { senderEmail, phones }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm, consoleUrl: string | undefined) {
     const config = this.config;
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
@@ -545,7 +546,7 @@ export class IncidentServiceStack extends Stack {
       [env.sesConfigurationSet]: configurationSet.configurationSetName,
       [env.publicApiUrl]: api.url,
       // Explicitly empty without a console (warned below): the incident links stay the JSON API's.
-      [env.consoleUrl]: config.consoleUrl ?? '',
+      [env.consoleUrl]: consoleUrl ?? '',
       // SMS and voice (issue 43): every function that sends, or answers whether this deployment can,
       // reads the same four (the origination identity below, absent when not set up).
       [env.smsConfigurationSet]: phones.configurationSetName,
@@ -555,10 +556,10 @@ export class IncidentServiceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
       POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
-    if (!config.consoleUrl) {
+    if (!consoleUrl) {
       Annotations.of(this).addWarningV2(
         'incident-service:no-console-url',
-        'No consoleUrl context: the incident links of e-mails and Slack messages open the JSON API, not the console. Pass -c consoleUrl=https://<console origin>.',
+        'No console (console=false) and no consoleUrl context: the incident links of e-mails and Slack messages open the JSON API, not a console. Pass -c consoleUrl=https://<console origin>.',
       );
     }
     for (const description of allFunctions) {

@@ -1027,12 +1027,17 @@ describe('CDK stack', () => {
     expect(() => synth({ apiDomain: 'status-api.example.com' })).toThrow(/apiDomain and apiCertificateArn go together/);
   });
 
-  it("gives every function the console's origin for the incident links (issue 44): the consoleUrl context, else explicitly none, with a warning", () => {
+  it("gives every function the console's origin for the incident links (issue 44): the consoleUrl context, else the stage's own console, else explicitly none, with a warning", () => {
     const consoleUrls = (deployed: { template: typeof template }) =>
-      new Set(Object.values(deployed.template.findResources('AWS::Lambda::Function')).map((fn) => fn.Properties.Environment?.Variables?.CONSOLE_URL));
-    expect(consoleUrls(synth(CUSTOMISED))).toEqual(new Set(['https://console.example.com']));
-    expect(consoleUrls({ template })).toEqual(new Set(['']));
-    expect(JSON.stringify(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No consoleUrl context')))).toContain('-c consoleUrl=');
+      new Set(serviceFunctions(deployed.template).map((fn) => JSON.stringify(fn.Properties.Environment?.Variables?.CONSOLE_URL)));
+    expect(consoleUrls(synth(CUSTOMISED))).toEqual(new Set([JSON.stringify('https://console.example.com')]));
+    // The stage's own distribution (a parameter of each function's nested stack; the root's trigger reads it directly).
+    const own = [...consoleUrls({ template })];
+    for (const value of own) expect(value).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",\{"(Ref|Fn::GetAtt)":"?\[?"?(referencetoIncidentServiceConsole|ConsoleNestedStack)/);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No console'))).toEqual([]);
+    const withoutConsole = synth({ console: 'false' });
+    expect(consoleUrls(withoutConsole)).toEqual(new Set([JSON.stringify('')]));
+    expect(JSON.stringify(Annotations.fromStack(withoutConsole.stack).findWarning('*', Match.stringLikeRegexp('No console')))).toContain('-c consoleUrl=');
     expect(() => synth({ consoleUrl: 'console.example.com' })).toThrow(/consoleUrl must be the console's origin/);
   });
 
