@@ -710,6 +710,8 @@ export const env = {
   tableName: 'TABLE_NAME',
   eventBusName: 'EVENT_BUS_NAME',
   senderEmail: 'SENDER_EMAIL',
+  /** The Cognito pre-sign-up trigger's allowed e-mail domains, comma-separated (`allowedSignUpDomains`). */
+  allowedSignUpDomains: 'ALLOWED_SIGN_UP_DOMAINS',
   /** The SES configuration set every e-mail is sent with (its bounce and complaint events come back). */
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   /** Base URL of the API, for links in e-mails (unsubscribe, acknowledge, confirming a subscription, accepting an invite). */

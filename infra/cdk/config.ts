@@ -1,6 +1,11 @@
-/** Deployment settings from CDK context (`-c name=value` or cdk.json), validated once. */
+/**
+ * Deployment settings: one committed file per stage, `deploy/<stage>.json` (`infra/cdk/settings.ts`),
+ * validated once here. `-c` selects the stage only: a setting given as context is refused, so a plain
+ * `cdk deploy` never drops one (issue 46 §1).
+ */
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import { guardSenderIdentity, readStageSettings, refuseSettingsInContext, stageFiles } from './settings.js';
 
 /** The retention periods CloudWatch Logs accepts, in days. */
 const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
@@ -44,8 +49,11 @@ const schema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9-]{0,19}$/i, { error: 'stage must be a letter then up to 19 letters, digits or hyphens, e.g. staging' })
     .optional(),
-  /** The stack's name outright (overrides the one `stage` derives). */
-  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,100}$/, { error: 'stackName must be a CloudFormation stack name' }).optional(),
+  /**
+   * The stack's name outright (overrides the one `stage` derives). At most 50 characters: the names
+   * derived from it (`<stackName>-monitor-check`, a function's, at most 64) must fit.
+   */
+  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,49}$/, { error: 'stackName must be a CloudFormation stack name of at most 50 characters' }).optional(),
   /** A custom domain for the API (links in e-mails use it), with an ACM certificate in the stack's region. */
   apiDomain: domain('apiDomain').optional(),
   apiCertificateArn: z.string().regex(/^arn:aws[a-z-]*:acm:/, { error: 'apiCertificateArn must be an ACM certificate ARN' }).optional(),
@@ -94,12 +102,6 @@ const schema = z.object({
   /** Powertools log level of every function. */
   logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /**
-   * The first of two deploys that move a stack deployed before issue 28 onto nested stacks: the API's
-   * routes are left out, so the old stack's routes are deleted before the nested stacks create them
-   * again (API Gateway refuses a second route with the same key). docs/upgrading.md.
-   */
-  withoutRoutes: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(false),
-  /**
    * The most one SMS may cost (USD), `MaxPrice` on every send: dearer destinations are refused (the
    * send fails, loudly) rather than billed. 0.25 covers a multi-part page to the US, Canada and most
    * of Europe with room to spare, and refuses the premium routes a mistyped number could reach.
@@ -116,6 +118,23 @@ const schema = z.object({
   console: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
   /** Where alarms are sent (optional e-mail subscription of the alarm topic). */
   alarmEmail: z.email().optional(),
+  /**
+   * Cognito's self sign-up (issue 46 §2). `false`: only an administrator creates users
+   * (`aws cognito-idp admin-create-user`, docs/deployment.md), whose account record is then made at
+   * their first sign-in (the post-authentication trigger).
+   */
+  selfSignUp: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]).default(true),
+  /**
+   * Who may sign up themselves: addresses of these domains only (a pre-sign-up trigger refuses the
+   * others before Cognito sends any code), or `*` for anyone. Unset with self sign-up on, Cognito may
+   * not send through SES (a CloudFormation rule refuses `CognitoEmail=ses`): anyone could make it mail
+   * any address from the stage's sender.
+   */
+  allowedSignUpDomains: z
+    .array(z.union([z.literal('*'), domain('allowedSignUpDomains').transform((value) => value.toLowerCase())]))
+    .min(1, { error: 'allowedSignUpDomains lists at least one domain, or "*"' })
+    .refine((domains) => !domains.includes('*') || domains.length === 1, { error: 'allowedSignUpDomains is ["*"] alone, or domains' })
+    .optional(),
 });
 
 export type DeployConfig = z.output<typeof schema>;
@@ -124,24 +143,54 @@ export type DeployConfig = z.output<typeof schema>;
 export const stackNameOf = (config: Pick<DeployConfig, 'stackName' | 'stage'>) =>
   config.stackName ?? (config.stage ? `IncidentService-${config.stage}` : 'IncidentService');
 
+/**
+ * The name of the function the monitoring system invokes (issue 46 §3): the stack's name and
+ * `-monitor-check`, whatever stack or construct holds it. Documented (docs/deployment.md), an
+ * output (`MonitorCheckFunctionName`) and pinned by a test: never derive it otherwise.
+ */
+export const monitorCheckFunctionName = (stackName: string) => `${stackName}-monitor-check`;
+
+/**
+ * The stage's settings: `-c stage=<stage>` (none: `default`) names `deploy/<stage>.json`, read,
+ * validated by the schema (an unknown key is refused, like a malformed value), and checked against
+ * the stage's sender identity record (`deploy/<stage>.lock.json`).
+ */
 export function readConfig(node: Node): DeployConfig {
-  const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, node.tryGetContext(key)]));
-  const config = schema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)));
+  const files = stageFiles(node);
+  refuseSettingsInContext(node, Object.keys(schema.shape), files);
+  const settings = readStageSettings(files);
+  const invalid = (message: string) => new Error(`Invalid settings in ${files.shown}: ${message}`);
+  if ('stage' in settings) throw invalid("stage: a stage's settings file is named after it (deploy/<stage>.json): leave stage out");
+  const config = schema.strict().safeParse({ ...settings, ...(files.stage ? { stage: files.stage } : {}) });
   if (!config.success) {
-    throw new Error(`Invalid CDK context: ${config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    throw invalid(config.error.issues.map((issue) => `${[...issue.path, ...('keys' in issue ? issue.keys : [])].join('.')}: ${issue.message}`).join('; '));
   }
   const { mailFromDomain, senderDomain } = config.data;
   if (mailFromDomain && !(senderDomain && mailFromDomain.toLowerCase().endsWith(`.${senderDomain.toLowerCase()}`))) {
-    throw new Error('Invalid CDK context: mailFromDomain must be a subdomain of senderDomain');
+    throw invalid('mailFromDomain must be a subdomain of senderDomain');
   }
   if (mailFromDomain && config.data.senderIdentity === 'existing') {
-    throw new Error('Invalid CDK context: mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner');
+    throw invalid('mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner');
   }
   if (Boolean(config.data.apiDomain) !== Boolean(config.data.apiCertificateArn)) {
-    throw new Error('Invalid CDK context: apiDomain and apiCertificateArn go together');
+    throw invalid('apiDomain and apiCertificateArn go together');
   }
   if (Boolean(config.data.jwtIssuer) !== Boolean(config.data.jwtAudience?.length)) {
-    throw new Error('Invalid CDK context: jwtIssuer and jwtAudience go together');
+    throw invalid('jwtIssuer and jwtAudience go together');
   }
+  if (config.data.allowedSignUpDomains && (!config.data.selfSignUp || config.data.jwtIssuer)) {
+    throw invalid('allowedSignUpDomains narrows self sign-up, which selfSignUp=false (or jwtIssuer) turns off');
+  }
+  guardSenderIdentity(node, files, senderIdentityRecord(config.data));
   return config.data;
 }
+
+/**
+ * What the stage's SES identity is, as a word that changes exactly when CloudFormation would replace
+ * (or delete) the identity the stage owns: `address` (the `SenderEmail` parameter's; a parameter,
+ * kept by every deploy), `domain:<domain>`, or `existing:…` (owned by another stage).
+ */
+export const senderIdentityRecord = (config: Pick<DeployConfig, 'senderIdentity' | 'senderDomain'>) => {
+  const identity = config.senderDomain ? `domain:${config.senderDomain.toLowerCase()}` : 'address';
+  return config.senderIdentity === 'existing' ? `existing:${identity}` : identity;
+};

@@ -26,6 +26,8 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   /** Concurrency reserved for this function alone (the paging path's, when `pagingConcurrency` is given). */
   reservedConcurrency?: number;
+  /** A physical name, for the one function reached by name from outside (monitor-check); the others are named by CloudFormation. */
+  functionName?: string;
 }
 
 export class ServiceFunction extends Construct {
@@ -46,6 +48,7 @@ export class ServiceFunction extends Construct {
       logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       reservedConcurrentExecutions: props.reservedConcurrency,
+      functionName: props.functionName,
     });
     grantTable(this.fn, props.table, props.description);
   }

@@ -10,7 +10,7 @@
  * nested stack with its functions, their routes, rules and alarms. A new route joins its
  * directory's stack, or brings a stack of its own; nothing is ever moved between stacks.
  */
-import { Annotations, Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, CfnOutput, CfnParameter, CfnRule, Duration, Fn, NestedStack, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -75,7 +75,7 @@ import {
   workers,
   type FunctionDescription,
 } from '../../shared/system.js';
-import { readConfig, type DeployConfig } from './config.js';
+import { monitorCheckFunctionName, readConfig, type DeployConfig } from './config.js';
 import { originationIdentityIn, phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
 import { ServiceFunction } from './service-function.js';
 
@@ -379,7 +379,7 @@ export class IncidentServiceStack extends Stack {
     const config = this.config;
     if (config.jwtIssuer) return { userPool: undefined, userPoolClient: undefined, consoleClient: undefined, issuer: config.jwtIssuer, audience: config.jwtAudience };
     const userPool = new UserPool(this, 'Users', {
-      selfSignUpEnabled: true,
+      selfSignUpEnabled: config.selfSignUp,
       signInAliases: { email: true },
       autoVerify: { email: true },
       standardAttributes: { email: { required: true, mutable: false }, fullname: { required: true, mutable: true } },
@@ -406,6 +406,7 @@ export class IncidentServiceStack extends Stack {
       { EmailSendingAccount: 'COGNITO_DEFAULT' },
     ) as CfnUserPool.EmailConfigurationProperty;
     if (senderIdentity) userPool.node.addDependency(senderIdentity);
+    this.signUpGuard(cognitoEmail);
     const userPoolClient = userPool.addClient('ApiClient', {
       // Apps sign in with SRP; ADMIN_USER_PASSWORD_AUTH (IAM credentials required) serves the
       // README's smoke test. No USER_PASSWORD_AUTH (the password would travel), no OAuth flows.
@@ -424,6 +425,28 @@ export class IncidentServiceStack extends Stack {
       issuer: `https://cognito-idp.${this.region}.amazonaws.com/${userPool.userPoolId}`,
       audience: [userPoolClient.userPoolClientId, ...(consoleClient ? [consoleClient.userPoolClientId] : [])],
     };
+  }
+
+  /**
+   * Who may make Cognito send mail (issue 46 §2). Open self sign-up lets anyone have a code e-mailed
+   * to any address: with Cognito on SES, from the stage's sender. So open sign-up (no
+   * `allowedSignUpDomains`) keeps Cognito on its own sender (a CloudFormation rule refuses
+   * `CognitoEmail=ses`); `allowedSignUpDomains` refuses other addresses before any code is sent;
+   * `["*"]` accepts anyone knowingly. With sign-up off, users come from `admin-create-user` only.
+   */
+  private signUpGuard(cognitoEmail: string) {
+    const { selfSignUp, allowedSignUpDomains } = this.config;
+    if (selfSignUp && !allowedSignUpDomains) {
+      new CfnRule(this, 'OpenSignUpKeepsCognitoSender', {
+        assertions: [
+          {
+            assert: Fn.conditionNot(Fn.conditionEquals(cognitoEmail, 'ses')),
+            assertDescription:
+              'CognitoEmail=ses with open self sign-up would let anyone make Cognito mail any address from your sender: set allowedSignUpDomains (or selfSignUp false) in deploy/<stage>.json first',
+          },
+        ],
+      });
+    }
   }
 
   /**
@@ -515,7 +538,7 @@ export class IncidentServiceStack extends Stack {
     // Each public route (the links of e-mails, the alert endpoints) has its own throttling: a flood
     // there is refused on that route and never takes the signed-in routes' share.
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      (config.withoutRoutes ? [] : publicRoutes()).map((route) => [
+      publicRoutes().map((route) => [
         routeKeyOf(route),
         route.throttle === 'alerts'
           ? { ThrottlingRateLimit: config.alertThrottleRate, ThrottlingBurstLimit: config.alertThrottleBurst }
@@ -575,6 +598,8 @@ export class IncidentServiceStack extends Stack {
         logRemovalPolicy: this.removalPolicy,
         environment: { ...common, [env.smsOriginationIdentity]: originationIdentityIn(scope, phones) },
         reservedConcurrency: description.paging ? config.pagingConcurrency : undefined,
+        // The monitoring system's way in keeps its name through any refactoring (issue 46 §3).
+        functionName: description.name === workers.monitorCheck.name ? monitorCheckFunctionName(this.stackName) : undefined,
       });
       this.functionConstructs.set(description.name, construct);
       this.functions.set(description.name, construct.fn);
@@ -614,7 +639,7 @@ export class IncidentServiceStack extends Stack {
 
   /** Routes: each in its function's construct; the user pool's trigger. */
   private routes({ api, authorizer, stage }: Api, { userPool }: UserIdentity) {
-    for (const route of this.config.withoutRoutes ? [] : routes) {
+    for (const route of routes) {
       new HttpRoute(this.functionConstructs.get(route.name)!, 'Route', {
         httpApi: api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
@@ -628,7 +653,16 @@ export class IncidentServiceStack extends Stack {
       if (group) stage.node.addDependency(group);
     }
     if (userPool) {
-      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, this.fn(workers.accountsPostConfirmation.name));
+      const accounts = this.fn(workers.accountsPostConfirmation.name);
+      userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, accounts);
+      // Sign-up off: users an administrator created never confirm a sign-up; their first sign-in makes the account record.
+      if (!this.config.selfSignUp) userPool.addTrigger(UserPoolOperation.POST_AUTHENTICATION, accounts);
+      // Sign-up for some domains only: refused before Cognito sends a code.
+      const domains = this.config.allowedSignUpDomains;
+      if (domains && !domains.includes('*')) {
+        userPool.addTrigger(UserPoolOperation.PRE_SIGN_UP, accounts);
+        accounts.addEnvironment(env.allowedSignUpDomains, domains.join(','));
+      }
     }
   }
 
@@ -978,6 +1012,10 @@ export class IncidentServiceStack extends Stack {
       new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
     }
     new CfnOutput(this, 'MonitorCheckFunctionArn', { value: this.fn(workers.monitorCheck.name).functionArn });
+    new CfnOutput(this, 'MonitorCheckFunctionName', {
+      value: monitorCheckFunctionName(this.stackName),
+      description: 'What the monitoring system invokes: always <stack name>-monitor-check',
+    });
     new CfnOutput(this, 'MonitorCheckInvokePolicyArn', { value: invokePolicy.managedPolicyArn });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName });
     new CfnOutput(this, 'TableName', { value: table.tableName });

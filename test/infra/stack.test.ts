@@ -22,14 +22,13 @@ import { checkTarget, type TargetOptions } from '../../shared/webhooks/target.js
  *
  * The deployment settings whose effects do not touch one another share one synthesis, each test
  * reading its own setting there and comparing with the default where it did: two deployments hold
- * them all, because an external issuer drops the user pool that a throwaway stack's deletion policy
- * and a domain sender's Cognito mail are checked on, and the routes' throttling is checked where
- * `withoutRoutes` would drop the routes. The second stage stays apart (its point is its difference
+ * them all, because an external issuer drops the user pool that a throwaway stack's deletion policy,
+ * a domain sender's Cognito mail and sign-up turned off are checked on. The second stage stays apart (its point is its difference
  * from the first, and `senderIdentity=existing` refuses a MAIL FROM domain), as does the added route.
  * (5 syntheses instead of 13; a malformed context throws in `readConfig` before any construct.)
  */
 const synthesized = new Map<string, ReturnType<typeof synthStacks>>();
-const synth = (context: Record<string, string> = {}) => {
+const synth = (context: Record<string, unknown> = {}) => {
   const key = JSON.stringify(Object.entries(context).sort());
   let result = synthesized.get(key);
   if (!result) synthesized.set(key, (result = synthStacks(context)));
@@ -50,10 +49,10 @@ const CUSTOMISED = {
   apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
   consoleUrl: 'https://console.example.com/',
 };
-/** Phone settings changed from their defaults (one synthesis). */
-const CUSTOMISED_PHONES = { smsMaxPrice: '0.1', voiceMaxPricePerMinute: '1', phoneDailySpendAlarm: '20' };
-/** A throwaway stack sending from a domain with its own MAIL FROM, in the first step of the upgrade onto nested stacks. */
-const THROWAWAY = { senderDomain: 'status.example.com', mailFromDomain: 'mail.status.example.com', removalPolicy: 'destroy', withoutRoutes: 'true' };
+/** Phone settings changed from their defaults, and self sign-up for some domains only (one synthesis). */
+const CUSTOMISED_PHONES = { smsMaxPrice: '0.1', voiceMaxPricePerMinute: '1', phoneDailySpendAlarm: '20', allowedSignUpDomains: ['Example.com', 'example.org'] };
+/** A private team's throwaway stack sending from a domain with its own MAIL FROM, self sign-up off. */
+const THROWAWAY = { senderDomain: 'status.example.com', mailFromDomain: 'mail.status.example.com', removalPolicy: 'destroy', selfSignUp: false };
 
 const { stack, template, root } = synth();
 /** The default deployment's resources of a type (read-only: the same object for every test asking). */
@@ -225,6 +224,37 @@ describe('CDK stack', () => {
     });
   });
 
+  it('lets a private deployment turn self sign-up off, keeps open sign-up off SES, and narrows sign-up to domains when asked (issue 46 §2)', () => {
+    const poolOf = (deployment: ReturnType<typeof synth>) => Object.values(deployment.template.findResources('AWS::Cognito::UserPool'))[0]!.Properties;
+    const accountsTrigger = { 'Fn::GetAtt': [expect.stringMatching(/^AccountsPostConfirmation/), 'Arn'] };
+    const accountsEnvironment = (deployment: ReturnType<typeof synth>) =>
+      serviceFunctions(deployment.template).find((fn) => String(fn.Properties.Description).startsWith(`${workers.accountsPostConfirmation.name} `))!.Properties.Environment.Variables;
+    // The default: open self sign-up (as before), with Cognito's codes kept on Cognito's own sender by a rule.
+    expect(poolOf(synth()).AdminCreateUserConfig.AllowAdminCreateUserOnly).toBe(false);
+    expect(poolOf(synth()).LambdaConfig).toEqual({ PostConfirmation: accountsTrigger });
+    expect(root.Rules!.OpenSignUpKeepsCognitoSender).toEqual({
+      Assertions: [{ Assert: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'CognitoEmail' }, 'ses'] }] }, AssertDescription: expect.stringContaining('set allowedSignUpDomains (or selfSignUp false)') }],
+    });
+    // Off: only administrators create users, whose first sign-in creates the account record; Cognito may send through SES.
+    const closed = synth(THROWAWAY);
+    expect(poolOf(closed).AdminCreateUserConfig.AllowAdminCreateUserOnly).toBe(true);
+    expect(poolOf(closed).LambdaConfig).toEqual({ PostConfirmation: accountsTrigger, PostAuthentication: accountsTrigger });
+    expect(closed.root.Rules?.OpenSignUpKeepsCognitoSender).toBeUndefined();
+    // The pool may invoke it for each trigger (its own permission each).
+    const poolPermissions = Object.values(closed.template.findResources('AWS::Lambda::Permission')).filter((permission) => permission.Properties.Principal === 'cognito-idp.amazonaws.com');
+    expect(poolPermissions.map((permission) => permission.Properties)).toEqual([
+      expect.objectContaining({ FunctionName: accountsTrigger, SourceArn: { 'Fn::GetAtt': [expect.stringMatching(/^Users/), 'Arn'] } }),
+      expect.objectContaining({ FunctionName: accountsTrigger, SourceArn: { 'Fn::GetAtt': [expect.stringMatching(/^Users/), 'Arn'] } }),
+    ]);
+    // Some domains: a pre-sign-up trigger refuses the others before any code is sent (its domains in its environment).
+    const domains = synth(CUSTOMISED_PHONES);
+    expect(poolOf(domains).AdminCreateUserConfig.AllowAdminCreateUserOnly).toBe(false);
+    expect(poolOf(domains).LambdaConfig).toEqual({ PostConfirmation: accountsTrigger, PreSignUp: accountsTrigger });
+    expect(accountsEnvironment(domains)[env.allowedSignUpDomains]).toBe('example.com,example.org');
+    expect(accountsEnvironment(synth())[env.allowedSignUpDomains]).toBeUndefined();
+    expect(domains.root.Rules?.OpenSignUpKeepsCognitoSender).toBeUndefined();
+  });
+
   it('builds the one table from the description: on demand, PITR, TTL, stream, GSI, retained', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
@@ -276,8 +306,11 @@ describe('CDK stack', () => {
       'apiCertificateArn: apiCertificateArn must be an ACM certificate ARN',
     );
     expect(() => synth({ senderDomain: 'example.com', mailFromDomain: 'mail.example.com', senderIdentity: 'existing' })).toThrow(
-      'Invalid CDK context: mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner',
+      /^Invalid settings in .*default\.json: mailFromDomain is set on the identity, which senderIdentity=existing leaves to its owner$/,
     );
+    expect(() => synth({ stackName: 'A'.repeat(51) })).toThrow('stackName must be a CloudFormation stack name of at most 50 characters');
+    expect(() => synth({ allowedSignUpDomains: ['*', 'example.com'] })).toThrow('allowedSignUpDomains is ["*"] alone, or domains');
+    expect(() => synth({ allowedSignUpDomains: ['example.com'], selfSignUp: false })).toThrow('allowedSignUpDomains narrows self sign-up, which selfSignUp=false (or jwtIssuer) turns off');
     expect(() => synth({ pagingConcurrency: '0' })).toThrow(/pagingConcurrency/);
     expect(synth(CUSTOMISED).stack.stackName).toBe('Incidents-Prod');
   });
@@ -593,6 +626,19 @@ describe('CDK stack', () => {
     expect(markers).toContain('UsersConsoleClient');
   });
 
+  it('names monitor-check <stack name>-monitor-check in every stage, whatever stack holds it, and outputs the name (issue 46 §3)', () => {
+    // Pinned literally: the monitoring system is configured with this name, so no refactoring may change it.
+    const named = (deployment: ReturnType<typeof synth>) =>
+      serviceFunctions(deployment.template).filter((fn) => String(fn.Properties.Description).startsWith(`${workers.monitorCheck.name} `)).map((fn) => fn.Properties.FunctionName);
+    expect(named(synth())).toEqual(['IncidentService-monitor-check']);
+    expect(named(synth({ stage: 'staging', senderIdentity: 'existing' }))).toEqual(['IncidentService-staging-monitor-check']);
+    expect(named(synth(CUSTOMISED))).toEqual(['Incidents-Prod-monitor-check']);
+    expect(root.Outputs!.MonitorCheckFunctionName).toEqual({ Value: 'IncidentService-monitor-check', Description: expect.stringContaining('<stack name>-monitor-check') });
+    expect(synth({ stage: 'staging', senderIdentity: 'existing' }).root.Outputs!.MonitorCheckFunctionName!.Value).toBe('IncidentService-staging-monitor-check');
+    // The only function with a name of its own: the others are CloudFormation's to name (and to replace).
+    expect(serviceFunctions(template).filter((fn) => fn.Properties.FunctionName !== undefined)).toHaveLength(1);
+  });
+
   it('gives the monitoring system a managed policy that invokes monitor-check and nothing else', () => {
     const policies = Object.values(resources('AWS::IAM::ManagedPolicy'));
     expect(policies).toHaveLength(1);
@@ -894,7 +940,7 @@ describe('CDK stack', () => {
   });
 
   it('outputs what deployers and the monitoring system need', () => {
-    for (const output of ['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'MonitorCheckFunctionArn', 'EventBusName', 'TableName', 'MonitorCheckInvokePolicyArn', 'SmsRepliesTopicArn', 'SmsConfigurationSetName']) {
+    for (const output of ['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'MonitorCheckFunctionName', 'MonitorCheckFunctionArn', 'EventBusName', 'TableName', 'MonitorCheckInvokePolicyArn', 'SmsRepliesTopicArn', 'SmsConfigurationSetName']) {
       expect(Object.keys(template.findOutputs(output)), output).toHaveLength(1);
     }
   });
@@ -920,14 +966,6 @@ describe('CDK stack', () => {
     const incidents = templates.find(({ stack: each }) => each.node.path === 'IncidentService/IncidentsFunctions')!.json;
     const incidentRoutes = routes.filter((route) => route.handler.startsWith('functions/incidents/')).length;
     expect(Object.keys(incidents.Resources).length).toBe(incidentRoutes * 10);
-  });
-
-  it('leaves the routes out for the first deploy of an upgrade onto nested stacks (withoutRoutes), and only then', () => {
-    const step = synth(THROWAWAY).template;
-    step.resourceCountIs('AWS::ApiGatewayV2::Route', 0);
-    expect(Object.keys(step.findResources('AWS::Lambda::Function')).filter((id) => !isCdkDeploymentResource(id))).toHaveLength(allFunctions.length);
-    expect(Object.values(step.findResources('AWS::ApiGatewayV2::Stage'))[0]!.Properties.RouteSettings).toEqual({});
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
   });
 
   it('takes a new route into its directory\'s stack, or a new one, moving nothing that exists', () => {

@@ -6,7 +6,7 @@
  * settings. A dependency that bloats every function fails here.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ const STRAY_LIMIT = 1.35;
 type Template = { Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: string } } }> };
 
 let out: string;
+let settings: string;
 let synthesized: ReturnType<typeof spawnSync>;
 /** Each function of the description and the asset folder the stack deploys it from. */
 const assets = new Map<string, string>();
@@ -33,7 +34,10 @@ const assets = new Map<string, string>();
 beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
   const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  synthesized = spawnSync('npm', ['run', '-s', 'synth', '--', '--output', out], {
+  // The default stage's settings, as a deployer commits them in deploy/default.json (here a file of its own: the synth records the sender identity beside it).
+  settings = mkdtempSync(join(tmpdir(), 'cdk-settings-'));
+  writeFileSync(join(settings, 'default.json'), '{}\n');
+  synthesized = spawnSync('npm', ['run', '-s', 'synth', '--', '--output', out, '-c', `settingsDir=${settings}`], {
     // CDK_VALIDATION=false skips the CDK's built-in CloudFormation validation, about half of this
     // synth's CPU (6 of 12 s), and nothing else: it cannot change the synth's outcome here (without
     // @aws-cdk/core:validateAgainstDefaultRules its findings, and its own failure, become warnings;
@@ -53,7 +57,10 @@ beforeAll(() => {
     if (lambda) assets.set(description.name, join(out, `asset.${String(lambda.Properties.Code!.S3Key).replace(/\.zip$/, '')}`));
   }
 }, within(240_000));
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(settings, { recursive: true, force: true });
+});
 
 describe('cdk synth', () => {
   it('synthesizes offline and bundles each function into a small ESM file', () => {

@@ -5,6 +5,9 @@
  */
 import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildApp } from '../../infra/cdk/app.js';
 
 export interface TemplateJson {
@@ -41,7 +44,31 @@ export const serviceFunctions = (template: Template) =>
     .filter(([id]) => !isCdkDeploymentResource(id))
     .map(([, fn]) => fn);
 
-export function synthStacks(context: Record<string, unknown> = {}) {
+/** What the app still takes as context; everything else is a setting, written to the stage's file. */
+const CONTEXT = new Set(['stage', 'settingsDir', 'replaceSenderIdentity']);
+const directories: string[] = [];
+process.on('exit', () => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+
+/**
+ * A settings directory holding `<stage>.json` with the given settings (and no lock yet: the synth
+ * records the sender identity there, as a first synth does).
+ */
+export function settingsDirectory(stage: string | undefined, settings: Record<string, unknown>): string {
+  const directory = mkdtempSync(join(tmpdir(), 'incident-settings-'));
+  directories.push(directory);
+  writeFileSync(join(directory, `${stage ?? 'default'}.json`), JSON.stringify(settings));
+  return directory;
+}
+
+/**
+ * The deployment of these settings (`{alarmEmail: …}`, as in `deploy/<stage>.json`) and context
+ * (`stage`, `replaceSenderIdentity`): the settings are written to a stage file of their own, which the
+ * app reads as it reads `deploy/` (unless `settingsDir` is given).
+ */
+export function synthStacks(settingsAndContext: Record<string, unknown> = {}) {
+  const context = Object.fromEntries(Object.entries(settingsAndContext).filter(([name]) => CONTEXT.has(name)));
+  const settings = Object.fromEntries(Object.entries(settingsAndContext).filter(([name]) => !CONTEXT.has(name)));
+  if (!context.settingsDir) context.settingsDir = settingsDirectory(context.stage as string | undefined, settings);
   const { app, stack } = buildApp(testApp(context));
   const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];
   const templates = stacks.map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as TemplateJson }));
