@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../infra/paths.js';
 import { buildApp } from '../../infra/cdk/app.js';
+import { FUNCTION_FAILURE_TERMS } from '../../infra/cdk/stack.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { isCdkDeploymentResource, refersTo, serviceFunctions, synthStacks } from './templates.js';
@@ -694,6 +695,24 @@ describe('CDK stack', () => {
     const failed = filtered('FunctionFailed');
     expect(failed.map((filter) => logGroupOf.get(filter.LogGroupName.Ref)!.name).sort()).toEqual(allFunctions.map((fn) => fn.name).sort());
     for (const filter of failed) expect(filter.FilterPattern).toBe('?"Invoke Error" ?"Task timed out" ?"Status: timeout" ?"Status: error" ?"Runtime exited"');
+    // Each line Lambda writes for a failed invocation (text log format) carries one of the terms; the lines of ours do not.
+    const failing = (line: string) => FUNCTION_FAILURE_TERMS.some((term) => line.includes(term));
+    for (const line of [
+      '2026-11-28T10:00:00.000Z\t6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tERROR\tInvoke Error \t{"errorType":"Error","errorMessage":"boom","stack":["Error: boom"]}',
+      '2026-11-28T10:00:10.012Z 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e Task timed out after 10.01 seconds',
+      'REPORT RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tDuration: 10000.00 ms\tBilled Duration: 10000 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB\tStatus: timeout',
+      'RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e Error: Runtime exited with error: signal: killed',
+      'INIT_REPORT Init Duration: 212.51 ms\tPhase: init\tStatus: error\tError Type: Runtime.ImportModuleError',
+    ]) {
+      expect(failing(line), line).toBe(true);
+    }
+    for (const line of [
+      JSON.stringify({ level: 'ERROR', message: 'invocation failed', service: 'incident-service', operation: 'notifier', status: 'error', latency_ms: 12 }),
+      JSON.stringify({ level: 'INFO', message: 'invocation', operation: 'GET /api/incidents', status: 500, latency_ms: 30 }),
+      'REPORT RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tDuration: 31.20 ms\tBilled Duration: 32 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB',
+    ]) {
+      expect(failing(line), line).toBe(false);
+    }
     const slow = filtered('FunctionNearTimeout');
     expect(slow).toHaveLength(allFunctions.length);
     for (const filter of slow) expect(filter.FilterPattern, filter.LogGroupName.Ref).toBe(`{ $.latency_ms > ${(logGroupOf.get(filter.LogGroupName.Ref)!.timeoutSeconds ?? 10) * 1000 * 0.8} }`);
