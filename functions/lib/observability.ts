@@ -93,16 +93,26 @@ export const logger = {
   error: (message: string, attributes?: Record<string, unknown>) => write('ERROR', message, attributes),
 };
 
-/** One count (or, with `value`, one amount) as a CloudWatch embedded-metric-format line, with the service as a dimension besides `dimensions`. */
+let namespaceMissingReported = false;
+
+/**
+ * One count (or, with `value`, one amount) as a CloudWatch embedded-metric-format line, with the service as a dimension besides `dimensions`,
+ * in the stage's namespace (POWERTOOLS_METRICS_NAMESPACE, which the stack sets: stages never share one). Without it, nothing is
+ * emitted, and that is logged once as an error: no metric lands in a namespace another stage's alarms watch.
+ */
 function emitCount(name: string, dimensions: Record<string, string>, value?: number) {
   if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return;
+  const namespace = process.env.POWERTOOLS_METRICS_NAMESPACE;
+  if (!namespace) {
+    if (!namespaceMissingReported) logger.error('POWERTOOLS_METRICS_NAMESPACE is not set: metrics are not emitted', { metric: name });
+    namespaceMissingReported = true;
+    return;
+  }
   const values = { service: service(), ...dimensions };
   const line = {
     _aws: {
       Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        { Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'IncidentService', Dimensions: [Object.keys(values)], Metrics: [{ Name: name, Unit: value === undefined ? 'Count' : 'None' }] },
-      ],
+      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [Object.keys(values)], Metrics: [{ Name: name, Unit: value === undefined ? 'Count' : 'None' }] }],
     },
     ...values,
     [name]: value ?? 1,

@@ -20,7 +20,7 @@
  * - the alarms on failed deliveries and on the day's spend (the receipts worker's metrics).
  */
 import { Aws, CfnCondition, CfnOutput, CfnParameter, Duration, Fn, Names, NestedStack, Stack, type RemovalPolicy } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnPolicy, Policy, PolicyStatement, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as ServiceLambda } from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +31,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { receiptEventTypes } from '../../shared/phones/receipts.js';
 import { allFunctions, workers, type Capability } from '../../shared/system.js';
+import type { MetricName } from '../../shared/platform/observability/metrics.js';
 
 /**
  * What `SmsOriginationIdentity` accepts: empty (SMS and voice off), or the ARN of a phone number or a
@@ -98,6 +99,8 @@ export interface PhoneScope {
   deadLetterQueue(name: string): Queue;
   /** An alarm that says when it fires and when it clears (the stage's `alarm`). */
   alarm(scope: Construct, alarmId: string, metric: Metric, description: string, options?: { threshold?: number }): unknown;
+  /** A metric the functions emit (EMF), in the stage's own namespace (`metricsNamespaceOf`), summed over `period`. */
+  serviceMetric(metricName: MetricName, period: Duration): Metric;
   /** The USD a day of SMS and calls may cost before its alarm fires (`phoneDailySpendAlarm`). */
   dailySpendAlarm: number;
 }
@@ -198,8 +201,7 @@ export function phonePaging(scope: PhoneScope, parameters: PhoneParameters): Pho
   (sendPolicy.node.defaultChild as CfnPolicy).cfnOptions.condition = parameters.configured;
 
   // Alarms: a failed SMS or call (someone was perhaps not reached), and the day's spend.
-  const serviceMetric = (metricName: string, period: Duration) =>
-    new Metric({ namespace: 'IncidentService', metricName, dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period });
+  const { serviceMetric } = scope;
   scope.alarm(
     stack,
     'PhoneMessageFailedAlarm',

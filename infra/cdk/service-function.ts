@@ -32,10 +32,12 @@ export interface ServiceFunctionProps {
 
 export class ServiceFunction extends Construct {
   readonly fn: LambdaFunction;
+  /** Its log group (the stage's failure and near-timeout metric filters read it). */
+  readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    const logGroup = (this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy }));
     this.fn = new LambdaFunction(this, 'Function', {
       description: `${props.description.name} (${props.description.handler})`,
       code: bundledCode(props.description.handler),

@@ -75,6 +75,7 @@ import {
   workers,
   type FunctionDescription,
 } from '../../shared/system.js';
+import type { MetricName } from '../../shared/platform/observability/metrics.js';
 import { monitorCheckFunctionName, readConfig, type DeployConfig } from './config.js';
 import { originationIdentityIn, phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
 import { ServiceFunction } from './service-function.js';
@@ -91,13 +92,41 @@ export const routeKeyOf = (route: { method: string; path: string }) => `${route.
  */
 export const functionGroup = (description: Pick<FunctionDescription, 'handler'>) => description.handler.split('/').at(-2)!;
 
+/** The `service` dimension of every metric the functions emit (their POWERTOOLS_SERVICE_NAME). */
+export const SERVICE_NAME = 'incident-service';
+/**
+ * The namespace of a stage's own metrics (the functions' EMF metrics, the log metric filters') and so
+ * of the alarms on them: the stack's name (`IncidentService`, `IncidentService-staging`), unique in an
+ * account and region, so no stage's metric or alarm ever counts another stage's. The functions read it
+ * from POWERTOOLS_METRICS_NAMESPACE.
+ */
+export const metricsNamespaceOf = (stackName: string) => stackName;
+/** The metrics that log metric filters publish in the stage's namespace (without dimensions). */
+export const logMetrics = {
+  /** An invocation that failed: threw, timed out, crashed, or failed to start (`FUNCTION_FAILURE_TERMS`). */
+  functionFailed: 'FunctionFailed',
+  /** An invocation whose handler took more than `durationShareOfTimeout` of its function's timeout. */
+  functionNearTimeout: 'FunctionNearTimeout',
+  /** A public route answered 429 (API Gateway's throttling), from the access log. */
+  publicRouteThrottled: 'PublicRouteThrottled',
+} as const;
+/**
+ * What Lambda writes into a function's log when an invocation fails, whatever failed (the events its
+ * `Errors` metric counts): the Node.js runtime's `Invoke Error` line for a handler that threw, `Task
+ * timed out after …` and the REPORT line's `Status: timeout` for a timeout, `Status: error` (REPORT,
+ * INIT_REPORT) and `Runtime exited …` for a crash, running out of memory or a failed start.
+ */
+export const FUNCTION_FAILURE_TERMS = ['Invoke Error', 'Task timed out', 'Status: timeout', 'Status: error', 'Runtime exited'] as const;
+/** The most metrics CloudWatch takes in one alarm's math expression. */
+const MAX_ALARM_METRICS = 10;
+
 /** The thresholds of the alarms that are rates or levels (docs/deployment.md explains each). */
 export const alarmThresholds = {
   /** Per cent of API requests answered 5xx in a 5-minute period, in 2 of 3 periods. */
   api5xxPercent: 5,
-  /** Per cent of a function's invocations that failed in a 5-minute period, in 2 of 3 periods. */
-  functionErrorPercent: 10,
-  /** A function's slowest invocation in a 5-minute period, as a share of its timeout, in 2 of 3 periods. */
+  /** Failed invocations of the stage's functions in a 5-minute period, in 2 of 3 periods. */
+  functionFailures: 0,
+  /** An invocation slower than this share of its function's timeout, in 2 of 3 periods. */
   durationShareOfTimeout: 0.8,
   /** The oldest message of a dead-letter queue (messages are kept 14 days). */
   deadLetterAgeSeconds: 24 * 60 * 60,
@@ -160,6 +189,8 @@ interface Api {
 
 export class IncidentServiceStack extends Stack {
   readonly config: DeployConfig;
+  /** The namespace of this stage's own metrics and their alarms (`metricsNamespaceOf`). */
+  readonly metricsNamespace: string;
   readonly functions = new Map<string, ServiceLambda>();
   readonly deadLetterQueues = new Map<string, Queue>();
   /** The nested stack of each function group. */
@@ -178,6 +209,7 @@ export class IncidentServiceStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     this.config = readConfig(this.node);
+    this.metricsNamespace = metricsNamespaceOf(this.stackName);
     this.logRetention = this.config.logRetentionDays as RetentionDays;
     this.removalPolicy = this.config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
@@ -189,7 +221,7 @@ export class IncidentServiceStack extends Stack {
     const hosting = this.consoleHosting();
     const identity = this.userIdentity(parameters, messaging, hosting);
     const api = this.api(identity, hosting);
-    this.serviceFunctions(table, parameters, messaging, api, alarm, this.config.consoleUrl ?? hosting?.url);
+    this.serviceFunctions(table, parameters, messaging, api, this.config.consoleUrl ?? hosting?.url);
     this.routes(api, identity);
     this.streamReaders(table, messaging, deadLetters);
     this.rules(messaging, deadLetters);
@@ -198,7 +230,7 @@ export class IncidentServiceStack extends Stack {
     this.webhookRetries(messaging, deadLetters);
     this.phones(parameters, messaging, deadLetters, escalationRole, alarm);
     const invokePolicy = this.monitorCheckInvokePolicy();
-    this.stageAlarms(alarm, table, messaging, api);
+    this.stageAlarms(alarm, table, messaging, api, deadLetters);
     this.outputs(identity, messaging, api, table, alarmTopic, invokePolicy);
     if (hosting) this.consoleFiles(hosting, identity, api);
   }
@@ -305,6 +337,10 @@ export class IncidentServiceStack extends Stack {
             mailFromDomain: config.mailFromDomain,
           })
         : undefined;
+    // Other stages send through it (senderIdentity=existing), and SES has one per address or domain in
+    // an account and region: deleting or replacing this stage never deletes it, whatever removalPolicy
+    // says (a destroyed stage leaves it; deploy that stage again with senderIdentity=existing).
+    senderIdentity?.applyRemovalPolicy(RemovalPolicy.RETAIN);
     const identityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: identityName });
     const scheduleGroup = new CfnScheduleGroup(this, 'EscalationSchedules', { name: `${this.stackName}-escalation` });
     return { bus, defaultBus, configurationSet, senderIdentity, identityArn, scheduleGroup };
@@ -561,7 +597,7 @@ export class IncidentServiceStack extends Stack {
 
   /** Functions: one per route and worker, in the nested stack of their group, each with its alarms. */
   /** `consoleUrl`: the console's origin (the `consoleUrl` setting, else this stage's distribution), where the messages' incident links lead. */
-  private serviceFunctions(table: Table, { senderEmail, phones }: StackParameters, { bus, configurationSet }: Messaging, api: Api, alarm: AddAlarm, consoleUrl: string | undefined) {
+  private serviceFunctions(table: Table, { senderEmail, phones }: StackParameters, { bus, configurationSet }: Messaging, api: Api, consoleUrl: string | undefined) {
     const config = this.config;
     const common: Record<string, string> = {
       [env.eventBusName]: bus.eventBusName,
@@ -575,8 +611,8 @@ export class IncidentServiceStack extends Stack {
       [env.smsConfigurationSet]: phones.configurationSetName,
       [env.smsMaxPrice]: config.smsMaxPrice,
       [env.voiceMaxPricePerMinute]: config.voiceMaxPricePerMinute,
-      POWERTOOLS_SERVICE_NAME: 'incident-service',
-      POWERTOOLS_METRICS_NAMESPACE: 'IncidentService',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
       POWERTOOLS_LOG_LEVEL: config.logLevel,
     };
     if (!consoleUrl) {
@@ -603,38 +639,33 @@ export class IncidentServiceStack extends Stack {
       });
       this.functionConstructs.set(description.name, construct);
       this.functions.set(description.name, construct.fn);
-      this.functionAlarms(construct, description, alarm);
+      this.functionMetricFilters(construct, description);
     }
   }
 
   /**
-   * A function's own alarms: errors as a share of invocations in 2 of 3 periods (one failure among
-   * retries is noise; a lost event is the dead-letter queues' alarm); throttles in 2 of 3; near its
-   * timeout in 2 of 3.
+   * A function's failures and near-timeouts, counted from its log into the stage's two metrics (no
+   * dimensions): two alarms watch every function of the stage (`functionAlarms`), where one alarm a
+   * function and signal cost $0.10 each (docs/deployment.md#alarms). Metric filters cost nothing; their
+   * metrics are billed only in the hours they have data.
    */
-  private functionAlarms(construct: ServiceFunction, description: FunctionDescription, alarm: AddAlarm) {
-    const fn = construct.fn;
-    alarm(
-      construct,
-      'ErrorsAlarm',
-      new MathExpression({
-        expression: 'IF(invocations > 0, 100 * errors / invocations, 0)',
-        usingMetrics: { errors: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), invocations: fn.metricInvocations({ period: fiveMinutes, statistic: 'Sum' }) },
-        period: fiveMinutes,
-        label: `${description.name} errors (%)`,
-      }),
-      `${description.name}: more than ${alarmThresholds.functionErrorPercent}% of invocations failed in 2 of the last three 5-minute periods`,
-      { threshold: alarmThresholds.functionErrorPercent, ...twoOfThree },
-    );
-    alarm(construct, 'ThrottlesAlarm', fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }), `${description.name} was throttled in 2 of the last three 5-minute periods`, twoOfThree);
+  private functionMetricFilters(construct: ServiceFunction, description: FunctionDescription) {
+    new MetricFilter(construct, 'FailedFilter', {
+      logGroup: construct.logGroup,
+      metricNamespace: this.metricsNamespace,
+      metricName: logMetrics.functionFailed,
+      metricValue: '1',
+      filterPattern: FilterPattern.anyTerm(...FUNCTION_FAILURE_TERMS),
+    });
+    // The invocation line every handler writes (functions/lib/observability.ts) carries its latency.
     const timeoutMs = (description.timeoutSeconds ?? functionDefaults.timeoutSeconds) * 1000;
-    alarm(
-      construct,
-      'DurationAlarm',
-      fn.metricDuration({ period: fiveMinutes, statistic: 'Maximum' }),
-      `${description.name} ran longer than ${alarmThresholds.durationShareOfTimeout * 100}% of its ${timeoutMs / 1000} s timeout in 2 of the last three 5-minute periods`,
-      { threshold: timeoutMs * alarmThresholds.durationShareOfTimeout, ...twoOfThree },
-    );
+    new MetricFilter(construct, 'NearTimeoutFilter', {
+      logGroup: construct.logGroup,
+      metricNamespace: this.metricsNamespace,
+      metricName: logMetrics.functionNearTimeout,
+      metricValue: '1',
+      filterPattern: FilterPattern.numberValue('$.latency_ms', '>', timeoutMs * alarmThresholds.durationShareOfTimeout),
+    });
   }
 
   /** Routes: each in its function's construct; the user pool's trigger. */
@@ -844,6 +875,7 @@ export class IncidentServiceStack extends Stack {
         fn: (name) => this.fn(name),
         deadLetterQueue: (name) => this.deadLetterQueue(name),
         alarm,
+        serviceMetric: (name, period) => this.serviceMetric(name, period),
         dailySpendAlarm: this.config.phoneDailySpendAlarm,
       },
       phones,
@@ -882,15 +914,61 @@ export class IncidentServiceStack extends Stack {
     });
   }
 
-  /** Operations: the alarms of the whole stage (each function's own are made with it). */
-  private stageAlarms(alarm: AddAlarm, table: Table, messaging: Messaging, api: Api) {
-    this.failureAlarms(alarm, api);
+  /** A metric the functions emit (EMF), in this stage's namespace, with the dimension they all carry. */
+  private serviceMetric(metricName: MetricName, period: Duration): Metric {
+    return new Metric({ namespace: this.metricsNamespace, metricName, dimensionsMap: { service: SERVICE_NAME }, statistic: 'Sum', period });
+  }
+
+  /** Operations: the alarms of the whole stage (docs/deployment.md#alarms says how each covers what). */
+  private stageAlarms(alarm: AddAlarm, table: Table, messaging: Messaging, api: Api, deadLetters: DeadLetters) {
+    this.functionAlarms(alarm);
+    this.failureAlarms(alarm, api, deadLetters);
     this.pagingAlarms(alarm, messaging);
     this.awsServiceAlarms(alarm, table, api);
   }
 
-  /** Requests and events that failed: the API's share of 5xx, and every dead-letter queue. */
-  private failureAlarms(alarm: AddAlarm, { api }: Api) {
+  /**
+   * Every function of the stage: any failed invocation (2 of 3: one failure among retries is noise; a
+   * lost event is the dead-letter queues' alarm), any invocation near its timeout (2 of 3), from the log
+   * metric filters; and throttles of the paging path (2 of 3), where a throttled invocation is a late
+   * page. Elsewhere a throttle shows where it hurts: a route's as the API's 5xx, an asynchronous
+   * invocation's as a dead letter once Lambda's retries run out, a stream reader's as its iterator age.
+   */
+  private functionAlarms(alarm: AddAlarm) {
+    const logMetric = (metricName: string) => new Metric({ namespace: this.metricsNamespace, metricName, statistic: 'Sum', period: fiveMinutes });
+    alarm(
+      this,
+      'FunctionFailedAlarm',
+      logMetric(logMetrics.functionFailed),
+      'A function of this stage failed (threw, timed out, crashed or did not start) in 2 of the last three 5-minute periods: which one and why, docs/deployment.md#alarms',
+      { threshold: alarmThresholds.functionFailures, ...twoOfThree },
+    );
+    alarm(
+      this,
+      'FunctionNearTimeoutAlarm',
+      logMetric(logMetrics.functionNearTimeout),
+      `A function of this stage ran longer than ${alarmThresholds.durationShareOfTimeout * 100}% of its timeout in 2 of the last three 5-minute periods: which one, docs/deployment.md#alarms`,
+      twoOfThree,
+    );
+    const paging = allFunctions.filter((description) => description.paging && this.functions.has(description.name));
+    chunks(paging, MAX_ALARM_METRICS).forEach((part, index) => {
+      alarm(
+        this,
+        `PagingThrottles${index ? index + 1 : ''}Alarm`,
+        new MathExpression({
+          expression: `SUM([${part.map((_, at) => `t${at}`).join(', ')}])`,
+          usingMetrics: Object.fromEntries(part.map((description, at) => [`t${at}`, this.fn(description.name).metricThrottles({ period: fiveMinutes, statistic: 'Sum', label: description.name })])),
+          period: fiveMinutes,
+          label: 'Paging path throttles',
+        }),
+        `A paging-path function (${part.map((description) => description.name).join(', ')}) was throttled in 2 of the last three 5-minute periods: pages are late (pagingConcurrency, the account's concurrency)`,
+        twoOfThree,
+      );
+    });
+  }
+
+  /** Requests and events that failed: the API's share of 5xx, and every dead-letter queue by family. */
+  private failureAlarms(alarm: AddAlarm, { api }: Api, deadLetters: DeadLetters) {
     alarm(
       this,
       'Api5xxAlarm',
@@ -903,16 +981,33 @@ export class IncidentServiceStack extends Stack {
       `The API answered more than ${alarmThresholds.api5xxPercent}% of requests with 5xx in 2 of the last three 5-minute periods`,
       { threshold: alarmThresholds.api5xxPercent, ...twoOfThree },
     );
-    // A dead letter is already a lost event (a page, perhaps): one alarms at once; and again if it lies there a day.
-    for (const [name, queue] of this.deadLetterQueues) {
-      alarm(this, `${name}DlqAlarm`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), `${name} dead-lettered an event (replay: docs/deployment.md)`);
-      alarm(
-        this,
-        `${name}DlqAgeAlarm`,
-        queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
-        `A dead letter of ${name} has waited more than a day for its replay (messages are deleted after 14 days)`,
-        { threshold: alarmThresholds.deadLetterAgeSeconds },
-      );
+    // A dead letter is already a lost event (a page, perhaps): a family alarms at once when any of its
+    // queues holds one (the sum of their depths); and again if one lies there a day (the oldest's age).
+    for (const [family, queues] of deadLetterFamilies(this.deadLetterQueues, deadLetters)) {
+      chunks(queues, MAX_ALARM_METRICS).forEach((part, index) => {
+        const id = `${family}${index ? index + 1 : ''}`;
+        const names = part.map(([name]) => name).join(', ');
+        const math = (fn: 'SUM' | 'MAX', metric: (queue: Queue, name: string) => IMetric, label: string) =>
+          new MathExpression({
+            expression: `${fn}([${part.map((_, at) => `q${at}`).join(', ')}])`,
+            usingMetrics: Object.fromEntries(part.map(([name, queue], at) => [`q${at}`, metric(queue, name)])),
+            period: fiveMinutes,
+            label,
+          });
+        alarm(
+          this,
+          `${id}DeadLettersAlarm`,
+          math('SUM', (queue, name) => queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum', label: name }), `${id} dead letters`),
+          `A dead-letter queue of ${names} holds an event given up after its retries (the alarm's graph names the queue; replay: docs/deployment.md)`,
+        );
+        alarm(
+          this,
+          `${id}DeadLetterAgeAlarm`,
+          math('MAX', (queue, name) => queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum', label: name }), `${id} oldest dead letter (s)`),
+          `A dead letter of ${names} has waited more than a day for its replay (messages are deleted after 14 days)`,
+          { threshold: alarmThresholds.deadLetterAgeSeconds },
+        );
+      });
     }
   }
 
@@ -935,13 +1030,13 @@ export class IncidentServiceStack extends Stack {
     alarm(
       this,
       'EscalationTargetBouncedAlarm',
-      new Metric({ namespace: 'IncidentService', metricName: 'EscalationTargetBounced', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period: fiveMinutes }),
+      this.serviceMetric('EscalationTargetBounced', fiveMinutes),
       'An escalation e-mail bounced: someone on call was not paged (see the email-feedback log)',
     );
     alarm(
       this,
       'ScheduleNobodyOnCallAlarm',
-      new Metric({ namespace: 'IncidentService', metricName: 'ScheduleNobodyOnCall', dimensionsMap: { service: 'incident-service' }, statistic: 'Sum', period: fiveMinutes }),
+      this.serviceMetric('ScheduleNobodyOnCall', fiveMinutes),
       'An escalation page found nobody on call in a schedule it targets (see the escalation-step log): fill the gap in the schedule',
     );
     // EventBridge Scheduler gave up on an escalation step, and could not even park it: a lost page each.
@@ -971,15 +1066,12 @@ export class IncidentServiceStack extends Stack {
     ];
     alarm(this, 'TableThrottlesAlarm', table.metricThrottledRequestsForOperations({ period: fiveMinutes, operations }), 'DynamoDB throttled requests to the table in 2 of the last three 5-minute periods', twoOfThree);
     alarm(this, 'TableSystemErrorsAlarm', table.metricSystemErrorsForOperations({ period: fiveMinutes, operations }), 'DynamoDB answered requests to the table with system errors in 2 of the last three 5-minute periods', twoOfThree);
-    // Floods on the public routes: their 429s, counted from the access log.
-    // Per stage (a dimension): several stages in one account count apart.
-    const publicThrottledDimensions = { stage: this.stackName };
+    // Floods on the public routes: their 429s, counted from the access log, in the stage's namespace.
     const publicThrottled = new MetricFilter(this, 'PublicThrottledFilter', {
       logGroup: accessLogs,
-      metricNamespace: 'IncidentService',
-      metricName: 'PublicRouteThrottled',
+      metricNamespace: this.metricsNamespace,
+      metricName: logMetrics.publicRouteThrottled,
       metricValue: '1',
-      dimensions: publicThrottledDimensions,
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.status', '=', '429'),
         FilterPattern.any(...publicRoutes().map((route) => FilterPattern.stringValue('$.routeKey', '=', routeKeyOf(route)))),
@@ -988,8 +1080,7 @@ export class IncidentServiceStack extends Stack {
     alarm(
       this,
       'PublicThrottledAlarm',
-      // (The filter's metric() leaves its dimensions out: named here, or the alarm would watch a metric nobody publishes.)
-      publicThrottled.metric({ period: fiveMinutes, statistic: 'Sum', dimensionsMap: publicThrottledDimensions }),
+      publicThrottled.metric({ period: fiveMinutes, statistic: 'Sum' }),
       `The public routes (links in e-mails) answered more than ${alarmThresholds.publicThrottled} requests 429 in 5 minutes: a flood, or limits too low (publicThrottleRate)`,
       { threshold: alarmThresholds.publicThrottled },
     );
@@ -1056,6 +1147,31 @@ export class IncidentServiceStack extends Stack {
     this.deadLetterQueues.set(name, queue);
     return queue;
   }
+}
+
+/** `items` in as few runs of at most `size` as can be, of even lengths, in order. */
+const chunks = <T>(items: readonly T[], size: number): T[][] => {
+  const count = Math.ceil(items.length / size);
+  const length = Math.ceil(items.length / Math.max(count, 1));
+  return Array.from({ length: count }, (_, index) => items.slice(index * length, (index + 1) * length));
+};
+
+/**
+ * The dead-letter and on-failure queues by family, each alarmed as one (`failureAlarms`): `Streams`
+ * (the table stream's readers), `Delivery` (events the bus or a periodic rule could not hand to their
+ * target), `Workers` (a worker's own failures after Lambda's retries, escalation steps, SNS-invoked
+ * workers). A queue of no known family (a new kind) is a `Workers` one.
+ */
+function deadLetterFamilies(queues: ReadonlyMap<string, Queue>, deadLetters: DeadLetters): Map<string, [string, Queue][]> {
+  const delivery = new Set([...deadLetters.rules.values(), ...deadLetters.periodic.values()]);
+  const streams = new Set([deadLetters.publisher, deadLetters.alertProcessor]);
+  const families = new Map<string, [string, Queue][]>([
+    ['Streams', []],
+    ['Delivery', []],
+    ['Workers', []],
+  ]);
+  for (const [name, queue] of queues) families.get(streams.has(queue) ? 'Streams' : delivery.has(queue) ? 'Delivery' : 'Workers')!.push([name, queue]);
+  return families;
 }
 
 /** `incidents-list` → `IncidentsList`. */

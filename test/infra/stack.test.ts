@@ -5,8 +5,12 @@
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../infra/paths.js';
 import { buildApp } from '../../infra/cdk/app.js';
+import { FUNCTION_FAILURE_TERMS } from '../../infra/cdk/stack.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
 import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { isCdkDeploymentResource, refersTo, serviceFunctions, synthStacks } from './templates.js';
@@ -576,15 +580,13 @@ describe('CDK stack', () => {
       expect(of('PhoneSpendUSD')).toEqual([expect.objectContaining({ ...service, Period: 86_400, Threshold: 5 })]);
       const custom = Object.values(synth(CUSTOMISED_PHONES).template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties);
       expect(custom.find((alarm) => alarm.MetricName === 'PhoneSpendUSD')!.Threshold).toBe(20);
-      // What the phones add to the stage's alarms: these two, and each worker's queue's two.
+      // What the phones add to the stage's alarms: these two; each worker's queue joins the Workers family's alarms.
       expect(Object.keys(resources('AWS::CloudWatch::Alarm')).filter((id) => /^(Phone|SmsInboundFailed|SmsReceiptsFailed)/.test(id)).sort()).toEqual([
         expect.stringMatching(/^PhoneMessageFailedAlarm/),
         expect.stringMatching(/^PhoneSpendAlarm/),
-        expect.stringMatching(/^SmsInboundFailedDlqAgeAlarm/),
-        expect.stringMatching(/^SmsInboundFailedDlqAlarm/),
-        expect.stringMatching(/^SmsReceiptsFailedDlqAgeAlarm/),
-        expect.stringMatching(/^SmsReceiptsFailedDlqAlarm/),
       ]);
+      const workers = JSON.stringify(Object.entries(resources('AWS::CloudWatch::Alarm')).filter(([id]) => /^Workers\d*DeadLettersAlarm/.test(id)));
+      for (const queue of ['SmsInboundFailedDlq', 'SmsReceiptsFailedDlq']) expect(workers).toContain(queue);
     });
   });
 
@@ -732,35 +734,71 @@ describe('CDK stack', () => {
     const api = alarms.filter((alarm) => metricsOf(alarm).includes('"5xx"'));
     expect(api).toEqual([expect.objectContaining({ Threshold: 5, ...twoOfThree })]);
     expect(metricsOf(api[0]!)).toContain('100 * errors / requests');
-    // Each function: the share of failed invocations, throttles, and its slowest run near its timeout.
-    const functionIds = new Map(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [id, allFunctions.find((description) => String(fn.Properties.Description).startsWith(`${description.name} `))!]));
-    const functionOf = (alarm: { Dimensions?: { Name: string; Value: { Ref: string } }[]; Metrics?: unknown }) => {
-      const ref = alarm.Dimensions?.find((dimension) => dimension.Name === 'FunctionName')?.Value.Ref ?? metricsOf(alarm).match(/"FunctionName","Value":\{"Ref":"(\w+)"/)?.[1];
-      return ref ? functionIds.get(ref) : undefined;
-    };
-    const errors = alarms.filter((alarm) => metricsOf(alarm).includes('"Errors"'));
-    expect(errors.map((alarm) => functionOf(alarm)!.name).sort()).toEqual(allFunctions.map((fn) => fn.name).sort());
-    for (const alarm of errors) {
-      expect(alarm, alarm.id).toMatchObject({ Threshold: 10, ...twoOfThree });
-      expect(metricsOf(alarm)).toContain('100 * errors / invocations');
+    // Every function: its failures and its runs near its timeout, counted from its log group into the
+    // stage's two metrics, each alarmed once for the whole stage, 2 of 3.
+    const filters = Object.values(resources('AWS::Logs::MetricFilter')).map((filter) => filter.Properties);
+    const logGroupOf = new Map(Object.values(resources('AWS::Lambda::Function')).map((fn) => [fn.Properties.LoggingConfig.LogGroup.Ref, allFunctions.find((description) => String(fn.Properties.Description).startsWith(`${description.name} `))!]));
+    const filtered = (metricName: string) => filters.filter((filter) => filter.MetricTransformations[0].MetricName === metricName);
+    const failed = filtered('FunctionFailed');
+    expect(failed.map((filter) => logGroupOf.get(filter.LogGroupName.Ref)!.name).sort()).toEqual(allFunctions.map((fn) => fn.name).sort());
+    for (const filter of failed) expect(filter.FilterPattern).toBe('?"Invoke Error" ?"Task timed out" ?"Status: timeout" ?"Status: error" ?"Runtime exited"');
+    // Each line Lambda writes for a failed invocation (text log format) carries one of the terms; the lines of ours do not.
+    const failing = (line: string) => FUNCTION_FAILURE_TERMS.some((term) => line.includes(term));
+    for (const line of [
+      '2026-11-28T10:00:00.000Z\t6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tERROR\tInvoke Error \t{"errorType":"Error","errorMessage":"boom","stack":["Error: boom"]}',
+      '2026-11-28T10:00:10.012Z 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e Task timed out after 10.01 seconds',
+      'REPORT RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tDuration: 10000.00 ms\tBilled Duration: 10000 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB\tStatus: timeout',
+      'RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e Error: Runtime exited with error: signal: killed',
+      'INIT_REPORT Init Duration: 212.51 ms\tPhase: init\tStatus: error\tError Type: Runtime.ImportModuleError',
+    ]) {
+      expect(failing(line), line).toBe(true);
     }
-    const throttles = alarms.filter((alarm) => alarm.MetricName === 'Throttles');
-    expect(throttles).toHaveLength(allFunctions.length);
-    for (const alarm of throttles) expect(alarm, alarm.id).toMatchObject({ Threshold: 0, ...twoOfThree });
-    const durations = alarms.filter((alarm) => alarm.MetricName === 'Duration');
-    expect(durations).toHaveLength(allFunctions.length);
-    for (const alarm of durations) {
-      const description = functionOf(alarm)!;
-      expect(alarm, description.name).toMatchObject({ Statistic: 'Maximum', Threshold: (description.timeoutSeconds ?? 10) * 1000 * 0.8, ...twoOfThree });
+    for (const line of [
+      JSON.stringify({ level: 'ERROR', message: 'invocation failed', service: 'incident-service', operation: 'notifier', status: 'error', latency_ms: 12 }),
+      JSON.stringify({ level: 'INFO', message: 'invocation', operation: 'GET /api/incidents', status: 500, latency_ms: 30 }),
+      'REPORT RequestId: 6bf4b8c0-0c4e-4a36-9d26-0f5ee3fc1a2e\tDuration: 31.20 ms\tBilled Duration: 32 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB',
+    ]) {
+      expect(failing(line), line).toBe(false);
     }
-    // Each dead-letter and on-failure queue: its first message at once, and a message left there a day.
-    const queues = Object.keys(resources('AWS::SQS::Queue')).length;
-    const depth = alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible');
-    expect(depth).toHaveLength(queues);
-    for (const alarm of depth) expect(alarm, alarm.id).toMatchObject({ Threshold: 0, ...single });
-    const age = alarms.filter((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage');
-    expect(age).toHaveLength(queues);
-    for (const alarm of age) expect(alarm, alarm.id).toMatchObject({ Threshold: 86_400, Statistic: 'Maximum', ...single });
+    const slow = filtered('FunctionNearTimeout');
+    expect(slow).toHaveLength(allFunctions.length);
+    for (const filter of slow) expect(filter.FilterPattern, filter.LogGroupName.Ref).toBe(`{ $.latency_ms > ${(logGroupOf.get(filter.LogGroupName.Ref)!.timeoutSeconds ?? 10) * 1000 * 0.8} }`);
+    for (const metricName of ['FunctionFailed', 'FunctionNearTimeout']) {
+      expect(alarms.filter((alarm) => alarm.MetricName === metricName), metricName).toEqual([expect.objectContaining({ Namespace: 'IncidentService', Statistic: 'Sum', Threshold: 0, ...twoOfThree })]);
+      expect(alarms.find((alarm) => alarm.MetricName === metricName).Dimensions).toBeUndefined();
+    }
+    // Throttles of the paging path: the sum of each paging function's, at most ten an alarm, 2 of 3.
+    // (Each metric is labelled with its function's name; the root stack names the function through its nested stack's output.)
+    const throttled = alarms.filter((alarm) => metricsOf(alarm).includes('"Throttles"'));
+    expect(throttled.length).toBeGreaterThanOrEqual(1);
+    const watched = throttled.flatMap((alarm) => {
+      expect(alarm, alarm.id).toMatchObject({ Threshold: 0, ...twoOfThree });
+      const stats = alarm.Metrics.filter((query: { MetricStat?: unknown }) => query.MetricStat);
+      expect(stats.length).toBeLessThanOrEqual(10);
+      for (const query of stats) expect(query.MetricStat.Metric, query.Label).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: expect.anything() }] });
+      return stats.map((query: { Label: string }) => query.Label);
+    });
+    expect(watched.sort()).toEqual(allFunctions.filter((fn) => fn.paging).map((fn) => fn.name).sort());
+    // Each dead-letter and on-failure queue: in one family's alarms, its first message at once (the family's sum), a message left there a day (the family's oldest).
+    const queueIds = Object.keys(resources('AWS::SQS::Queue')).sort();
+    const queuesOf = (alarm: { Metrics: { MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: { 'Fn::GetAtt': [string, string] } }[] } } }[] }, metricName: string) =>
+      alarm.Metrics.filter((query) => query.MetricStat?.Metric.MetricName === metricName).map((query) => query.MetricStat!.Metric.Dimensions[0]!.Value['Fn::GetAtt'][0]);
+    const depth = alarms.filter((alarm) => metricsOf(alarm).includes('ApproximateNumberOfMessagesVisible'));
+    expect(depth.flatMap((alarm) => queuesOf(alarm, 'ApproximateNumberOfMessagesVisible')).sort()).toEqual(queueIds);
+    for (const alarm of depth) {
+      expect(alarm, alarm.id).toMatchObject({ Threshold: 0, ...single });
+      expect(alarm.Metrics[0].Expression, alarm.id).toMatch(/^SUM\(\[q0(, q\d)*\]\)$/);
+      expect(queuesOf(alarm, 'ApproximateNumberOfMessagesVisible').length, alarm.id).toBeLessThanOrEqual(10);
+    }
+    const age = alarms.filter((alarm) => metricsOf(alarm).includes('ApproximateAgeOfOldestMessage'));
+    expect(age.flatMap((alarm) => queuesOf(alarm, 'ApproximateAgeOfOldestMessage')).sort()).toEqual(queueIds);
+    for (const alarm of age) {
+      expect(alarm, alarm.id).toMatchObject({ Threshold: 86_400, ...single });
+      expect(alarm.Metrics[0].Expression, alarm.id).toMatch(/^MAX\(\[q0(, q\d)*\]\)$/);
+      expect(JSON.stringify(alarm.Metrics.slice(1).map((query: { MetricStat: { Stat: string } }) => query.MetricStat.Stat))).not.toContain('Sum');
+    }
+    // At most 60 alarms a stage (issue 46 §7: they are billed by the metric; test/infra/cost.test.ts prices them).
+    expect(alarms.length).toBeLessThanOrEqual(60);
     // Each stream reader's lag: the outbox publisher's and the alert processor's.
     expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([
       expect.objectContaining({ Statistic: 'Maximum', Threshold: 300_000 }),
@@ -786,7 +824,7 @@ describe('CDK stack', () => {
     expect(complaint.Threshold).toBeLessThanOrEqual(0.001 / 2);
     // 429s on the public routes, counted from the access log by a filter naming each public route.
     expect(alarms.filter((alarm) => alarm.MetricName === 'PublicRouteThrottled')).toEqual([expect.objectContaining({ Namespace: 'IncidentService', Statistic: 'Sum', Threshold: 20 })]);
-    const filter = Object.values(resources('AWS::Logs::MetricFilter'))[0]!.Properties;
+    const filter = Object.values(resources('AWS::Logs::MetricFilter')).find((candidate) => candidate.Properties.MetricTransformations[0].MetricName === 'PublicRouteThrottled')!.Properties;
     expect(filter.FilterPattern).toContain('$.status = "429"');
     const publicRoutes = routes.filter((route) => route.auth === 'none');
     expect(publicRoutes.length).toBeGreaterThanOrEqual(4);
@@ -794,11 +832,8 @@ describe('CDK stack', () => {
     expect(refersTo(filter.LogGroupName, 'ApiAccessLogs')).toBe(true);
     // The alarm watches exactly the metric the filter publishes (its dimensions included).
     const [transformation] = filter.MetricTransformations;
-    expect(alarms.find((alarm) => alarm.MetricName === 'PublicRouteThrottled')).toMatchObject({
-      Namespace: transformation.MetricNamespace,
-      MetricName: transformation.MetricName,
-      Dimensions: transformation.Dimensions.map(({ Key, Value }: { Key: string; Value: string }) => ({ Name: Key, Value })),
-    });
+    expect(alarms.find((alarm) => alarm.MetricName === 'PublicRouteThrottled')).toMatchObject({ Namespace: transformation.MetricNamespace, MetricName: transformation.MetricName });
+    expect(transformation.Dimensions).toBeUndefined();
   });
 
   it('gives each public route throttling of its own, and the paging path reserved concurrency when asked (off by default)', () => {
@@ -962,10 +997,10 @@ describe('CDK stack', () => {
       expect(fn.stack.node.path, description.name).toBe(expected);
     }
     // A route brings its own resources into its stack (function, role, policy, log group, route,
-    // integration, permission, three alarms): the same few for every route, whatever else exists.
+    // integration, permission, two metric filters on its log): the same few for every route, whatever else exists.
     const incidents = templates.find(({ stack: each }) => each.node.path === 'IncidentService/IncidentsFunctions')!.json;
     const incidentRoutes = routes.filter((route) => route.handler.startsWith('functions/incidents/')).length;
-    expect(Object.keys(incidents.Resources).length).toBe(incidentRoutes * 10);
+    expect(Object.keys(incidents.Resources).length).toBe(incidentRoutes * 9);
   });
 
   it('takes a new route into its directory\'s stack, or a new one, moving nothing that exists', () => {
@@ -984,7 +1019,7 @@ describe('CDK stack', () => {
         // Every resource stays where it was (the root gains only its stack's nested-stack resources' new parameters).
         expect(same.ids, path).toEqual(expect.arrayContaining(ids));
       }
-      expect(after.find(({ path }) => path === 'IncidentService/IncidentsFunctions')!.ids.length).toBe(before.find(({ path }) => path === 'IncidentService/IncidentsFunctions')!.ids.length + 10);
+      expect(after.find(({ path }) => path === 'IncidentService/IncidentsFunctions')!.ids.length).toBe(before.find(({ path }) => path === 'IncidentService/IncidentsFunctions')!.ids.length + 9);
       expect(after.map(({ path }) => path)).toContain('IncidentService/LibFunctions');
     } finally {
       (routes as RouteDescription[]).splice(-added.length, added.length);
@@ -1042,6 +1077,58 @@ describe('CDK stack', () => {
     expect(pool.DependsOn ?? []).toEqual([]);
     expect(JSON.stringify(pool.Properties.EmailConfiguration['Fn::If'][1].SourceArn)).toContain(':identity/');
     expect(() => synth({ stage: 'bad stage!' })).toThrow(/stage must be a letter then up to 19 letters, digits or hyphens/);
+  });
+
+  it("keeps each stage's metrics and alarms apart: every function emits into the stage's namespace, and every alarm on a metric of ours watches that namespace and a metric the code emits with exactly its dimensions (issue 46 §6)", () => {
+    const emitted = emittedMetrics();
+    // The scan reads the call sites (a failed parse would make this test vacuous).
+    expect(emitted.get('EscalationTargetBounced')).toEqual(new Set(['']));
+    for (const [context, namespace] of [
+      [{}, 'IncidentService'],
+      [{ stage: 'staging', senderIdentity: 'existing' }, 'IncidentService-staging'],
+    ] as const) {
+      const { template: stageTemplate } = synth(context);
+      for (const fn of serviceFunctions(stageTemplate)) {
+        expect(fn.Properties.Environment.Variables, fn.Properties.Description).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: namespace, POWERTOOLS_SERVICE_NAME: 'incident-service' });
+      }
+      const published = Object.values(stageTemplate.findResources('AWS::Logs::MetricFilter')).map((filter) => filter.Properties.MetricTransformations[0]);
+      for (const transformation of published) {
+        expect(transformation.MetricNamespace).toBe(namespace);
+        expect(transformation.Dimensions).toBeUndefined();
+      }
+      type Watched = { Namespace: string; MetricName: string; Dimensions?: { Name: string; Value: unknown }[] };
+      let ours = 0;
+      for (const [id, alarm] of Object.entries(stageTemplate.findResources('AWS::CloudWatch::Alarm'))) {
+        const watched: Watched[] = alarm.Properties.Metrics
+          ? alarm.Properties.Metrics.filter((query: { MetricStat?: unknown }) => query.MetricStat).map((query: { MetricStat: { Metric: Watched } }) => query.MetricStat.Metric)
+          : [alarm.Properties];
+        for (const metric of watched.filter((candidate) => !candidate.Namespace.startsWith('AWS/'))) {
+          ours += 1;
+          expect(metric.Namespace, id).toBe(namespace);
+          if (published.some((transformation) => transformation.MetricName === metric.MetricName)) {
+            expect(metric.Dimensions, id).toBeUndefined();
+            continue;
+          }
+          // EMF: the service dimension every line carries, and the call sites' own (all of them the same).
+          expect(emitted.get(metric.MetricName), `${id}: ${metric.MetricName} is not emitted by the code`).toEqual(new Set([emitted.get(metric.MetricName)!.values().next().value]));
+          const [keys] = emitted.get(metric.MetricName)!;
+          expect((metric.Dimensions ?? []).map((dimension) => dimension.Name).sort(), id).toEqual(['service', ...keys!.split(',').filter(Boolean)].sort());
+          expect(metric.Dimensions!.find((dimension) => dimension.Name === 'service')!.Value, id).toBe('incident-service');
+        }
+      }
+      expect(ours).toBeGreaterThanOrEqual(7);
+    }
+    expect(() => emittedMetrics(['countMetric(\'EscalationTargetBounced\', dimensions)'])).toThrow(/not an object literal/);
+  });
+
+  it('never deletes the SES identity a stage created, whatever its removalPolicy: other stages may send through it (issue 46 §6)', () => {
+    for (const context of [{}, THROWAWAY]) {
+      const identities = Object.values(synth(context).template.findResources('AWS::SES::EmailIdentity'));
+      expect(identities).toHaveLength(1);
+      expect(identities[0]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    // The throwaway stage's own data still goes with it.
+    expect(Object.values(synth(THROWAWAY).template.findResources('AWS::DynamoDB::Table'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
   });
 
   it('outputs the DNS records of a domain sender (DKIM, custom MAIL FROM), and serves links from a custom API domain when given', () => {
@@ -1108,3 +1195,30 @@ describe('CDK stack', () => {
 
 // The cfn-lint equivalents (template-lint.ts), on the same synthesis of the default deployment.
 templateLintChecks(synth());
+
+/**
+ * The business metrics the code emits (`countMetric`, `measureMetric` in shared/ and functions/), each with
+ * the sets of dimension names its call sites give (comma-joined, sorted; '' for none). A call site whose
+ * dimensions are not an object literal throws: the alarms could not be checked against it.
+ */
+function emittedMetrics(sources?: string[]): Map<string, Set<string>> {
+  const texts = sources ?? ['shared', 'functions'].flatMap((folder) => (readdirSync(join(repositoryRoot, folder), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).map((file) => readFileSync(join(repositoryRoot, folder, file), 'utf8')));
+  const emitted = new Map<string, Set<string>>();
+  for (const text of texts) {
+    for (const call of text.matchAll(/\b(countMetric|measureMetric)\(((?:[^()]|\([^()]*\))*)\)/g)) {
+      const [, kind, args] = call;
+      // The name (or a choice of names: `a ? 'X' : 'Y'`), then for measureMetric the value, then the dimensions.
+      const [first, ...others] = args!.split(/,(?![^{]*\})/);
+      const names = [...first!.matchAll(/'(\w+)'/g)].map((match) => match[1]!);
+      if (!names.length) continue; // (the definitions themselves)
+      const dimensions = (kind === 'measureMetric' ? others.slice(1) : others).join(',').trim();
+      if (dimensions && !/^\{[^{}]*\}$/.test(dimensions)) throw new Error(`${kind}(${first}, …): its dimensions are not an object literal: ${dimensions}`);
+      const keys = [...dimensions.matchAll(/(\w+)\s*:/g)].map((match) => match[1]).sort().join(',');
+      for (const name of names) {
+        if (!emitted.has(name)) emitted.set(name, new Set());
+        emitted.get(name)!.add(keys);
+      }
+    }
+  }
+  return emitted;
+}

@@ -55,6 +55,8 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookP
   process.env[env.personNotificationArn] = functionArn(workers.personNotification.name);
   const own = Number(new URL(runtimeUrl).port);
   process.env[env.webhooksLoopbackPorts] = webhookPorts.filter((port) => port !== own).join(',');
-  // EMF metrics are for CloudWatch; locally they would only fill the terminal.
+  // EMF metrics are for CloudWatch; locally they would only fill the terminal. Their namespace is the
+  // stage's (on AWS the stack's name, `metricsNamespaceOf`): locally the default stage's.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'IncidentService';
 }
