@@ -131,11 +131,34 @@ export interface FunctionDescription {
    */
   readonly indexes?: readonly GlobalIndexName[];
   /**
+   * The only index partition-key prefixes those Queries may name: an IAM `dynamodb:LeadingKeys` condition on
+   * the index statement (for a Query of an index, the condition reads the index's partition key). Required
+   * with `indexes`. The indexes' partitions: `OWNER#<user>` (gsi1, owner-*), `TEAM#<team>` (gsi2, team-*),
+   * `MONITOR#<monitor>` and `WEBHOOK#<webhook>` (gsi3), `HEARTBEAT#<n>` and `SHIFTSTART#<n>` (heartbeat-due).
+   */
+  readonly indexLeadingKeys?: readonly string[];
+  /**
    * On the paging path (a failing check to an on-call person's e-mail): given reserved concurrency
    * on AWS when the deployer asks for it (`-c pagingConcurrency=N`), so no flood elsewhere starves a page.
    */
   readonly paging?: boolean;
 }
+
+/** Each index's partition-key prefixes (shared/platform/db/keys.ts's builders): what `indexLeadingKeys` may name. */
+export const indexPartitionPrefixes = {
+  gsi1: ['OWNER#'],
+  gsi2: ['TEAM#'],
+  gsi3: ['MONITOR#', 'WEBHOOK#'],
+  'heartbeat-due': ['HEARTBEAT#', 'SHIFTSTART#'],
+  'owner-severity': ['OWNER#'],
+  'owner-status': ['OWNER#'],
+  'owner-open': ['OWNER#'],
+  'owner-acknowledged': ['OWNER#'],
+  'team-severity': ['TEAM#'],
+  'team-status': ['TEAM#'],
+  'team-open': ['TEAM#'],
+  'team-acknowledged': ['TEAM#'],
+} as const satisfies Record<GlobalIndexName, readonly string[]>;
 
 /** The DynamoDB actions a description grants (on the table, and on its indexes unless `leadingKeys` confines it). */
 export const tableActions = {
@@ -182,7 +205,7 @@ const route = (
   path: string,
   handler: string,
   tableAccess: TableAccess,
-  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds' | 'capabilities'>> = {},
+  options: Partial<Pick<RouteDescription, 'auth' | 'leadingKeys' | 'indexes' | 'indexLeadingKeys' | 'batchWrite' | 'throttle' | 'paging' | 'timeoutSeconds' | 'capabilities'>> = {},
 ): RouteDescription => ({ name, method, path, handler, table: tableAccess, auth: 'jwt', ...options });
 
 /** The HTTP API. Every `/api` route is protected by the JWT authorizer. */
@@ -191,6 +214,7 @@ export const routes: readonly RouteDescription[] = [
   route('incidents-list', 'GET', '/api/incidents', 'functions/incidents/list.ts', 'read', {
     leadingKeys: ['MONITOR#', 'TEAM#'],
     indexes: /* @__PURE__ */ table.globalIndexes.map((index) => index.name),
+    indexLeadingKeys: ['OWNER#', 'TEAM#', 'MONITOR#'],
   }),
   route('incidents-get', 'GET', '/api/incidents/{id}', 'functions/incidents/get.ts', 'read', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#'] }),
   route('incidents-create', 'POST', '/api/incidents', 'functions/incidents/create.ts', 'readwrite', { leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'USER#', 'OUTBOX#', 'IDEMPOTENCY#', 'QUOTA#'] }),
@@ -216,6 +240,7 @@ export const routes: readonly RouteDescription[] = [
   route('reports-incidents', 'GET', '/api/reports/incidents', 'functions/reports/incidents.ts', 'read', {
     leadingKeys: ['MONITOR#', 'TEAM#'],
     indexes: ['gsi1', 'gsi2', 'gsi3'],
+    indexLeadingKeys: ['OWNER#', 'TEAM#', 'MONITOR#'],
     timeoutSeconds: 29,
   }),
   // Public: the acknowledge link of an escalation e-mail. Opening it only reads; its page's button acknowledges.
@@ -223,7 +248,7 @@ export const routes: readonly RouteDescription[] = [
   route('acknowledge-link-confirm', 'POST', '/acknowledge/{token}', 'functions/incidents/acknowledge-link-confirm.ts', 'readwrite', { auth: 'none', leadingKeys: ['ACKLINK#', 'INCIDENT#', 'EMAIL#', 'USER#', 'OUTBOX#'] }),
 
   // MONITOR#: the heartbeat items of the page's heartbeat monitors (their `last_ping_at`).
-  route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read', { leadingKeys: ['TEAM#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'] }),
+  route('monitors-list', 'GET', '/api/monitors', 'functions/monitors/list.ts', 'read', { leadingKeys: ['TEAM#', 'MONITOR#'], indexes: ['gsi1', 'gsi2'], indexLeadingKeys: ['OWNER#', 'TEAM#'] }),
   route('monitors-get', 'GET', '/api/monitors/{id}', 'functions/monitors/get.ts', 'read', { leadingKeys: ['MONITOR#', 'TEAM#'] }),
   route('monitors-create', 'POST', '/api/monitors', 'functions/monitors/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'IDEMPOTENCY#'] }),
   // Turning a heartbeat off, or deleting its monitor, resolves an open missed-heartbeat incident in
@@ -231,7 +256,7 @@ export const routes: readonly RouteDescription[] = [
   route('monitors-update', 'PUT', '/api/monitors/{id}', 'functions/monitors/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'OUTBOX#', 'INCIDENT#'] }),
   route('monitors-delete', 'DELETE', '/api/monitors/{id}', 'functions/monitors/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'MONITOR#', 'TEAM#', 'POLICY#', 'UNSUB#', 'INTEGRATIONKEY#', 'INCIDENT#', 'OUTBOX#'] }),
 
-  route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'] }),
+  route('teams-list', 'GET', '/api/teams', 'functions/teams/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('teams-create', 'POST', '/api/teams', 'functions/teams/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'SLUG#', 'USER#', 'IDEMPOTENCY#'] }),
   route('teams-get', 'GET', '/api/teams/{id}', 'functions/teams/get.ts', 'read', { leadingKeys: ['TEAM#'] }),
   route('teams-update', 'PUT', '/api/teams/{id}', 'functions/teams/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
@@ -247,25 +272,25 @@ export const routes: readonly RouteDescription[] = [
     { leadingKeys: ['AUDIT#', 'TEAM#', 'INVITETOKEN#', 'EMAIL#', 'USER#'] },
   ),
   // WEBHOOK#, MONITOR#, gsi1/gsi2: what the removed member created for the team (their webhooks disabled, their integrations named).
-  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'WEBHOOK#', 'MONITOR#', 'USER#'], indexes: ['gsi1', 'gsi2'] }),
+  route('teams-member-remove', 'DELETE', '/api/teams/{id}/members/{memberId}', 'functions/teams/remove-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'WEBHOOK#', 'MONITOR#', 'USER#'], indexes: ['gsi1', 'gsi2'], indexLeadingKeys: ['OWNER#', 'TEAM#'] }),
   // The audit log (issue 45 §5): a team's partition of entries (and the caller's role), the caller's partition of the owner index.
   route('audit-team', 'GET', '/api/teams/{id}/audit', 'functions/audit/team.ts', 'read', { leadingKeys: ['TEAM#', 'AUDIT#'] }),
-  route('audit-me', 'GET', '/api/me/audit', 'functions/audit/me.ts', 'read', { leadingKeys: ['AUDIT#'], indexes: ['gsi1'] }),
+  route('audit-me', 'GET', '/api/me/audit', 'functions/audit/me.ts', 'read', { leadingKeys: ['AUDIT#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('teams-member-update', 'PUT', '/api/teams/{id}/members/{memberId}', 'functions/teams/update-member.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'TEAM#', 'USER#'] }),
 
-  route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
+  route('policies-list', 'GET', '/api/escalation-policies', 'functions/escalation-policies/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'], indexLeadingKeys: ['OWNER#', 'TEAM#'] }),
+  route('policies-create', 'POST', '/api/escalation-policies', 'functions/escalation-policies/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('policies-get', 'GET', '/api/escalation-policies/{id}', 'functions/escalation-policies/get.ts', 'read', { leadingKeys: ['POLICY#', 'TEAM#'] }),
-  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'] }),
+  route('policies-update', 'PUT', '/api/escalation-policies/{id}', 'functions/escalation-policies/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#', 'USER#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('policies-delete', 'DELETE', '/api/escalation-policies/{id}', 'functions/escalation-policies/delete.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'POLICY#', 'TEAM#', 'SCHEDULE#'] }),
 
   // On-call schedules: the schedule's collection (overrides, the policies targeting it), accounts and memberships (who may be named, who is on call).
-  route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
-  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-list', 'GET', '/api/schedules', 'functions/schedules/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'], indexLeadingKeys: ['OWNER#', 'TEAM#'] }),
+  route('schedules-create', 'POST', '/api/schedules', 'functions/schedules/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('schedules-get', 'GET', '/api/schedules/{id}', 'functions/schedules/get.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
-  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-update', 'PUT', '/api/schedules/{id}', 'functions/schedules/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('schedules-delete', 'DELETE', '/api/schedules/{id}', 'functions/schedules/delete.ts', 'readwrite', { batchWrite: true, leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#'] }),
-  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'] }),
+  route('schedules-overrides-create', 'POST', '/api/schedules/{id}/overrides', 'functions/schedules/override-create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'SCHEDULE#', 'TEAM#', 'USER#'], indexes: ['gsi1'], indexLeadingKeys: ['OWNER#'] }),
   route('schedules-overrides-list', 'GET', '/api/schedules/{id}/overrides', 'functions/schedules/override-list.ts', 'read', { leadingKeys: ['SCHEDULE#', 'TEAM#'] }),
   route(
     'schedules-overrides-delete',
@@ -285,6 +310,7 @@ export const routes: readonly RouteDescription[] = [
     auth: 'none',
     leadingKeys: ['CALTOKEN#', 'USER#', 'TEAM#', 'SCHEDULE#'],
     indexes: ['gsi1', 'gsi2'],
+    indexLeadingKeys: ['OWNER#', 'TEAM#'],
   }),
 
   // A person's own contact methods and notification rules (issue 43 §2, §3): their item collection (with the
@@ -351,12 +377,12 @@ export const routes: readonly RouteDescription[] = [
     leadingKeys: ['INTEGRATIONKEY#', 'ALERTBATCH#'],
   }),
   // Outgoing webhooks: a monitor's, a team's, or the caller's own. Reads reach the monitor and team for rights.
-  route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'] }),
+  route('webhooks-list', 'GET', '/api/webhooks', 'functions/webhooks/list.ts', 'read', { leadingKeys: ['TEAM#'], indexes: ['gsi1', 'gsi2'], indexLeadingKeys: ['OWNER#', 'TEAM#'] }),
   route('webhooks-create', 'POST', '/api/webhooks', 'functions/webhooks/create.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#', 'IDEMPOTENCY#'] }),
   route('webhooks-get', 'GET', '/api/webhooks/{id}', 'functions/webhooks/get.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-update', 'PUT', '/api/webhooks/{id}', 'functions/webhooks/update.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
   route('webhooks-delete', 'DELETE', '/api/webhooks/{id}', 'functions/webhooks/delete.ts', 'readwrite', { leadingKeys: ['AUDIT#', 'WEBHOOK#', 'MONITOR#', 'TEAM#'] }),
-  route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'] }),
+  route('webhooks-deliveries', 'GET', '/api/webhooks/{id}/deliveries', 'functions/webhooks/deliveries.ts', 'read', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#'], indexes: ['gsi3'], indexLeadingKeys: ['WEBHOOK#'] }),
   // Sending now: the 10 s request limit and the writes around it.
   route('webhooks-redeliver', 'POST', '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', 'functions/webhooks/redeliver.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
   route('webhooks-test', 'POST', '/api/webhooks/{id}/test', 'functions/webhooks/test.ts', 'readwrite', { leadingKeys: ['WEBHOOK#', 'MONITOR#', 'TEAM#', 'OUTBOX#'], timeoutSeconds: 20 }),
@@ -530,6 +556,7 @@ export const workers = {
     table: 'readwrite',
     leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
     indexes: ['heartbeat-due'],
+    indexLeadingKeys: ['HEARTBEAT#'],
   },
   /**
    * Every minute (`periodicRules`): tells each person whose shift has started, through their
@@ -545,6 +572,7 @@ export const workers = {
     timeoutSeconds: 120,
     leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#', 'DELIVERY#', 'THROTTLE#'],
     indexes: ['heartbeat-due'],
+    indexLeadingKeys: ['SHIFTSTART#'],
   },
   /** Cognito post-confirmation trigger: creates the account record of a new user (AWS only). */
   accountsPostConfirmation: {
@@ -560,6 +588,7 @@ export const workers = {
     table: 'readwrite',
     leadingKeys: ['INCIDENT#', 'MONITOR#', 'TEAM#', 'WEBHOOK#'],
     indexes: ['gsi3'],
+    indexLeadingKeys: ['MONITOR#'],
   },
   /** Target of the schedules: pages a step unless the incident was acknowledged or resolved. */
   escalationStep: {
@@ -612,6 +641,7 @@ export const workers = {
     // TEAM#: the creator's membership, read and checked before each message.
     leadingKeys: ['WEBHOOK#', 'MONITOR#', 'INCIDENT#', 'OUTBOX#', 'TEAM#'],
     indexes: ['gsi1', 'gsi2', 'gsi3'],
+    indexLeadingKeys: ['OWNER#', 'TEAM#', 'MONITOR#'],
   },
   /**
    * SMS replies to the service's number (issue 43): AWS End User Messaging publishes them to the

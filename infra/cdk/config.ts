@@ -6,6 +6,7 @@
 import type { Node } from 'constructs';
 import * as z from 'zod';
 import { guardSenderIdentity, readStageSettings, refuseSettingsInContext, stageFiles } from './settings.js';
+import { allFunctions } from '../../shared/system.js';
 
 /** The retention periods CloudWatch Logs accepts, in days. */
 const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
@@ -87,6 +88,12 @@ const schema = z.object({
     .url({ protocol: /^https?$/, error: 'consoleUrl must be the console\'s origin, e.g. https://console.example.com' })
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
+  /**
+   * The account's concurrency limit in this region (`aws lambda get-account-settings`, `AccountLimit.ConcurrentExecutions`,
+   * less what other functions of the account already reserve): required with `pagingConcurrency`, which is
+   * refused at synth unless it fits (`pagingConcurrencyFits`).
+   */
+  accountConcurrency: z.coerce.number().int().positive().optional(),
   /** CORS is off unless origins are given (comma-separated). */
   corsOrigins: z.union([z.array(z.string()), list]).optional(),
   /** RETAIN keeps the table (and its data) when the stack is deleted; use destroy for test stages. */
@@ -143,6 +150,14 @@ export type DeployConfig = z.output<typeof schema>;
 export const stackNameOf = (config: Pick<DeployConfig, 'stackName' | 'stage'>) =>
   config.stackName ?? (config.stage ? `IncidentService-${config.stage}` : 'IncidentService');
 
+/** Executions Lambda keeps unreserved in every account: reservations may never take the account below this. */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
+/** The functions `pagingConcurrency` reserves for (`paging` in the system description): N of the formula. */
+export const pagingFunctionCount = () => allFunctions.filter((description) => description.paging).length;
+/** The account limit `pagingConcurrency` needs: 100 + N × pagingConcurrency (Lambda refuses reservations beyond it at deploy). */
+export const accountConcurrencyNeeded = (pagingConcurrency: number) => LAMBDA_UNRESERVED_MINIMUM + pagingFunctionCount() * pagingConcurrency;
+
+
 /**
  * The name of the function the monitoring system invokes (issue 46 §3): the stack's name and
  * `-monitor-check`, whatever stack or construct holds it. Documented (docs/deployment.md), an
@@ -177,6 +192,23 @@ export function readConfig(node: Node): DeployConfig {
   }
   if (Boolean(config.data.jwtIssuer) !== Boolean(config.data.jwtAudience?.length)) {
     throw invalid('jwtIssuer and jwtAudience go together');
+  }
+  const { pagingConcurrency, accountConcurrency } = config.data;
+  if (pagingConcurrency !== undefined) {
+    const needed = accountConcurrencyNeeded(pagingConcurrency);
+    const formula = `${LAMBDA_UNRESERVED_MINIMUM} + ${pagingFunctionCount()} paging functions × pagingConcurrency ${pagingConcurrency} = ${needed}`;
+    if (accountConcurrency === undefined) {
+      throw invalid(
+        `pagingConcurrency needs accountConcurrency, the account's concurrency limit (aws lambda get-account-settings: AccountLimit.ConcurrentExecutions, less other functions' reservations); it must be at least ${formula}`,
+      );
+    }
+    if (accountConcurrency < needed) {
+      const most = Math.floor((accountConcurrency - LAMBDA_UNRESERVED_MINIMUM) / pagingFunctionCount());
+      const instead = most >= 1 ? `lower pagingConcurrency to at most ${most}` : 'leave pagingConcurrency off (this account can reserve none)';
+      throw invalid(
+        `pagingConcurrency ${pagingConcurrency} does not fit accountConcurrency ${accountConcurrency}: it needs ${formula}; ${instead}, or raise the quota (Service Quotas: Lambda, Concurrent executions) to at least ${needed}`,
+      );
+    }
   }
   if (config.data.allowedSignUpDomains && (!config.data.selfSignUp || config.data.jwtIssuer)) {
     throw invalid('allowedSignUpDomains narrows self sign-up, which selfSignUp=false (or jwtIssuer) turns off');

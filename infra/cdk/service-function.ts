@@ -84,9 +84,9 @@ function bundledCode(handler: string): Code {
 /**
  * Injects the table name and grants exactly the access the description names (none for `none`):
  * reads, writes, batch writes only where collections are deleted, and only the leading keys given
- * (plus Query of the indexes named, for a confined function that reads an index).
+ * (plus Query of the indexes named, of the index partitions named, for a confined function that reads an index).
  */
-export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<FunctionDescription, 'table' | 'batchWrite' | 'leadingKeys' | 'indexes'>) {
+export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys' | 'indexes' | 'indexLeadingKeys'>) {
   if (description.table === 'none') return;
   fn.addEnvironment(env.tableName, table.tableName);
   const indexes = tableDescription.globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`);
@@ -99,8 +99,16 @@ export function grantTable(fn: LambdaFunction, table: ITable, description: Pick<
         : undefined,
     }),
   );
-  // A confined function's index Queries: their own statement, Query only, on the indexes it names.
+  // A confined function's index Queries: their own statement, Query only, on the indexes it names, of the
+  // index partitions it names (for a Query of an index, dynamodb:LeadingKeys is the index's partition key).
   if (description.leadingKeys && description.indexes?.length) {
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: description.indexes.map((name) => `${table.tableArn}/index/${name}`) }));
+    if (!description.indexLeadingKeys?.length) throw new Error(`${description.name} reads indexes (${description.indexes.join(', ')}) but declares no indexLeadingKeys (shared/system.ts)`);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: description.indexes.map((name) => `${table.tableArn}/index/${name}`),
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.indexLeadingKeys.map((prefix) => `${prefix}*`) } },
+      }),
+    );
   }
 }

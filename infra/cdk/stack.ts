@@ -352,7 +352,9 @@ export class IncidentServiceStack extends Stack {
     const alertProcessor = this.deadLetterQueue('AlertProcessor');
     const rules = new Map(eventRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Rule`)]));
     const periodic = new Map(periodicRules.map((rule) => [rule.name, this.deadLetterQueue(`${toId(rule.name)}Schedule`)]));
-    const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target))];
+    // (And monitor-check, which the monitoring system may invoke asynchronously: Lambda then queues a throttled
+    // check and retries it for up to 6 h, and a failing one ends in its on-failure queue, issue 46 §9.)
+    const asyncTargets = [...new Set([...eventRules, ...periodicRules].map((rule) => rule.target as string).concat(workers.monitorCheck.name))];
     const targets = new Map(asyncTargets.map((target) => [target, this.deadLetterQueue(`${toId(target)}Failed`)]));
     const escalation = this.deadLetterQueue('EscalationStep');
     return { publisher, alertProcessor, rules, periodic, targets, escalation };

@@ -5,6 +5,7 @@
 import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { env } from '../system.js';
 import { sandboxClient } from './aws-client.js';
+import { clock } from './clock.js';
 import { requireEnv } from './config.js';
 
 /** The Scheduler client, created once per cold start. */
@@ -14,6 +15,19 @@ export const scheduler = sandboxClient(() => new SchedulerClient({}));
 export function atExpression(iso: string) {
   const ms = Date.parse(iso);
   return `at(${new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19)})`;
+}
+
+/** How far ahead of now a one-time schedule is created at the earliest (its request's way to Scheduler, clocks' skew). */
+export const SCHEDULE_LEAD_MS = 1_000;
+
+/**
+ * When a one-time schedule is created for: `at`, or, when that is less than `SCHEDULE_LEAD_MS` ahead of
+ * `now` (a worker running late, a retried invocation, a step due at once), `now` plus the lead: never an
+ * `at()` in the past, which Scheduler would refuse or never fire (issue 46 §10). Never earlier than `at`.
+ */
+export function scheduledAt(at: string, now: Date): string {
+  const earliest = now.getTime() + SCHEDULE_LEAD_MS;
+  return Date.parse(at) >= earliest ? at : new Date(earliest).toISOString();
 }
 
 /** A one-time schedule: it invokes the function `target` once with `input` at `at`. */
@@ -28,7 +42,7 @@ export interface OneTimeSchedule {
 }
 
 /**
- * Creates the schedule in the service's group, at `at` in UTC (never early), retried up to 10 times
+ * Creates the schedule in the service's group, at `at` in UTC (never early, never in the past: `scheduledAt`), retried up to 10 times
  * within an hour and deleted once it fired. it answers `exists` when a schedule of that name exists
  * already: however many invocations ask, there is one schedule.
  */
@@ -38,7 +52,7 @@ export async function scheduleOnce(schedule: OneTimeSchedule): Promise<'created'
       new CreateScheduleCommand({
         Name: schedule.name,
         GroupName: requireEnv(env.schedulerGroup),
-        ScheduleExpression: atExpression(schedule.at),
+        ScheduleExpression: atExpression(scheduledAt(schedule.at, clock.now())),
         ScheduleExpressionTimezone: 'UTC',
         FlexibleTimeWindow: { Mode: 'OFF' },
         ActionAfterCompletion: 'DELETE',

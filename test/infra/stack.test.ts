@@ -12,8 +12,9 @@ import { repositoryRoot } from '../../infra/paths.js';
 import { buildApp } from '../../infra/cdk/app.js';
 import { FUNCTION_FAILURE_TERMS } from '../../infra/cdk/stack.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
-import { allFunctions, env, eventRules, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
+import { allFunctions, env, eventRules, indexPartitionPrefixes, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { isCdkDeploymentResource, refersTo, serviceFunctions, synthStacks } from './templates.js';
+import { routeKeyOf } from '../../infra/cdk/stack.js';
 import { templateLintChecks } from './template-lint.js';
 import { targetOptions } from '../../shared/webhooks/service.js';
 import { deliveryStatusOf } from '../../shared/phones/receipts.js';
@@ -49,6 +50,7 @@ const CUSTOMISED = {
   publicThrottleRate: '2',
   publicThrottleBurst: '4',
   pagingConcurrency: '5',
+  accountConcurrency: '1000',
   apiDomain: 'status-api.example.com',
   apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
   consoleUrl: 'https://console.example.com/',
@@ -316,6 +318,18 @@ describe('CDK stack', () => {
     expect(() => synth({ allowedSignUpDomains: ['*', 'example.com'] })).toThrow('allowedSignUpDomains is ["*"] alone, or domains');
     expect(() => synth({ allowedSignUpDomains: ['example.com'], selfSignUp: false })).toThrow('allowedSignUpDomains narrows self sign-up, which selfSignUp=false (or jwtIssuer) turns off');
     expect(() => synth({ pagingConcurrency: '0' })).toThrow(/pagingConcurrency/);
+    // Issue 46 §9: reserved concurrency must leave Lambda its 100 unreserved: 100 + N × pagingConcurrency, N the paging functions.
+    const paging = allFunctions.filter((description) => description.paging).length;
+    expect(paging).toBe(10);
+    expect(() => synth({ pagingConcurrency: '5' })).toThrow(
+      `pagingConcurrency needs accountConcurrency, the account's concurrency limit (aws lambda get-account-settings: AccountLimit.ConcurrentExecutions, less other functions' reservations); it must be at least 100 + 10 paging functions × pagingConcurrency 5 = 150`,
+    );
+    expect(() => synth({ pagingConcurrency: '5', accountConcurrency: '10' })).toThrow(
+      'pagingConcurrency 5 does not fit accountConcurrency 10: it needs 100 + 10 paging functions × pagingConcurrency 5 = 150; leave pagingConcurrency off (this account can reserve none), or raise the quota (Service Quotas: Lambda, Concurrent executions) to at least 150',
+    );
+    expect(() => synth({ pagingConcurrency: '5', accountConcurrency: '149' })).toThrow(
+      'pagingConcurrency 5 does not fit accountConcurrency 149: it needs 100 + 10 paging functions × pagingConcurrency 5 = 150; lower pagingConcurrency to at most 4, or raise the quota (Service Quotas: Lambda, Concurrent executions) to at least 150',
+    );
     expect(synth(CUSTOMISED).stack.stackName).toBe('Incidents-Prod');
   });
 
@@ -366,7 +380,11 @@ describe('CDK stack', () => {
       // The index readers: Query only, on the indexes they name (an index's partitions are owners, teams, monitors).
       if (description.indexes?.length) {
         expect(statements[1]!.Action, description.name).toBe('dynamodb:Query');
-        expect(statements[1]!.Condition, description.name).toBeUndefined();
+        // Of the index partitions they name (issue 46 §8): for a Query of an index, LeadingKeys is the index's partition key.
+        expect(statements[1]!.Condition, description.name).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': description.indexLeadingKeys!.map((prefix) => `${prefix}*`) } });
+        for (const prefix of description.indexLeadingKeys!) {
+          expect(description.indexes.some((index) => (indexPartitionPrefixes[index] as readonly string[]).includes(prefix)), `${description.name}: ${prefix} is a partition of none of its indexes`).toBe(true);
+        }
         expect(asList(statements[1]!.Resource).map((resource) => JSON.stringify(resource).match(/\/index\/([\w-]+)/)?.[1]), description.name).toEqual(description.indexes);
       }
     }
@@ -397,6 +415,16 @@ describe('CDK stack', () => {
       'webhooks-deliveries',
       'webhooks-list',
     ]);
+    // Every index Query statement of every role is conditioned (none reads an index of every partition).
+    const indexStatements = [...rolesByFunction().values()].flatMap(statementsOf).filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+    expect(indexStatements.length).toBeGreaterThanOrEqual(20);
+    for (const statement of indexStatements) expect(statement.Condition).toMatchObject({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expect.any(Array) } });
+    // The public calendar feed (issue 46 §8): Query of the owner and team indexes, of the user's own and their teams' partitions only.
+    const feed = statementsOf(rolesByFunction().get('calendars-feed')!).filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+    expect(feed).toHaveLength(1);
+    expect(feed[0]!.Action).toBe('dynamodb:Query');
+    expect(asList(feed[0]!.Resource).map((resource) => JSON.stringify(resource).match(/\/index\/([\w-]+)/)?.[1])).toEqual(['gsi1', 'gsi2']);
+    expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OWNER#*', 'TEAM#*'] } });
     // The public unsubscribe link: opening it reads tokens only; its button touches tokens and monitors' collections.
     expect(routes.find((route) => route.name === 'unsubscribe')!).toMatchObject({ table: 'read', leadingKeys: ['UNSUB#'] });
     expect(routes.find((route) => route.name === 'unsubscribe-confirm')!.leadingKeys).toEqual(['UNSUB#', 'MONITOR#']);
@@ -702,7 +730,8 @@ describe('CDK stack', () => {
     }
     // Every asynchronously invoked function (the rules' targets, person-notification among them, escalation-step, and the SNS topics' sms-inbound and sms-receipts) has bounded retries and an on-failure queue.
     const snsInvoked = [workers.smsInbound.name, workers.smsReceipts.name];
-    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name, ...snsInvoked]);
+    // (And monitor-check, which the monitoring system may invoke asynchronously, issue 46 §9.)
+    const asyncTargets = new Set([...[...eventRules, ...periodicRules].map((rule) => rule.target), workers.escalationStep.name, workers.monitorCheck.name, ...snsInvoked]);
     const invokeConfigs = Object.values(resources('AWS::Lambda::EventInvokeConfig')).map((config) => config.Properties);
     expect(invokeConfigs).toHaveLength(asyncTargets.size);
     const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
@@ -713,8 +742,8 @@ describe('CDK stack', () => {
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
     // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules;
-    // + 1 per SNS-invoked worker, its subscription's dead letters and its own failures in one queue.)
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size + snsInvoked.length);
+    // + 1 per SNS-invoked worker, its subscription's dead letters and its own failures in one queue; + 1, monitor-check's.)
+    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size + snsInvoked.length + 1);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
@@ -862,6 +891,55 @@ describe('CDK stack', () => {
         .map((name) => [name, 5]),
     );
     expect(allFunctions.filter((description) => description.paging).map((description) => description.name)).toEqual(expect.arrayContaining([workers.notifier.name, workers.escalationStep.name]));
+  });
+
+  it('keeps every page of a storm in a 10-concurrency account: each paging function is reached asynchronously with retries, a maximum event age and an on-failure queue, or is an alert route whose senders retry its 429 and 5xx (issue 46 §9)', () => {
+    const functionIds = new Map(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description).split(' ')[0]!, id]));
+    const refersToFunction = (value: unknown, id: string) => JSON.stringify(value).includes(`"${id}"`);
+    const paths = new Map<string, string>();
+    for (const description of allFunctions.filter((each) => each.paging)) {
+      const id = functionIds.get(description.name)!;
+      // A stream reader: Lambda's poller retries a throttled or failed batch (bisecting it) until its record is a day old, then describes it in the on-failure queue.
+      const mapping = Object.values(resources('AWS::Lambda::EventSourceMapping')).find((each) => refersToFunction(each.Properties.FunctionName, id));
+      // An asynchronous target (bus rules, the scheduler, periodic rules, the monitoring system): Lambda queues a throttled
+      // event and retries it up to its maximum age (6 h unless less is set); a failing one, twice, then its on-failure queue.
+      const invokeConfig = Object.values(resources('AWS::Lambda::EventInvokeConfig')).find((each) => refersToFunction(each.Properties.FunctionName, id));
+      if (mapping) {
+        expect(mapping.Properties, description.name).toMatchObject({ MaximumRetryAttempts: 20, MaximumRecordAgeInSeconds: 86_400, BisectBatchOnFunctionError: true });
+        expect(mapping.Properties.DestinationConfig.OnFailure.Destination, description.name).toBeDefined();
+        paths.set(description.name, 'stream');
+      } else if (invokeConfig) {
+        expect(invokeConfig.Properties.MaximumRetryAttempts, description.name).toBe(2);
+        expect(invokeConfig.Properties.MaximumEventAgeInSeconds ?? 21_600, description.name).toBe(21_600);
+        expect(invokeConfig.Properties.DestinationConfig.OnFailure.Destination, description.name).toBeDefined();
+        paths.set(description.name, 'async');
+      } else {
+        // A synchronous API call: a route of its own throttling (429 before Lambda is reached), whose senders retry 429 and 5xx.
+        const route = routes.find((each) => each.name === description.name);
+        expect(route, description.name).toMatchObject({ auth: 'none', throttle: 'alerts' });
+        paths.set(description.name, 'api');
+      }
+    }
+    expect(Object.fromEntries([...paths].sort())).toEqual({
+      'alert-processor': 'stream',
+      'alerts-alertmanager': 'api',
+      'alerts-enqueue': 'api',
+      'escalation-scheduler': 'async',
+      'escalation-step': 'async',
+      'heartbeat-sweep': 'async',
+      'monitor-check': 'async',
+      notifier: 'async',
+      'outbox-publisher': 'stream',
+      'person-notification': 'async',
+    });
+    // What reaches the asynchronous ones keeps retrying too: bus rules for a day (8 attempts) into a dead-letter queue,
+    // the escalation schedules 10 times within an hour (shared/platform/scheduler.ts) into theirs.
+    for (const rule of eventRules.filter((each) => allFunctions.find((fn) => fn.name === each.target)?.paging)) {
+      const target = Object.values(resources('AWS::Events::Rule'))
+        .flatMap((each) => each.Properties.Targets ?? [])
+        .find((each: { Arn: unknown }) => refersToFunction(each.Arn, functionIds.get(rule.target)!));
+      expect(target, rule.name).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86_400 }, DeadLetterConfig: { Arn: expect.anything() } });
+    }
   });
 
   it('sends alarms to a topic CloudWatch may publish to: its own KMS key and a topic policy for this account', () => {
@@ -1053,6 +1131,150 @@ describe('CDK stack', () => {
     ]) {
       expect(ids, id).toContain(id);
     }
+  });
+
+  it('pins the logical id of every resource that holds data, identity or a name others use: a refactoring that renames one fails here, not as a replacement on deploy (issue 46 §10)', () => {
+    // What a replacement would lose: the table's items, the user pool's accounts (and its client ids in
+    // every app), the key of what is encrypted, dead letters waiting for replay, the verified sender, the
+    // pending escalation schedules of the group, confirmed alarm subscriptions, the console's files and domain.
+    // A new one joins this list once, deliberately; from then on it is pinned.
+    const stateful = [
+      'AWS::DynamoDB::Table',
+      'AWS::Cognito::UserPool',
+      'AWS::Cognito::UserPoolClient',
+      'AWS::Cognito::UserPoolDomain',
+      'AWS::S3::Bucket',
+      'AWS::KMS::Key',
+      'AWS::SQS::Queue',
+      'AWS::SES::EmailIdentity',
+      'AWS::SES::ConfigurationSet',
+      'AWS::Events::EventBus',
+      'AWS::Scheduler::ScheduleGroup',
+      'AWS::SNS::Topic',
+      'AWS::CloudFront::Distribution',
+    ];
+    const { templates } = synth();
+    const found = templates.flatMap(({ stack: each, json }) =>
+      Object.entries(json.Resources)
+        .filter(([, resource]) => stateful.includes(resource.Type))
+        .map(([id, resource]) => `${each.node.path} ${resource.Type} ${id}`),
+    );
+    expect(found.sort()).toEqual(
+      [
+        'IncidentService AWS::DynamoDB::Table TableCD117FA1',
+        'IncidentService AWS::Cognito::UserPool Users0A0EEA89',
+        'IncidentService AWS::Cognito::UserPoolClient UsersApiClientD8D32A2C',
+        'IncidentService AWS::Cognito::UserPoolClient UsersConsoleClient6BC83EFC',
+        'IncidentService AWS::Cognito::UserPoolDomain UsersLogin5F5F2B8C',
+        'IncidentService AWS::KMS::Key AlarmsKey8B9C40AB',
+        'IncidentService AWS::KMS::Key PhoneTopicsKeyDB54832F',
+        'IncidentService AWS::SES::EmailIdentity SenderIdentity5AECAF6F',
+        'IncidentService AWS::SES::ConfigurationSet EmailConfiguration816714D4',
+        'IncidentService AWS::Events::EventBus EventBus7B8748AA',
+        'IncidentService AWS::Scheduler::ScheduleGroup EscalationSchedules',
+        'IncidentService AWS::SNS::Topic Alarms04B5A0BF',
+        'IncidentService AWS::SNS::Topic SmsReceipts45B8AD88',
+        'IncidentService AWS::SNS::Topic SmsRepliesC28653D8',
+        'IncidentService/Console AWS::S3::Bucket Files8E6940B8',
+        'IncidentService/Console AWS::CloudFront::Distribution Distribution830FAC52',
+        ...[
+          'OutboxPublisherDlq330F49F7',
+          'AlertProcessorDlqB438E3BA',
+          'NotifyRuleDlqD7165284',
+          'ReachPeopleRuleDlqE95F91AF',
+          'ScheduleEscalationRuleDlq86E7B3FC',
+          'DeliverWebhooksRuleDlq86739D1C',
+          'RescopeIncidentsRuleDlq415533BA',
+          'EmailFeedbackRuleDlqC1F80E7D',
+          'HeartbeatSweepScheduleDlq30FA3834',
+          'ShiftNoticesScheduleDlq21E26BA3',
+          'NotifierFailedDlq076B58F2',
+          'PersonNotificationFailedDlqAFA9185E',
+          'EscalationSchedulerFailedDlq6B2A6DC4',
+          'WebhookDeliveryFailedDlq231677D0',
+          'IncidentRescoperFailedDlqC666A7FF',
+          'EmailFeedbackFailedDlq230958D5',
+          'HeartbeatSweepFailedDlqA73BD4FD',
+          'ShiftNoticesFailedDlqFC94EDDE',
+          'MonitorCheckFailedDlq1EC7D9D8',
+          'EscalationStepDlq0BFC366A',
+          'SmsInboundFailedDlq0B8FC597',
+          'SmsReceiptsFailedDlq4DDA3EA7',
+        ].map((id) => `IncidentService AWS::SQS::Queue ${id}`),
+      ].sort(),
+    );
+    // The console's nested stack itself: a new logical id would be a new stack, and a new bucket and distribution.
+    expect(Object.keys(root.Resources).filter((id) => root.Resources[id]!.Type === 'AWS::CloudFormation::Stack' && id.startsWith('Console'))).toEqual(['ConsoleNestedStackConsoleNestedStackResource3C3A87D2']);
+  });
+
+  it('names nothing twice: route keys in the API, function, alarm, queue, rule and other physical names in the stage (issue 46 §10)', () => {
+    // The description: one route per method and path, one function per name.
+    expect(new Set(routes.map(routeKeyOf)).size).toBe(routes.length);
+    expect(new Set(allFunctions.map((description) => description.name)).size).toBe(allFunctions.length);
+    // The template: API Gateway refuses a second route with a key the API has; the physical names, where set, are unique per type.
+    const routeKeys = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey);
+    expect(routeKeys).toHaveLength(routes.length);
+    expect(new Set(routeKeys).size).toBe(routeKeys.length);
+    const nameProperties = ['FunctionName', 'AlarmName', 'QueueName', 'TopicName', 'TableName', 'RoleName', 'ManagedPolicyName', 'LogGroupName', 'Name', 'ConfigurationSetName', 'ApiName'];
+    const byType = new Map<string, string[]>();
+    for (const [id, resource] of Object.entries(synth().merged.Resources)) {
+      if (resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::Logs::MetricFilter') continue; // (scoped to their role, their log group)
+      for (const property of nameProperties) {
+        const value = resource.Properties?.[property];
+        if (value === undefined) continue;
+        const list = byType.get(`${resource.Type}.${property}`) ?? [];
+        list.push(`${JSON.stringify(value)} (${id})`);
+        byType.set(`${resource.Type}.${property}`, list);
+      }
+    }
+    expect(byType.size).toBeGreaterThan(0);
+    for (const [key, names] of byType) {
+      const values = names.map((name) => name.replace(/ \(\w+\)$/, ''));
+      expect(values.filter((value, index) => values.indexOf(value) !== index), `${key}: ${names.join(', ')}`).toEqual([]);
+    }
+  });
+
+  it('alarms on the metric names and dimensions the code emits (EMF): in the namespace and with the service the functions are given (issue 46 §10)', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    // What the code emits: countMetric(name[, { dims }]) and measureMetric(name, value[, { dims }]), each with the service as a dimension.
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+    const emitted = new Map<string, Set<string>>();
+    for (const file of [...files('shared'), ...files('functions')]) {
+      const source = readFileSync(file, 'utf8');
+      for (const [, kind, name, rest] of source.matchAll(/\b(countMetric|measureMetric)\('(\w+)'([^;\n]*)/g)) {
+        // The dimensions object literal, if any (a measure's first argument after the name is its value).
+        const literal = /\{([^}]*)\}/.exec(rest!)?.[1];
+        const keys = ['service', ...(literal ? [...literal.matchAll(/(\w+)\s*:/g)].map((match) => match[1]!) : [])].sort().join(',');
+        if (kind === 'countMetric' && /^\s*,\s*[a-z]/i.test(rest!)) throw new Error(`${file}: ${name}'s dimensions are not a literal this test can read`);
+        emitted.set(name!, (emitted.get(name!) ?? new Set()).add(keys));
+      }
+    }
+    expect(emitted.get('ScheduleNobodyOnCall')).toEqual(new Set(['service']));
+    // The namespace and service the stack gives every function (wherever it sets them, whatever they become).
+    const environments = serviceFunctions(template).map((fn) => fn.Properties.Environment.Variables);
+    const namespaces = new Set(environments.map((variables) => JSON.stringify(variables.POWERTOOLS_METRICS_NAMESPACE)));
+    const services = new Set(environments.map((variables) => JSON.stringify(variables.POWERTOOLS_SERVICE_NAME)));
+    expect(namespaces.size).toBe(1);
+    expect(services.size).toBe(1);
+    const [namespace] = namespaces;
+    const [serviceName] = services;
+    // Metric filters publish their own metrics (checked with their alarm elsewhere).
+    const filtered = new Set(Object.values(resources('AWS::Logs::MetricFilter')).flatMap((filter) => filter.Properties.MetricTransformations.map((each: { MetricName: string }) => each.MetricName)));
+    type Watched = { MetricName?: string; Namespace?: unknown; Dimensions?: { Name: string; Value: unknown }[] };
+    const watched = Object.entries(resources('AWS::CloudWatch::Alarm')).flatMap(([id, alarm]) => {
+      const metrics: Watched[] = alarm.Properties.MetricName ? [alarm.Properties] : (alarm.Properties.Metrics ?? []).flatMap((each: { MetricStat?: { Metric: Watched } }) => (each.MetricStat ? [each.MetricStat.Metric] : []));
+      return metrics.filter((metric) => JSON.stringify(metric.Namespace) === namespace && !filtered.has(metric.MetricName!)).map((metric) => ({ id, metric }));
+    });
+    const checked = new Set<string>();
+    for (const { id, metric } of watched) {
+      const dimensions = metric.Dimensions ?? [];
+      expect(emitted.has(metric.MetricName!), `${id} watches ${metric.MetricName}, which no code emits`).toBe(true);
+      expect(emitted.get(metric.MetricName!), `${id}: ${metric.MetricName}'s dimensions`).toContain(dimensions.map((each) => each.Name).sort().join(','));
+      expect(JSON.stringify(dimensions.find((each) => each.Name === 'service')?.Value), `${id}: the service dimension`).toBe(serviceName);
+      checked.add(metric.MetricName!);
+    }
+    expect([...checked].sort()).toEqual(expect.arrayContaining(['EscalationTargetBounced', 'PhoneMessageFailed', 'PhoneSpendUSD', 'ScheduleNobodyOnCall']));
   });
 
   it('deploys a second stage beside the first: its own stack and names, the SES identity shared by import', () => {

@@ -45,7 +45,29 @@ describe('local IAM grants', () => {
     // The table itself stays confined to its leading keys.
     expect(denial(monitors, 'GetItemCommand', { Key: { pk: 'TEAM#1', sk: 'TEAM' } })).toBeUndefined();
     expect(denial(monitors, 'GetItemCommand', { Key: { pk: 'USER#1', sk: 'PROFILE' } })).toMatch(/leading key USER#1/);
-    expect(denial(workers.incidentRescoper, 'QueryCommand', onIndex('gsi3'))).toBeUndefined();
+    const onMonitor = { IndexName: 'gsi3', KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': 'gsi3pk' }, ExpressionAttributeValues: { ':pk': { S: 'MONITOR#1' } } };
+    expect(denial(workers.incidentRescoper, 'QueryCommand', onMonitor)).toBeUndefined();
     expect(denial(workers.incidentRescoper, 'QueryCommand', onIndex('gsi1'))).toMatch(/on index\/gsi1 \(its grant names the table and Query of gsi3 only\)/);
+  });
+
+  it("holds an index Query to the index partitions the function names (dynamodb:LeadingKeys of the index's partition key)", () => {
+    const query = (index: string, pk: string) => ({ IndexName: index, KeyConditionExpression: `${index === 'heartbeat-due' ? 'hb_due_pk' : `${index}pk`} = :pk AND begins_with(#sk, :prefix)`, ExpressionAttributeNames: { '#sk': 'x' }, ExpressionAttributeValues: { ':pk': pk, ':prefix': 'SCHEDULE#' } });
+    // The public calendar feed: the user's own partition of the owner index, their teams' of the team index, nothing else.
+    const feed = route('calendars-feed');
+    expect(denial(feed, 'QueryCommand', query('gsi1', 'OWNER#u1'))).toBeUndefined();
+    expect(denial(feed, 'QueryCommand', query('gsi2', 'TEAM#t1'))).toBeUndefined();
+    expect(denial(feed, 'QueryCommand', query('gsi2', 'MONITOR#m1'))).toBe('calendars-feed is not authorized to perform dynamodb:Query on index/gsi2 with leading key MONITOR#m1 (dynamodb:LeadingKeys OWNER#, TEAM#)');
+    expect(denial(feed, 'QueryCommand', query('gsi3', 'MONITOR#m1'))).toMatch(/on index\/gsi3 \(its grant names the table and Query of gsi1, gsi2 only\)/);
+    // A webhook's deliveries (gsi3's WEBHOOK# partitions) are not a monitor's incidents.
+    expect(denial(route('reports-incidents'), 'QueryCommand', query('gsi3', 'MONITOR#m1'))).toBeUndefined();
+    expect(denial(route('reports-incidents'), 'QueryCommand', query('gsi3', 'WEBHOOK#w1'))).toBe(
+      'reports-incidents is not authorized to perform dynamodb:Query on index/gsi3 with leading key WEBHOOK#w1 (dynamodb:LeadingKeys OWNER#, TEAM#, MONITOR#)',
+    );
+    // The due index's two sweeps each read their own shards.
+    expect(denial(workers.heartbeatSweep, 'QueryCommand', query('heartbeat-due', 'HEARTBEAT#a'))).toBeUndefined();
+    expect(denial(workers.heartbeatSweep, 'QueryCommand', query('heartbeat-due', 'SHIFTSTART#a'))).toMatch(/leading key SHIFTSTART#a \(dynamodb:LeadingKeys HEARTBEAT#\)/);
+    expect(denial(workers.shiftNotices, 'QueryCommand', query('heartbeat-due', 'HEARTBEAT#a'))).toMatch(/leading key HEARTBEAT#a \(dynamodb:LeadingKeys SHIFTSTART#\)/);
+    // A Query that names no partition of the index (none can, on AWS) is refused.
+    expect(denial(feed, 'QueryCommand', { IndexName: 'gsi1', KeyConditionExpression: 'gsi1sk = :sk', ExpressionAttributeValues: { ':sk': 'x' } })).toMatch(/leading key \(none\)/);
   });
 });

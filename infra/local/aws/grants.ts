@@ -1,8 +1,9 @@
 /**
  * IAM, locally: every DynamoDB call a function makes is checked against exactly what the CDK stack
- * grants it (`grantedTableActions`, `leadingKeys` and `indexes` of its description): the action, an
- * index (for a function confined to leading keys, only a Query of an index it names: its table grant
- * names the table only), and the partition keys. A call outside the grant fails with AccessDeniedException, as it would on AWS, so
+ * grants it (`grantedTableActions`, `leadingKeys`, `indexes` and `indexLeadingKeys` of its description):
+ * the action, an index (for a function confined to leading keys, only a Query of an index it names: its
+ * table grant names the table only), and the partition keys: the table's, or for a Query of an index the
+ * index's (`indexLeadingKeys`), as dynamodb:LeadingKeys reads them. A call outside the grant fails with AccessDeniedException, as it would on AWS, so
  * every test that runs a function through the local runtime also proves its least-privilege grant.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -37,7 +38,8 @@ function requested(command: string, input: Input): { action: string; pk?: string
     case 'QueryCommand': {
       const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
       const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
-      const keyName = typeof input.IndexName === 'string' ? undefined : table.partitionKey.name;
+      // The partition key the request names: the table's, or the queried index's (what dynamodb:LeadingKeys reads).
+      const keyName = typeof input.IndexName === 'string' ? table.globalIndexes.find((index) => index.name === input.IndexName)?.partitionKey.name : table.partitionKey.name;
       const equality = equalities(String(input.KeyConditionExpression ?? '')).find(([name]) => (names[name] ?? name) === keyName);
       return [{ action, pk: equality ? keyValue(values[equality[1]]) : undefined, index: input.IndexName as string | undefined }];
     }
@@ -61,7 +63,7 @@ function requested(command: string, input: Input): { action: string; pk?: string
 }
 
 /** Why `fn` may not make this request, or undefined when its grant allows it. */
-type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys' | 'indexes'>;
+type Grantee = Pick<FunctionDescription, 'name' | 'table' | 'batchWrite' | 'leadingKeys' | 'indexes' | 'indexLeadingKeys'>;
 
 /** Each function's granted actions, computed once. */
 const granted = new WeakMap<Grantee, Set<string>>();
@@ -74,8 +76,14 @@ export function denial(fn: Grantee, command: string, input: Input): string | und
     if (!actions.has(request.action)) return `${fn.name} is not authorized to perform ${request.action} on the ${resource}`;
     if (!fn.leadingKeys) continue;
     if (request.index) {
-      if (request.action === 'dynamodb:Query' && fn.indexes?.includes(request.index as never)) continue;
-      return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table${fn.indexes?.length ? ` and Query of ${fn.indexes.join(', ')}` : ''} only)`;
+      if (request.action !== 'dynamodb:Query' || !fn.indexes?.includes(request.index as never)) {
+        return `${fn.name} is not authorized to perform ${request.action} on ${resource} (its grant names the table${fn.indexes?.length ? ` and Query of ${fn.indexes.join(', ')}` : ''} only)`;
+      }
+      const prefixes = fn.indexLeadingKeys ?? [];
+      if (request.pk === undefined || !prefixes.some((prefix) => request.pk!.startsWith(prefix))) {
+        return `${fn.name} is not authorized to perform ${request.action} on ${resource} with leading key ${request.pk ?? '(none)'} (dynamodb:LeadingKeys ${prefixes.join(', ') || '(none)'})`;
+      }
+      continue;
     }
     if (request.pk === undefined || !fn.leadingKeys.some((prefix) => request.pk!.startsWith(prefix))) {
       return `${fn.name} is not authorized to perform ${request.action} with leading key ${request.pk ?? '(none)'} (dynamodb:LeadingKeys ${fn.leadingKeys.join(', ')})`;
