@@ -9,7 +9,8 @@
  * (the periodic rules' functions) and what is billed by the month (alarms, keys, stored data).
  */
 import { App, NestedStack, Stack } from 'aws-cdk-lib';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repositoryRoot } from '../paths.js';
@@ -152,7 +153,14 @@ export function costTable(lines: CostLine[]): string {
 export const totalOf = (lines: CostLine[]) => lines.reduce((sum, line) => sum + line.usd, 0);
 
 /** Every resource of the default deployment (root and nested stacks), bundling skipped. */
-export async function defaultDeploymentResources(app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })): Promise<Record<string, Resource>> {
+/** A stage with every setting at its default: an empty settings file of its own (`deploy/default.json` as `{}`). */
+function defaultSettingsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cost-settings-'));
+  writeFileSync(join(dir, 'default.json'), '{}\n');
+  return dir;
+}
+
+export async function defaultDeploymentResources(app = new App({ context: { 'aws:cdk:bundling-stacks': [], settingsDir: defaultSettingsDir() } })): Promise<Record<string, Resource>> {
   const { buildApp } = await import('../cdk/app.js');
   const { stack } = buildApp(app);
   const stacks: Stack[] = [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))];

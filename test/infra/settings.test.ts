@@ -27,7 +27,7 @@ const lockOf = (directory: string, stage = 'default') => JSON.parse(readFileSync
 
 describe("a stage's settings", () => {
   it('are read from deploy/<stage>.json (default.json without a stage) and refused as -c context or cdk.json context', () => {
-    const directory = settingsDir({ default: { alarmEmail: 'oncall@example.com' }, staging: { alarmEmail: 'staging@example.com', removalPolicy: 'destroy', pagingConcurrency: 140 } });
+    const directory = settingsDir({ default: { alarmEmail: 'oncall@example.com' }, staging: { alarmEmail: 'staging@example.com', removalPolicy: 'destroy', pagingConcurrency: 140, accountConcurrency: 3000 } });
     expect(read({ settingsDir: directory })).toMatchObject({ alarmEmail: 'oncall@example.com', removalPolicy: 'retain' });
     expect(read({ settingsDir: directory }).stage).toBeUndefined();
     expect(read({ settingsDir: directory, stage: 'staging' })).toMatchObject({ alarmEmail: 'staging@example.com', removalPolicy: 'destroy', pagingConcurrency: 140, stage: 'staging' });
