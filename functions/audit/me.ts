@@ -1,5 +1,5 @@
 import { AuditPage, listAuditQuery } from '../../shared/audit/model.js';
-import { listMyAudit } from '../../shared/audit/service.js';
+import { listMyAudit } from '../../shared/teams/audit-log.js';
 import { httpRoute } from '../lib/http.js';
 
 export const handler = httpRoute(

@@ -1,5 +1,5 @@
 import { AuditPage, listAuditQuery } from '../../shared/audit/model.js';
-import { listTeamAudit } from '../../shared/audit/service.js';
+import { listTeamAudit } from '../../shared/teams/audit-log.js';
 import { teamParams } from '../../shared/teams/model.js';
 import { httpRoute } from '../lib/http.js';
 

@@ -1,5 +1,6 @@
 import * as z from '../../shared/platform/zod.js';
-import { escalateIncident, escalateTexts } from '../../shared/incidents/service.js';
+import { escalateTexts } from '../../shared/incidents/service.js';
+import { escalateIncident } from '../../shared/paging/escalate-now.js';
 import { idParams } from '../../shared/platform/validation.js';
 import { httpRoute } from '../lib/http.js';
 

@@ -28,7 +28,8 @@ describe('httpRoute', () => {
     expect(result.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'req-1' });
     expect(domain).toHaveBeenCalledWith({
       input: { title: 'ab' },
-      caller: { userId: '11111111-1111-4111-8111-111111111111', email: undefined, name: undefined },
+      // The request id travels with the caller: audit entries name it (issue 45 §5).
+      caller: { userId: '11111111-1111-4111-8111-111111111111', email: undefined, name: undefined, requestId: 'req-1' },
     });
   });
 
@@ -89,6 +90,8 @@ describe('publicHtmlRoute', () => {
   });
 
   it('hands the validated path parameters to the page and answers failures as pages', async () => {
+    // (Pages link to the console when the deployment has one; this one has none, as CDK sets it then.)
+    vi.stubEnv('CONSOLE_URL', '');
     const ok = await page(httpEvent({ routeKey: 'GET /things/{id}', pathParameters: { id: '11111111-1111-4111-8111-111111111111' } }), lambdaContext());
     expect(ok).toMatchObject({ statusCode: 200, body: '<p>11111111-1111-4111-8111-111111111111</p>', headers: { 'x-request-id': 'req-1' } });
     for (const id of ['nope', '00000000-0000-4000-8000-000000000000']) {
@@ -96,6 +99,7 @@ describe('publicHtmlRoute', () => {
       expect(refused.statusCode).toBe(id === 'nope' ? 400 : 404);
       expect(refused.body).toContain('<h1>This link is not valid</h1>');
     }
+    vi.unstubAllEnvs();
   });
 });
 

@@ -48,7 +48,6 @@ export const reportQuery = z
   );
 export type ReportQuery = z.output<typeof reportQuery>;
 
-const Seconds = (description: string) => described(z.nullable(z.number()), { description: `${description}, in seconds (null: no incident to measure)` });
 
 export const IncidentReport = described(
   z.strictObject({
@@ -58,10 +57,10 @@ export const IncidentReport = described(
     acknowledged: described(z.int(), { description: 'Incidents acknowledged at least once' }),
     resolved: described(z.int(), { description: 'Incidents resolved (and not reopened)' }),
     by_severity: described(z.record(Severity, z.int()), { description: 'Incidents per severity (every severity, 0 included)' }),
-    mean_seconds_to_acknowledge: Seconds('From opening to the first acknowledgement, the mean'),
-    median_seconds_to_acknowledge: Seconds('The same, the median'),
-    mean_seconds_to_resolve: Seconds('From opening to resolution, the mean'),
-    median_seconds_to_resolve: Seconds('The same, the median'),
+    mean_seconds_to_acknowledge: described(z.nullable(z.number()), { description: 'From opening to the first acknowledgement, the mean, in seconds (null: no incident to measure)' }),
+    median_seconds_to_acknowledge: described(z.nullable(z.number()), { description: 'The same, the median, in seconds (null: no incident to measure)' }),
+    mean_seconds_to_resolve: described(z.nullable(z.number()), { description: 'From opening to resolution, the mean, in seconds (null: no incident to measure)' }),
+    median_seconds_to_resolve: described(z.nullable(z.number()), { description: 'The same, the median, in seconds (null: no incident to measure)' }),
     pages: described(z.int(), { description: 'Pages sent: one per recipient of each paged escalation step (a person once, whatever their channels)' }),
     pages_outside_09_18: described(z.int(), {
       description: "Pages sent before 09:00 or from 18:00 on, in the time zone of the schedule the person was on call in (else UTC)",

@@ -3,7 +3,6 @@ import type { Caller } from '../platform/caller.js';
 import { clock } from '../platform/clock.js';
 import { quotaCharge, quotaExceeded } from '../platform/quotas/daily.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../platform/errors.js';
-import { nextEscalationStep, scheduleStepNow } from '../paging/escalate-now.js';
 import { identityOf } from '../accounts/service.js';
 import { getByKeys, transactOutcome, type Item, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
@@ -424,15 +423,14 @@ export const escalateTexts = {
 } as const;
 
 /**
- * Escalates now (issue 44, as an SMS reply `<n>e` does): the incident's next escalation step, not
- * paged yet, is handed to escalation-step through its "now" schedule, so it pages before its delay.
- * The right is the acknowledger's (the monitor's owner; OWNER, ADMIN or MEMBER of its team: 403 for a
+ * Whether the caller may escalate the incident now (issue 44's `POST /api/incidents/{id}/escalate`,
+ * which `paging/escalate-now.ts` carries out), answering its collection. The right is the acknowledger's (the monitor's owner; OWNER, ADMIN or MEMBER of its team: 403 for a
  * VIEWER, 404 for anyone else), checked with the incident's state in one transaction of
  * ConditionChecks (nothing is written: the step's page writes its own timeline entry). An
  * acknowledged or resolved incident, or one whose steps are all paged (a manual incident has none),
  * answers 409. Asking twice for the same step schedules it once.
  */
-export async function escalateIncident(caller: Caller, incidentId: string): Promise<{ step_order: number }> {
+export async function escalatableIncident(caller: Caller, incidentId: string): Promise<repository.IncidentCollection> {
   const collection = await repository.getIncidentCollection(incidentId);
   if (!collection) throw incidentNotFound();
   const { incident } = collection;
@@ -451,8 +449,5 @@ export async function escalateIncident(caller: Caller, incidentId: string): Prom
     if (!item) throw incidentNotFound();
     throw new ConflictError(item.status === 'RESOLVED' ? escalateTexts.resolved : escalateTexts.acknowledged);
   }
-  const next = nextEscalationStep(collection);
-  if (!next) throw new ConflictError(escalateTexts.noMoreSteps);
-  await scheduleStepNow(incident.id, next);
-  return { step_order: next.step_order };
+  return collection;
 }

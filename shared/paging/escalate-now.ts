@@ -10,6 +10,9 @@ import { clock } from '../platform/clock.js';
 import { requireEnv } from '../platform/config.js';
 import { scheduleOnce } from '../platform/scheduler.js';
 import { getIncidentCollection, type IncidentCollection } from '../incidents/repository.js';
+import { escalatableIncident, escalateTexts } from '../incidents/service.js';
+import type { Caller } from '../platform/caller.js';
+import { ConflictError } from '../platform/errors.js';
 import type { EscalationStepInput } from './page.js';
 
 export type EscalateOutcome = { outcome: 'escalating'; step_order: number } | { outcome: 'not_found' | 'closed' | 'no_more_steps' };
@@ -50,4 +53,18 @@ export async function scheduleStepNow(incidentId: string, step: { step_order: nu
     input,
     deadLetterArn: process.env[env.escalationDlqArn],
   });
+}
+
+/**
+ * Escalates now through the API (issue 44, as an SMS reply `<n>e` does): the caller's right and the
+ * incident's state are checked by `escalatableIncident` (incidents/service.ts); its next escalation step,
+ * not paged yet, is handed to escalation-step through its "now" schedule, so it pages before its delay.
+ * An incident whose steps are all paged (a manual incident has none) answers 409.
+ */
+export async function escalateIncident(caller: Caller, incidentId: string): Promise<{ step_order: number }> {
+  const collection = await escalatableIncident(caller, incidentId);
+  const next = nextEscalationStep(collection);
+  if (!next) throw new ConflictError(escalateTexts.noMoreSteps);
+  await scheduleStepNow(incidentId, next);
+  return { step_order: next.step_order };
 }

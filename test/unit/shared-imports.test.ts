@@ -25,7 +25,7 @@ import { repositoryRoot } from '../../infra/paths.js';
 const FLOORS = [
   ['system.ts'],
   ['platform'],
-  ['channels'],
+  ['channels', 'audit'],
   ['accounts'],
   ['contacts'],
   ['teams'],

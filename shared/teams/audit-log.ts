@@ -1,5 +1,6 @@
 /**
- * The audit log's read side (issue 45 §5): a team's log (`GET /api/teams/:id/audit`, its OWNER and ADMINs)
+ * The audit log's read side (issue 45 §5; its write side, on a floor below every service that writes entries, is
+ * `shared/audit/`): a team's log (`GET /api/teams/:id/audit`, its OWNER and ADMINs)
  * and the caller's own (`GET /api/me/audit`: changes to the resources they own), newest first, cursor-paged.
  *
  * A page is one Query of `limit + 2` items of one key range: `from`/`to` and the cursor bound the sort key
@@ -13,10 +14,10 @@ import { attributes, auditItem, keys, ownerIndex } from '../platform/db/keys.js'
 import { getByKeys, type Item } from '../platform/db/ops.js';
 import { equalities, pageOf, type PageWindow, type Source } from '../platform/db/pagination.js';
 import { ForbiddenError, NotFoundError } from '../platform/errors.js';
-import { MANAGERS } from '../teams/access.js';
-import { membershipItem } from '../teams/model.js';
-import type { AuditEntry } from './entry.js';
-import type { ListAuditQuery } from './model.js';
+import type { AuditEntry } from '../audit/entry.js';
+import type { ListAuditQuery } from '../audit/model.js';
+import { MANAGERS } from './access.js';
+import { membershipItem } from './model.js';
 
 const filterOf = (query: ListAuditQuery) =>
   equalities(
