@@ -122,7 +122,11 @@ export async function startFloor(options: FloorOptions): Promise<{ url: string; 
   const pick = (item: Item, fields: string) => Object.fromEntries(fields.split(' ').map((field) => [field, item[field] ?? null]));
   // Urgency is stored at open (the monitor's, or its severity's); an incident from before has its severity's.
   const urgencyOf = (severity: string) => (severity === 'CRITICAL' || severity === 'HIGH' ? 'high' : 'low');
-  const view = (i: Item) => ({ ...pick(i, 'id monitor_id title status severity acknowledged started_at resolved_at created_at'), urgency: i.urgency ?? urgencyOf(String(i.severity)) });
+  const view = (i: Item) => ({
+    ...pick(i, 'id monitor_id title status severity acknowledged started_at resolved_at created_at'),
+    urgency: i.urgency ?? urgencyOf(String(i.severity)),
+    in_maintenance: i.in_maintenance === true,
+  });
   const listView = (i: Item) => ({ ...view(i), ...pick(i, 'monitor_name escalation_policy_id'), ...(i.alert_count === undefined ? {} : pick(i, 'alert_count last_alert_at')) });
   const entryView = (e: Item) => pick(e, 'id incident_id kind status message user_id user_name created_at details');
   const snapshot = (i: Item, message: string | null) => ({ ...pick(i, 'id monitor_id monitor_name owner_id title status severity automatic acknowledged started_at resolved_at escalation_policy_id'), message });
