@@ -57,15 +57,40 @@ export async function pingHeartbeat(key: string): Promise<void> {
 }
 
 /**
- * The sweep (every minute): every armed heartbeat whose deadline has passed, shard by shard, opens
- * its incident. Answers how many it handled.
+ * Time a sweep keeps in hand when it stops (issue 46 §4): a miss under way (its incident, a page due at
+ * once) finishes well within it, so the invocation ends before its timeout, never in its dead-letter queue.
  */
-export async function sweepHeartbeats(): Promise<number> {
+export const SWEEP_RESERVE_MS = 10_000;
+/** Misses a sweep handles at once. */
+const SWEEP_CONCURRENCY = 8;
+
+/** How much time a sweep has: the invocation's remaining time (Lambda's context), or a test's. */
+export interface SweepBudget {
+  remainingMs(): number;
+}
+
+export interface SweepResult {
+  handled: number;
+  /** Stopped with time running out: what is still due is the next run's (a minute later), found in the index again. */
+  more: boolean;
+}
+
+/**
+ * The sweep (every minute): every armed heartbeat whose deadline has passed, shard by shard, opens its
+ * incident, several at once. With a `budget`, it stops while SWEEP_RESERVE_MS remain and leaves the
+ * rest to the next run: a miss handled has left the due index, so no run handles it again, and a mass
+ * miss (an outage) is worked through run after run rather than timed out every minute. Each run starts
+ * at another shard (by the minute), so no shard waits behind a full one.
+ */
+export async function sweepHeartbeats(budget?: SweepBudget): Promise<SweepResult> {
   const now = epochSeconds();
+  const outOfTime = () => budget !== undefined && budget.remainingMs() < SWEEP_RESERVE_MS;
+  const first = Math.floor(now / 60) % SHARDS.length;
   let handled = 0;
-  for (const shard of SHARDS) {
+  for (const shard of SHARDS.slice(first) + SHARDS.slice(0, first)) {
     let start: Record<string, unknown> | undefined;
     do {
+      // (The time is looked at before each miss: a Query of the index takes milliseconds.)
       const page = await db().send(
         new QueryCommand({
           TableName: tableName(),
@@ -75,14 +100,27 @@ export async function sweepHeartbeats(): Promise<number> {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) {
-        await missHeartbeat(String(item.monitor_id), Number(item.hb_deadline));
-        handled++;
-      }
+      const items = page.Items ?? [];
+      let next = 0;
+      let stopped = false;
+      await Promise.all(
+        Array.from({ length: Math.min(SWEEP_CONCURRENCY, items.length) }, async () => {
+          while (next < items.length) {
+            if (outOfTime()) {
+              stopped = true;
+              return;
+            }
+            const item = items[next++]!;
+            await missHeartbeat(String(item.monitor_id), Number(item.hb_deadline));
+            handled++;
+          }
+        }),
+      );
+      if (stopped) return { handled, more: true };
       start = page.LastEvaluatedKey;
     } while (start);
   }
-  return handled;
+  return { handled, more: false };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { HEARTBEAT_GONE_NOTES, sweepHeartbeats } from '../../shared/heartbeats/service.js';
+import { HEARTBEAT_GONE_NOTES, SWEEP_RESERVE_MS, sweepHeartbeats } from '../../shared/heartbeats/service.js';
 import { holdCalls } from '../../infra/testing/ddb-calls.js';
 
 let api: Api;
@@ -220,5 +220,39 @@ describe('a heartbeat turned off, or its monitor deleted, while its missed-heart
     expect(off.body.monitor.heartbeat).toBeNull();
     // One resolution, the person's; no note (the write found the incident changed, read it again, and left it).
     expect((await timeline(incidentId)).map((entry) => entry.kind)).toEqual(['created', 'resolved']);
+  });
+});
+
+describe('a mass miss (an outage): the sweep within its time (issue 46 §4)', () => {
+  it('works through more misses than one run has time for, run after run, each opened once', async () => {
+    freezeClock(new Date(clock.now().getTime() - 61_000));
+    const monitorIds = await Promise.all(
+      Array.from({ length: 10 }, async (_, index) => (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: `Outage job ${index}`, heartbeat: { interval_seconds: 60 } } })).body.monitor.id as string),
+    );
+    resetClock();
+    // A budget of 5 looks at the time (one before each miss): at most 5 misses a run, then the run stops with more due.
+    const budget = () => {
+      let left = 5;
+      return { remainingMs: () => (left-- > 0 ? SWEEP_RESERVE_MS + 60_000 : SWEEP_RESERVE_MS - 1) };
+    };
+    const runs: { handled: number; more: boolean }[] = [];
+    for (let run = 0; run < 40; run++) {
+      const result = await sweepHeartbeats(budget());
+      runs.push(result);
+      if (!result.more) break;
+    }
+    expect(runs.at(-1)!.more).toBe(false);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const result of runs) expect(result.handled).toBeLessThanOrEqual(5);
+    // The runtime's own periodic sweep may have claimed a miss first and still be opening it: each opens one.
+    for (const monitorId of monitorIds) {
+      const open = await eventually(() => openOf(monitorId), (items) => items.length > 0);
+      expect(open, monitorId).toHaveLength(1);
+    }
+    await settle(api);
+    for (const monitorId of monitorIds) {
+      const all = (await api.request('GET', `/api/incidents?monitor_id=${monitorId}`, { token: owner.token })).body.incidents as any[];
+      expect(all, monitorId).toHaveLength(1);
+    }
   });
 });
