@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { HEARTBEAT_GONE_NOTES, SWEEP_RESERVE_MS, sweepHeartbeats } from '../../shared/heartbeats/service.js';
+import { HEARTBEAT_GONE_NOTES, PINGS_PER_MINUTE, SWEEP_RESERVE_MS, sweepHeartbeats } from '../../shared/heartbeats/service.js';
 import { holdCalls } from '../../infra/testing/ddb-calls.js';
 
 let api: Api;
@@ -127,6 +127,25 @@ describe('POST /heartbeats/{key}', () => {
     const again = await eventually(() => openOf(watched.monitorId), (items) => items.length > 0);
     expect(again).toHaveLength(1);
     expect(again[0].id).not.toBe(open[0].id);
+  });
+});
+
+describe("a key's own rate (issue 46 §4)", () => {
+  it(`takes ${PINGS_PER_MINUTE} pings a minute per key, then answers 429 with Retry-After until the minute ends; other keys are not affected`, async () => {
+    const noisy = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Noisy cron', heartbeat: { interval_seconds: 60 } } })).body.monitor.id;
+    const noisyKey = (await api.request('POST', `/api/monitors/${noisy}/integrations`, { token: owner.token, body: { name: 'fleet' } })).body.integration.key;
+    // 15 s into a minute, frozen: all pings fall in one window.
+    const now = clock.now().getTime();
+    freezeClock(new Date(now - (now % 60_000) + 60_000 + 15_000));
+    const answers = await Promise.all(Array.from({ length: PINGS_PER_MINUTE }, () => ping(noisyKey)));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
+    const refused = await ping(noisyKey);
+    expect(refused).toMatchObject({ status: 429, body: { message: 'Too many requests for this integration key' } });
+    expect(refused.headers.get('retry-after')).toBe('45');
+    // Another key of the same owner pings on.
+    expect((await ping(watched.key)).status).toBe(202);
+    advanceClock(45_000);
+    expect((await ping(noisyKey)).status).toBe(202);
   });
 });
 
