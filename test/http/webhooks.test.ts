@@ -306,19 +306,19 @@ describe('delivering', () => {
   });
 
   it('sends a retry whose due time passed during the attempt at once, never scheduled in the past (issue 46 §5)', async () => {
-    scripts.set('/late', ['late', 200]);
+    scripts.set('/overdue', ['late', 200]);
     const monitor = await createMonitor(api, owner, { name: 'Slow receiver' });
-    await createHook(owner, { url: `${receiver.origin}/late`, monitor_id: monitor.id });
+    await createHook(owner, { url: `${receiver.origin}/overdue`, monitor_id: monitor.id });
     freezeClock();
     await createIncident(api, owner, monitor.id);
-    await eventually(async () => at('/late'), (requests) => requests.length >= 1);
+    await eventually(async () => at('/overdue'), (requests) => requests.length >= 1);
     await settle(api);
     // Due 5 to 5.5 s after the attempt began, which took 10 s: sent now, with no delay.
     const [retry] = api.runtime.queues.list(queues.webhookRetries.name);
     expect(retry && retry.visibleAt).toBe(retry?.sentAt);
     expect(api.runtime.scheduler.list().filter((schedule) => schedule.name.startsWith('whk-'))).toEqual([]);
     await advance(0);
-    const requests = await eventually(async () => at('/late'), (received) => received.length >= 2);
+    const requests = await eventually(async () => at('/overdue'), (received) => received.length >= 2);
     expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
   });
 
