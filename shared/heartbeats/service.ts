@@ -83,15 +83,17 @@ async function admitPing(key: string): Promise<string> {
       values: { ':window': window, ':one': 1 },
     });
     if (started.ok) return integrationKeyItem.parse(started.item).monitor_id;
-    const refused = refusal(started.item, window, now);
+    // The key's current minute: ours, or a later one an instance whose clock is a little ahead started.
+    const current = Math.max(window, Number(started.item?.hb_rate_window ?? window));
+    const refused = refusal(started.item, current, now);
     if (refused) throw refused;
     const counted = await countPing(keyHash, {
       expression: 'ADD hb_rate_count :one',
       condition: `${itemPresent} AND hb_rate_window = :window AND hb_rate_count < :max`,
-      values: { ':window': window, ':one': 1, ':max': PINGS_PER_MINUTE },
+      values: { ':window': current, ':one': 1, ':max': PINGS_PER_MINUTE },
     });
     if (counted.ok) return integrationKeyItem.parse(counted.item).monitor_id;
-    const refusedNow = refusal(counted.item, window, now);
+    const refusedNow = refusal(counted.item, current, now);
     if (refusedNow) throw refusedNow;
     return undefined; // The minute turned meanwhile: again.
   }, (attempts) => `The key's ping window kept changing; gave up after ${attempts} attempts`);
