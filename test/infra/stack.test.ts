@@ -805,7 +805,7 @@ describe('CDK stack', () => {
     const publicKeys = routes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`);
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(publicKeys.sort());
     for (const route of routes.filter((candidate) => candidate.auth === 'none')) {
-      const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 200 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
+      const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
       expect(stage.Properties.RouteSettings[`${route.method} ${route.path}`]).toEqual(expected);
     }
     expect(routes.filter((route) => route.throttle === 'alerts').map((route) => route.path)).toEqual(['/v2/enqueue', '/integrations/alertmanager', '/heartbeats/{key}']);
