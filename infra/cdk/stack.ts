@@ -947,6 +947,8 @@ export class IncidentServiceStack extends Stack {
       dimensions: publicThrottledDimensions,
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.status', '=', '429'),
+        // API Gateway's bucket, which never calls the function ("-"), not a key's own rate in the table (issue 46 §4).
+        FilterPattern.stringValue('$.integrationLatency', '=', '-'),
         FilterPattern.any(...publicRoutes().map((route) => FilterPattern.stringValue('$.routeKey', '=', routeKeyOf(route)))),
       ),
     });

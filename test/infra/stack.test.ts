@@ -787,6 +787,8 @@ describe('CDK stack', () => {
     expect(alarms.filter((alarm) => alarm.MetricName === 'PublicRouteThrottled')).toEqual([expect.objectContaining({ Namespace: 'IncidentService', Statistic: 'Sum', Threshold: 20 })]);
     const filter = Object.values(resources('AWS::Logs::MetricFilter'))[0]!.Properties;
     expect(filter.FilterPattern).toContain('$.status = "429"');
+    // Only the route's bucket refused them (no integration ran), not a key's own rate answered by its function (issue 46 §4).
+    expect(filter.FilterPattern).toContain('$.integrationLatency = "-"');
     const publicRoutes = routes.filter((route) => route.auth === 'none');
     expect(publicRoutes.length).toBeGreaterThanOrEqual(4);
     for (const route of publicRoutes) expect(filter.FilterPattern).toContain(`$.routeKey = "${route.method} ${route.path}"`);
