@@ -496,7 +496,8 @@ export const workers = {
     table: 'readwrite',
     stream: { eventNames: ['INSERT'], itemTypes: ['alert_batch'] },
     timeoutSeconds: 120,
-    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
+    // ALERTBATCH#: the rest of a batch it had no time for, handed on as a batch of its own (issue 46 §4).
+    leadingKeys: ['INTEGRATIONKEY#', 'MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#', 'ALERTBATCH#'],
   },
   /** Invoked directly by the monitoring system with a check result. */
   monitorCheck: {
@@ -547,13 +548,15 @@ export const workers = {
   },
   /**
    * Every minute (`periodicRules`): opens a "missed its heartbeat" incident for each armed heartbeat
-   * whose deadline has passed (the heartbeat-due index), as a failed check opens one.
+   * whose deadline has passed (the heartbeat-due index), as a failed check opens one. Works until 10 s
+   * of its minute are left (issue 46 §4), eight misses at once; what is still due is the next run's.
    */
   heartbeatSweep: {
     name: 'heartbeat-sweep',
     paging: true,
     handler: 'functions/heartbeats/sweep.ts',
     table: 'readwrite',
+    timeoutSeconds: 60,
     leadingKeys: ['MONITOR#', 'INCIDENT#', 'POLICY#', 'OUTBOX#', 'USER#', 'TEAM#'],
     indexes: ['heartbeat-due'],
     indexLeadingKeys: ['HEARTBEAT#'],
@@ -775,12 +778,50 @@ export const env = {
   voiceMaxPricePerMinute: 'VOICE_MAX_PRICE_PER_MINUTE',
   /** Where a webhook retry's schedule goes when invoking webhook-delivery keeps failing (its on-failure queue). */
   webhookRetryDlqArn: 'WEBHOOK_RETRY_DLQ_ARN',
+  /** The webhook retry queue's URL (`queues.webhookRetries`): retries and continuations due within 15 minutes (issue 46 §5). */
+  webhookRetryQueueUrl: 'WEBHOOK_RETRY_QUEUE_URL',
   /**
    * Only in the local runtime: the ports of this machine webhooks may also target (comma-separated,
    * those its user named in LOCAL_WEBHOOK_PORTS). The deployed stack never sets it: no loopback there.
    */
   webhooksLoopbackPorts: 'WEBHOOKS_LOOPBACK_PORTS',
 } as const;
+
+/**
+ * SQS's longest message delay (`DelaySeconds`): work due within it goes through a queue, to the second;
+ * later work through EventBridge Scheduler (to the minute, issue 46 §5).
+ */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+export interface QueueDescription {
+  readonly name: string;
+  /** The worker an event source mapping hands each message to (one message an invocation). */
+  readonly consumer: WorkerName;
+  /** The only functions granted sqs:SendMessage on it. */
+  readonly producers: readonly WorkerName[];
+  /** The environment variable its producers read its URL from (`env`). */
+  readonly urlEnv: string;
+  /** How long a message handed to the consumer stays invisible: at least the consumer's timeout (AWS's advice: six times). */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives of a message before it goes to the queue's alarmed dead-letter queue. */
+  readonly maxReceiveCount: number;
+}
+
+/**
+ * Queues with per-message delays (SQS on AWS, `infra/local/aws/queue.ts` locally on the service clock),
+ * each consumed by one worker through an event source mapping, with a dead-letter queue and its alarm.
+ */
+export const queues = /* @__PURE__ */ (() => ({
+  /** Webhook retries and continuations due within 15 minutes: `{webhook_id, incident_id}`, sent on at the second. */
+  webhookRetries: {
+    name: 'webhook-retries',
+    consumer: workers.webhookDelivery.name,
+    producers: [workers.webhookDelivery.name],
+    urlEnv: env.webhookRetryQueueUrl,
+    visibilityTimeoutSeconds: 6 * workers.webhookDelivery.timeoutSeconds,
+    maxReceiveCount: 5,
+  },
+}) satisfies Record<string, QueueDescription>)();
 
 /** Environment variable through which every function learns the table name. */
 export const TABLE_NAME_ENV = env.tableName;

@@ -6,16 +6,17 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { ALERT_BATCH_ITEM_TYPE, processAlertBatch } from '../../shared/alerts/intake.js';
 import { workerHandler } from '../lib/observability.js';
 
-export const handler = workerHandler('alert-processor', async (event: DynamoDBStreamEvent) => {
+export const handler = workerHandler('alert-processor', async (event: DynamoDBStreamEvent, context: Context) => {
   const totals: Record<string, number> = {};
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;
     if (record.eventName !== 'INSERT' || image?.type?.S !== ALERT_BATCH_ITEM_TYPE) continue;
-    const outcomes = await processAlertBatch(unmarshall(image as Record<string, AttributeValue>));
+    // Within its time: what it cannot reach goes on as a batch of its own (issue 46 §4).
+    const outcomes = await processAlertBatch(unmarshall(image as Record<string, AttributeValue>), { remainingMs: () => context.getRemainingTimeInMillis() });
     for (const [outcome, count] of Object.entries(outcomes)) totals[outcome] = (totals[outcome] ?? 0) + count;
   }
   return totals;

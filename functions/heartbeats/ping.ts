@@ -1,6 +1,7 @@
 import * as z from '../../shared/platform/zod.js';
 import { described } from '../../shared/platform/api/common.js';
-import { pingHeartbeat } from '../../shared/heartbeats/service.js';
+import { pingHeartbeat, PINGS_PER_MINUTE } from '../../shared/heartbeats/service.js';
+import { KEY_RATE_MESSAGE } from '../../shared/integrations/keys.js';
 import { jsonResponse, rawRoute } from '../lib/http.js';
 
 export const handler = rawRoute(
@@ -16,6 +17,11 @@ export const handler = rawRoute(
       404: {
         description: 'A key that names no integration (unknown, revoked, or its monitor deleted), or a monitor without a heartbeat',
         schema: z.strictObject({ error: z.literal('Heartbeat not found') }),
+      },
+      429: {
+        description: `Past the key's rate, ${PINGS_PER_MINUTE} pings a minute (counted apart from its events): the ping is not recorded; ping again after \`Retry-After\` seconds`,
+        schema: z.strictObject({ message: z.literal(KEY_RATE_MESSAGE) }),
+        headers: { 'Retry-After': "Seconds until the key's current one-minute window ends" },
       },
     },
   },

@@ -68,11 +68,13 @@ const schema = z.object({
   publicThrottleRate: z.coerce.number().positive().default(10),
   publicThrottleBurst: z.coerce.number().int().positive().default(20),
   /**
-   * The alert routes' own throttling (`/v2/enqueue`, `/integrations/alertmanager`), for every key at
-   * once: a second line behind each key's rate (120 events a minute, held in the table).
+   * Each alert route's own throttling (`/v2/enqueue`, `/integrations/alertmanager`, `/heartbeats/{key}`),
+   * for every key at once: sized (issue 46 §4, docs/deployment.md "Keys' rates and the routes'
+   * buckets") so that a noisy client meets its key's own rate in the table (120 events or notifications,
+   * 60 pings a minute: a 429 with Retry-After) long before it could fill the bucket every key shares.
    */
-  alertThrottleRate: z.coerce.number().positive().default(50),
-  alertThrottleBurst: z.coerce.number().int().positive().default(200),
+  alertThrottleRate: z.coerce.number().positive().default(200),
+  alertThrottleBurst: z.coerce.number().int().positive().default(400),
   /**
    * Reserved concurrency of each paging-path function (`paging` in the system description), so no
    * flood elsewhere can starve a page. Off by default: a new account may have only 10 concurrent

@@ -47,8 +47,8 @@ const stackFindings = (stack: Stack): Record<string, string> => ({
   'AwsSolutions-APIG4': `Only ${publicRouteKeys().length} routes are public (${publicRouteKeys().join(', ')}): the links in e-mails, which must work without signing in (a 256-bit token authorizes each), and the alert endpoints monitoring tools post to, which an integration key of about 165 bits authorizes (in the body, as PagerDuty's Events API has it, or in Authorization); each of these routes has throttling of its own.`,
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/*]`]:
     'The escalation scheduler creates one schedule per escalation step (names per incident, unknown in advance; each deletes itself after it ran), only within its own schedule group.',
-  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/whk-*]`]:
-    'The webhook worker creates one schedule per retry of a message, and one per continuation of a queue it stopped sending (names per message and attempt, unknown in advance; each deletes itself after it ran), only named whk-* within the service\'s schedule group.',
+  [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-webhooks/whk-*]`]:
+    'The webhook worker creates one schedule per retry of a message due beyond 15 minutes (sooner ones go through the retry queue; names per message and attempt, unknown in advance; each deletes itself after it ran), only named whk-* within the webhook retries\' own schedule group.',
   [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stack.stackName}-escalation/esc-now-*]`]:
     "sms-inbound escalates an incident now (an SMS reply <n>e) by creating one schedule of its next step, due at once (names per incident and step, unknown in advance; each deletes itself after it ran), only named esc-now-* within the service's schedule group.",
 });

@@ -79,6 +79,7 @@ import type { MetricName } from '../../shared/platform/observability/metrics.js'
 import { monitorCheckFunctionName, readConfig, type DeployConfig } from './config.js';
 import { originationIdentityIn, phoneParameters, phonePaging, type PhoneParameters } from './phones.js';
 import { ServiceFunction } from './service-function.js';
+import { serviceQueues, webhookScheduleGroup } from './delayed-work.js';
 
 const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
 
@@ -227,7 +228,7 @@ export class IncidentServiceStack extends Stack {
     this.rules(messaging, deadLetters);
     this.emailSending(parameters);
     const escalationRole = this.escalationSchedules(messaging, deadLetters);
-    this.webhookRetries(messaging, deadLetters);
+    this.webhookRetries(deadLetters, alarm);
     this.phones(parameters, messaging, deadLetters, escalationRole, alarm);
     const invokePolicy = this.monitorCheckInvokePolicy();
     this.stageAlarms(alarm, table, messaging, api, deadLetters);
@@ -833,8 +834,14 @@ export class IncidentServiceStack extends Stack {
     return schedulerRole;
   }
 
-  /** Webhook retries: one-time schedules invoking webhook-delivery (its own role). */
-  private webhookRetries({ scheduleGroup }: Messaging, deadLetters: DeadLetters) {
+  /**
+   * Webhook retries (issue 46 §5, `delayed-work.ts`): those due within 15 minutes through the retry
+   * queue, to the second; later ones one-time schedules in their own group, invoking webhook-delivery (its own role).
+   */
+  private webhookRetries(deadLetters: DeadLetters, alarm: AddAlarm) {
+    const delayed = { stack: this, fn: (name: string) => this.fn(name), deadLetterQueue: (name: string) => this.deadLetterQueue(name), alarm };
+    serviceQueues(delayed);
+    const scheduleGroup = webhookScheduleGroup(delayed, `${toId(workers.webhookDelivery.name)}FailedDlq`);
     const webhookDelivery = this.fn(workers.webhookDelivery.name);
     const webhookRetryRole = new Role(this.functionConstructs.get(workers.webhookDelivery.name)!, 'WebhookRetrySchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
@@ -1044,7 +1051,12 @@ export class IncidentServiceStack extends Stack {
     // EventBridge Scheduler gave up on an escalation step, and could not even park it: a lost page each.
     const schedulerMetric = (metricName: string) =>
       new Metric({ namespace: 'AWS/Scheduler', metricName, dimensionsMap: { ScheduleGroup: scheduleGroup.name! }, statistic: 'Sum', period: fiveMinutes });
-    alarm(this, 'SchedulerDroppedAlarm', schedulerMetric('InvocationDroppedCount'), 'EventBridge Scheduler dropped an escalation step (its retries ran out): a page was not sent');
+    alarm(
+      this,
+      'SchedulerDroppedAlarm',
+      schedulerMetric('InvocationDroppedCount'),
+      'EventBridge Scheduler dropped an escalation step or a delayed notification (its retries ran out): a page was not sent; the dead letter in EscalationStepDlq or PersonNotificationFailedDlq names the schedule (attribute X-Amz-Scheduler-Schedule-Arn)',
+    );
     alarm(
       this,
       'SchedulerDeadLetterFailedAlarm',
@@ -1076,6 +1088,8 @@ export class IncidentServiceStack extends Stack {
       metricValue: '1',
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.status', '=', '429'),
+        // API Gateway's bucket, which never calls the function ("-"), not a key's own rate in the table (issue 46 §4).
+        FilterPattern.stringValue('$.integrationLatency', '=', '-'),
         FilterPattern.any(...publicRoutes().map((route) => FilterPattern.stringValue('$.routeKey', '=', routeKeyOf(route)))),
       ),
     });

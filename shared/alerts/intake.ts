@@ -15,8 +15,10 @@
 import { randomUUID } from 'node:crypto';
 import * as z from '../platform/zod.js';
 import { clock } from '../platform/clock.js';
-import { keys } from '../platform/db/keys.js';
-import { batchWrite } from '../platform/db/ops.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../platform/db/client.js';
+import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
+import { batchWrite, conditionFailure } from '../platform/db/ops.js';
 import { Severity } from '../incidents/model.js';
 import type { WebhookAlertEvent } from './alertmanager.js';
 import { applyWebhookAlert, readDedups, recordFolded, type AlertBatchContext, type IntegrationRef, type WebhookIngestEvent, type WebhookOutcome } from './ingest.js';
@@ -113,18 +115,61 @@ const eventOf = (alert: StoredAlert): WebhookIngestEvent =>
       }
     : { action: 'resolve', dedupKey: alert.dedup_key, state: alert.state };
 
-/** Applies one alert batch's alerts in order; answers how many came to each outcome. */
-export async function processAlertBatch(item: Record<string, unknown>): Promise<Partial<Record<WebhookOutcome, number>>> {
+/**
+ * Time an invocation keeps in hand when it hands the rest of its batch on (issue 46 §4): an alert under
+ * way (an incident opened, a page due at once) finishes well within it, so a batch never runs into the
+ * processor's timeout (and its retries, and its on-failure queue) however slow the table is.
+ */
+export const BATCH_RESERVE_MS = 20_000;
+
+/** How much time an invocation has: Lambda's context, or a test's (`setBatchBudget`). */
+export interface BatchBudget {
+  remainingMs(): number;
+}
+let budgetOverride: BatchBudget | undefined;
+/** Test control: the budget every invocation uses instead of its own (undefined: back to its own). */
+export function setBatchBudget(budget: BatchBudget | undefined) {
+  budgetOverride = budget;
+}
+
+/**
+ * The alerts a batch had not reached, as a batch of their own (`<batch id>+<index>`, written once:
+ * a retried invocation writes the same one), whose INSERT invokes the processor again.
+ */
+async function continueBatch(item: Record<string, unknown>, alerts: StoredAlert[], index: number) {
+  const batchId = String(item[attributes.pk]).slice('ALERTBATCH#'.length);
+  const next = { ...item, ...keys.alertBatch(`${batchId}+${index}`), alerts };
+  try {
+    await db().send(new PutCommand({ TableName: tableName(), Item: next, ConditionExpression: itemAbsent }));
+  } catch (error) {
+    if (!conditionFailure(error)) throw error;
+  }
+}
+
+export type BatchOutcomes = Partial<Record<WebhookOutcome | 'continued', number>>;
+
+/**
+ * Applies one alert batch's alerts in order; answers how many came to each outcome. With a `budget`,
+ * it stops while BATCH_RESERVE_MS remain and hands the alerts it had not reached on as a batch of their
+ * own (`continued`: how many), applied by the next invocation.
+ */
+export async function processAlertBatch(item: Record<string, unknown>, budget?: BatchBudget): Promise<BatchOutcomes> {
   const batch = alertBatchItem.parse(item);
+  const limit = budgetOverride ?? budget;
   const context: AlertBatchContext = {
     integration: { integrationId: batch.integration_id, integrationName: batch.integration_name, monitorId: batch.monitor_id, createdByEmail: batch.created_by_email },
     keyHash: batch.key_hash,
     folded: [],
   };
-  const outcomes: Partial<Record<WebhookOutcome, number>> = {};
+  const outcomes: BatchOutcomes = {};
   // The monitor and every alert's claim in one read; an alert whose dedup key came earlier in the batch reads again.
   const reads = await readDedups(batch.monitor_id, batch.alerts.map((alert) => alert.dedup_key));
-  for (const alert of batch.alerts) {
+  for (const [index, alert] of batch.alerts.entries()) {
+    if (index > 0 && limit && limit.remainingMs() < BATCH_RESERVE_MS) {
+      await continueBatch(item, batch.alerts.slice(index), index);
+      outcomes.continued = batch.alerts.length - index;
+      break;
+    }
     const first = reads.get(alert.dedup_key);
     reads.delete(alert.dedup_key);
     const outcome = await applyWebhookAlert(context, eventOf(alert), first);

@@ -14,7 +14,7 @@ import {
   type EventsV2Answer,
 } from './events-v2.js';
 import { admitKey, countRepeat, ingestEvent, prefetchDedup } from './ingest.js';
-import { integrationKeyHash, keyFromAuthorization } from '../integrations/keys.js';
+import { integrationKeyHash, KEY_RATE_MESSAGE, keyFromAuthorization } from '../integrations/keys.js';
 import { recordNotification } from './intake.js';
 
 /** One Events API v2 event: PagerDuty's answer (202, 400, 413, 429). */
@@ -41,7 +41,7 @@ export async function receiveEventsV2(raw: string): Promise<EventsV2Answer> {
 }
 
 /** The 429 of a webhook: the API's own form (`{"message"}` with `Retry-After`). */
-export const WEBHOOK_RATE_MESSAGE = 'Too many requests for this integration key';
+export const WEBHOOK_RATE_MESSAGE = KEY_RATE_MESSAGE;
 
 /** The 202 of a webhook: every alert of the notification recorded, to be applied in the background. */
 export const WEBHOOK_ACCEPTED_MESSAGE = 'Notification accepted';

@@ -24,18 +24,89 @@ import { applyChanges, statusEvents } from '../incidents/changes.js';
 import { changeEntries, entryPut, timelineEntry, timelinePut, type Actor } from '../incidents/timeline.js';
 import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from '../monitors/heartbeats.js';
 import { integrationKeyItem } from '../integrations/model.js';
-import { integrationKeyHash, isIntegrationKeyShaped } from '../integrations/keys.js';
+import { integrationKeyHash, isIntegrationKeyShaped, KEY_RATE_MESSAGE } from '../integrations/keys.js';
+import { TooManyRequestsError } from '../platform/errors.js';
+import { retryOnConflict } from '../platform/db/retry.js';
 
 /**
- * One ping of `key`: a GetItem of the key's lookup (unknown or revoked: 404) and one UpdateItem of the
- * heartbeat item, which moves the deadline a period on and puts it back in the index (no heartbeat
- * on the key's monitor: 404). After a miss, the incident it remembered is resolved as recovered.
+ * Pings a key may make a minute (issue 46 §4): counted in fixed one-minute windows in the key's lookup
+ * item, apart from its events' count (`ingest.ts`), so that one noisy client meets its key's limit, a
+ * 429 with `Retry-After`, and never the route's shared throttling (docs/deployment.md). A heartbeat
+ * expects a ping a minute at most; 60 leave room for many hosts sharing one URL.
+ */
+export const PINGS_PER_MINUTE = 60;
+const WINDOW_MS = 60_000;
+
+/** One conditional UpdateItem of the key's lookup: the item after it, or as it was when the condition failed. */
+async function countPing(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.integrationKey(keyHash),
+        UpdateExpression: update.expression,
+        ConditionExpression: update.condition,
+        ExpressionAttributeValues: update.values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { ok: true as const, item: Attributes! };
+  } catch (error) {
+    const failed = conditionFailure(error);
+    if (!failed) throw error;
+    return { ok: false as const, item: failed.item };
+  }
+}
+
+/**
+ * Admits one ping of a key: its monitor, counted against PINGS_PER_MINUTE in the key's lookup item. A
+ * ping that starts the key's minute (the common case: a heartbeat pings every minute or less often) is
+ * one UpdateItem; a further one in the same minute two; a refused one, or an unknown key, one (and
+ * an unknown key writes nothing).
+ */
+async function admitPing(key: string): Promise<string> {
+  const keyHash = integrationKeyHash(key);
+  const refusal = (item: Record<string, unknown> | undefined, window: number, now: Date) => {
+    if (!item) return heartbeatNotFound();
+    if (item.hb_rate_window === window && Number(item.hb_rate_count) >= PINGS_PER_MINUTE) {
+      return new TooManyRequestsError(KEY_RATE_MESSAGE, Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000)));
+    }
+    return undefined;
+  };
+  return retryOnConflict<string>(async () => {
+    const now = clock.now();
+    const window = Math.floor(now.getTime() / WINDOW_MS);
+    const started = await countPing(keyHash, {
+      expression: 'SET hb_rate_window = :window, hb_rate_count = :one',
+      condition: `${itemPresent} AND (attribute_not_exists(hb_rate_window) OR hb_rate_window < :window)`,
+      values: { ':window': window, ':one': 1 },
+    });
+    if (started.ok) return integrationKeyItem.parse(started.item).monitor_id;
+    // The key's current minute: ours, or a later one an instance whose clock is a little ahead started.
+    const current = Math.max(window, Number(started.item?.hb_rate_window ?? window));
+    const refused = refusal(started.item, current, now);
+    if (refused) throw refused;
+    const counted = await countPing(keyHash, {
+      expression: 'ADD hb_rate_count :one',
+      condition: `${itemPresent} AND hb_rate_window = :window AND hb_rate_count < :max`,
+      values: { ':window': current, ':one': 1, ':max': PINGS_PER_MINUTE },
+    });
+    if (counted.ok) return integrationKeyItem.parse(counted.item).monitor_id;
+    const refusedNow = refusal(counted.item, current, now);
+    if (refusedNow) throw refusedNow;
+    return undefined; // The minute turned meanwhile: again.
+  }, (attempts) => `The key's ping window kept changing; gave up after ${attempts} attempts`);
+}
+
+/**
+ * One ping of `key`: admitted (`admitPing`: unknown or revoked, 404; past its rate, 429) and one
+ * UpdateItem of the heartbeat item, which moves the deadline a period on and puts it back in the index
+ * (no heartbeat on the key's monitor: 404). After a miss, the incident it remembered is resolved as recovered.
  */
 export async function pingHeartbeat(key: string): Promise<void> {
   if (!isIntegrationKeyShaped(key)) throw heartbeatNotFound();
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)) }));
-  if (!Item) throw heartbeatNotFound();
-  const monitorId = integrationKeyItem.parse(Item).monitor_id;
+  const monitorId = await admitPing(key);
   let before: Record<string, unknown> | undefined;
   try {
     ({ Attributes: before } = await db().send(
@@ -57,15 +128,40 @@ export async function pingHeartbeat(key: string): Promise<void> {
 }
 
 /**
- * The sweep (every minute): every armed heartbeat whose deadline has passed, shard by shard, opens
- * its incident. Answers how many it handled.
+ * Time a sweep keeps in hand when it stops (issue 46 §4): a miss under way (its incident, a page due at
+ * once) finishes well within it, so the invocation ends before its timeout, never in its dead-letter queue.
  */
-export async function sweepHeartbeats(): Promise<number> {
+export const SWEEP_RESERVE_MS = 10_000;
+/** Misses a sweep handles at once. */
+const SWEEP_CONCURRENCY = 8;
+
+/** How much time a sweep has: the invocation's remaining time (Lambda's context), or a test's. */
+export interface SweepBudget {
+  remainingMs(): number;
+}
+
+export interface SweepResult {
+  handled: number;
+  /** Stopped with time running out: what is still due is the next run's (a minute later), found in the index again. */
+  more: boolean;
+}
+
+/**
+ * The sweep (every minute): every armed heartbeat whose deadline has passed, shard by shard, opens its
+ * incident, several at once. With a `budget`, it stops while SWEEP_RESERVE_MS remain and leaves the
+ * rest to the next run: a miss handled has left the due index, so no run handles it again, and a mass
+ * miss (an outage) is worked through run after run rather than timed out every minute. Each run starts
+ * at another shard (by the minute), so no shard waits behind a full one.
+ */
+export async function sweepHeartbeats(budget?: SweepBudget): Promise<SweepResult> {
   const now = epochSeconds();
+  const outOfTime = () => budget !== undefined && budget.remainingMs() < SWEEP_RESERVE_MS;
+  const first = Math.floor(now / 60) % SHARDS.length;
   let handled = 0;
-  for (const shard of SHARDS) {
+  for (const shard of SHARDS.slice(first) + SHARDS.slice(0, first)) {
     let start: Record<string, unknown> | undefined;
     do {
+      // (The time is looked at before each miss: a Query of the index takes milliseconds.)
       const page = await db().send(
         new QueryCommand({
           TableName: tableName(),
@@ -75,14 +171,27 @@ export async function sweepHeartbeats(): Promise<number> {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) {
-        await missHeartbeat(String(item.monitor_id), Number(item.hb_deadline));
-        handled++;
-      }
+      const items = page.Items ?? [];
+      let next = 0;
+      let stopped = false;
+      await Promise.all(
+        Array.from({ length: Math.min(SWEEP_CONCURRENCY, items.length) }, async () => {
+          while (next < items.length) {
+            if (outOfTime()) {
+              stopped = true;
+              return;
+            }
+            const item = items[next++]!;
+            await missHeartbeat(String(item.monitor_id), Number(item.hb_deadline));
+            handled++;
+          }
+        }),
+      );
+      if (stopped) return { handled, more: true };
       start = page.LastEvaluatedKey;
     } while (start);
   }
-  return handled;
+  return { handled, more: false };
 }
 
 /**

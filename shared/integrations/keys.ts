@@ -63,3 +63,6 @@ export function keyFromAuthorization(header: string | undefined): AuthorizationK
   const password = decoded.slice(colon + 1);
   return password ? { ok: true, key: password } : { ok: false, reason: 'malformed' };
 }
+
+/** The 429 of a key past its rate (webhook notifications, heartbeat pings): the API's own form, `{"message"}` with `Retry-After`. */
+export const KEY_RATE_MESSAGE = 'Too many requests for this integration key';

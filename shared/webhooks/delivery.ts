@@ -22,7 +22,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys, monitorIndex } from '../platform/db/keys.js';
 import { conditionFailure, prefixCondition, prefixValues, transactOutcome, transactWrite, TransactionCancelled, type TransactItem } from '../platform/db/ops.js';
 import { outboxPut } from '../platform/events/outbox.js';
-import { scheduleOnce } from '../platform/scheduler.js';
+import { sendLater } from '../platform/delayed.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { eventDetails, type EventDetail, type EventType, type IncidentSnapshot } from '../platform/events/model.js';
 import { getIncidentCollection } from '../incidents/repository.js';
@@ -397,18 +397,19 @@ export async function recordOnWebhook(webhook: Webhook, verdict: Verdict, at: Da
 }
 
 /**
- * A one-time schedule invoking this worker for the pair at `at`. Named after the message it goes on
- * from: with its attempt for a retry (`whk-<message>-<attempt>`), `c` for a continuation
- * (`whk-<message>-c`), so that a repeat is a conflict, ignored: one schedule however many invocations
- * ask for it.
+ * Invokes this worker again for the pair at `at` (issue 46 §5, `sendLater`): through the retry queue,
+ * to the second, when it is due within 15 minutes (a 5 s retry, a continuation; a time already past
+ * goes at once), else a one-time schedule. The schedule is named after the message it goes on from:
+ * with its attempt for a retry (`whk-<message>-<attempt>`), `c` for a continuation (`whk-<message>-c`),
+ * so that a repeat is a conflict, ignored. A queue message sent twice is two invocations, which the
+ * message's lease makes one attempt.
  */
 async function schedulePair(input: RetryInput, messageId: string, suffix: string, at: Date, context: SendContext) {
-  await scheduleOnce({
-    name: `whk-${messageId.replace(/^msg_/, '')}-${suffix}`,
-    at: at.toISOString(),
-    target: context.selfArn,
-    input,
-    deadLetterArn: process.env[env.webhookRetryDlqArn],
+  await sendLater({
+    queueUrlEnv: env.webhookRetryQueueUrl,
+    schedule: { name: `whk-${messageId.replace(/^msg_/, '')}-${suffix}`, target: context.selfArn, input, deadLetterArn: process.env[env.webhookRetryDlqArn] },
+    at,
+    now: clock.now(),
   });
 }
 

@@ -14,6 +14,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { OPENS_PER_MINUTE } from '../../shared/alerts/ingest.js';
+import { BATCH_RESERVE_MS, setBatchBudget } from '../../shared/alerts/intake.js';
 import { Api, eventually, mailTo, settle, uniqueEmail, walk, type User } from '../support/api.js';
 import { within } from '../support/deadlines.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -91,6 +92,38 @@ async function listedIn(incidentId: string): Promise<string[]> {
 }
 
 describe('large Alertmanager notifications', () => {
+  it('applies 300 alerts of one notification completely when no invocation has time for its whole batch: each hands the rest on as a batch of its own (issue 46 §4)', { timeout: within(300_000) }, async () => {
+    const name = 'Slow table';
+    const { monitorId, key } = await monitorWithKey(name);
+    await startMinute(key);
+    const fingerprints = Array.from({ length: 300 }, (_, index) => `s${String(index).padStart(5, '0')}`);
+    // Every 30th look at the time finds 20 s left: no invocation gets through more than 30 alerts of its batch of 100.
+    let looks = 0;
+    let handedOn = 0;
+    setBatchBudget({
+      remainingMs: () => {
+        if (++looks % 30 !== 0) return BATCH_RESERVE_MS + 60_000;
+        handedOn++;
+        return BATCH_RESERVE_MS - 1;
+      },
+    });
+    try {
+      expect(await post(key, notification(fingerprints.map((fingerprint) => alert(fingerprint, 'firing'))))).toMatchObject({ status: 202, body: { alerts: 300 } });
+      const accounted = async () => {
+        await settle(api);
+        const opened = await incidentsOf(monitorId);
+        const overflow = opened.find((incident) => incident.title === overflowTitle(name));
+        const own = opened.filter((incident) => incident.title !== overflowTitle(name)).map((incident) => incident.title.slice('Pod '.length, -' down'.length));
+        return [...own, ...(overflow ? await listedIn(overflow.id) : [])].sort();
+      };
+      // Nothing lost, nothing twice: every alert has its own incident or is listed in the overflow incident, once.
+      expect(await eventually(accounted, (all) => all.length >= fingerprints.length, 120_000)).toEqual(fingerprints);
+      expect(handedOn).toBeGreaterThanOrEqual(9);
+    } finally {
+      setBatchBudget(undefined);
+    }
+  });
+
   it(`takes ${count(N)} alerts in one notification: 202, then the allowance's new incidents and one overflow incident listing the rest; a re-send changes nothing; their resolve resolves them`, { timeout: within(300_000) }, async () => {
     const name = 'Big group';
     const { monitorId, key } = await monitorWithKey(name);

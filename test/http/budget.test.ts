@@ -302,7 +302,7 @@ const cases: Case[] = [
   },
   { route: 'webhooks-rotate-secret', method: 'POST', path: () => `/api/webhooks/${ids.webhook}/rotate-secret`, expectStatus: 200, budget: 3, rounds: 3 },
   { route: 'webhooks-delete', method: 'DELETE', path: () => `/api/webhooks/${ids.webhook}`, expectStatus: 200, budget: 3, rounds: 3 },
-  // A heartbeat ping: GetItem of the key's lookup, one UpdateItem of the heartbeat item (nothing to resolve).
+  // A heartbeat ping: one UpdateItem of the key's lookup (admitted, the first ping of its minute: issue 46 §4), one UpdateItem of the heartbeat item (nothing to resolve).
   { route: 'heartbeats-ping', method: 'POST', path: () => `/heartbeats/${ids.alertKey}`, body: () => ({}), expectStatus: 202, budget: 2, rounds: 2 },
   // GetItem, GetItem of its missed-heartbeat claim (it has a heartbeat; none missed), the conditional
   // transaction, Query of what the monitor leaves (subscribers), BatchWriteItem per 25 of them.

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.js';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
-import { HEARTBEAT_GONE_NOTES, sweepHeartbeats } from '../../shared/heartbeats/service.js';
+import { HEARTBEAT_GONE_NOTES, PINGS_PER_MINUTE, SWEEP_RESERVE_MS, sweepHeartbeats } from '../../shared/heartbeats/service.js';
 import { holdCalls } from '../../infra/testing/ddb-calls.js';
 
 let api: Api;
@@ -130,6 +130,25 @@ describe('POST /heartbeats/{key}', () => {
   });
 });
 
+describe("a key's own rate (issue 46 §4)", () => {
+  it(`takes ${PINGS_PER_MINUTE} pings a minute per key, then answers 429 with Retry-After until the minute ends; other keys are not affected`, async () => {
+    const noisy = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Noisy cron', heartbeat: { interval_seconds: 60 } } })).body.monitor.id;
+    const noisyKey = (await api.request('POST', `/api/monitors/${noisy}/integrations`, { token: owner.token, body: { name: 'fleet' } })).body.integration.key;
+    // 15 s into a minute, frozen: all pings fall in one window.
+    const now = clock.now().getTime();
+    freezeClock(new Date(now - (now % 60_000) + 60_000 + 15_000));
+    const answers = await Promise.all(Array.from({ length: PINGS_PER_MINUTE }, () => ping(noisyKey)));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
+    const refused = await ping(noisyKey);
+    expect(refused).toMatchObject({ status: 429, body: { message: 'Too many requests for this integration key' } });
+    expect(refused.headers.get('retry-after')).toBe('45');
+    // Another key of the same owner pings on.
+    expect((await ping(watched.key)).status).toBe(202);
+    advanceClock(45_000);
+    expect((await ping(noisyKey)).status).toBe(202);
+  });
+});
+
 describe('two sweeps at once (an overlapping or retried invocation)', () => {
   it('open one incident for a miss and leave it open: the second finds the miss recorded, not a ping', async () => {
     freezeClock();
@@ -220,5 +239,39 @@ describe('a heartbeat turned off, or its monitor deleted, while its missed-heart
     expect(off.body.monitor.heartbeat).toBeNull();
     // One resolution, the person's; no note (the write found the incident changed, read it again, and left it).
     expect((await timeline(incidentId)).map((entry) => entry.kind)).toEqual(['created', 'resolved']);
+  });
+});
+
+describe('a mass miss (an outage): the sweep within its time (issue 46 §4)', () => {
+  it('works through more misses than one run has time for, run after run, each opened once', async () => {
+    freezeClock(new Date(clock.now().getTime() - 61_000));
+    const monitorIds = await Promise.all(
+      Array.from({ length: 10 }, async (_, index) => (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: `Outage job ${index}`, heartbeat: { interval_seconds: 60 } } })).body.monitor.id as string),
+    );
+    resetClock();
+    // A budget of 5 looks at the time (one before each miss): at most 5 misses a run, then the run stops with more due.
+    const budget = () => {
+      let left = 5;
+      return { remainingMs: () => (left-- > 0 ? SWEEP_RESERVE_MS + 60_000 : SWEEP_RESERVE_MS - 1) };
+    };
+    const runs: { handled: number; more: boolean }[] = [];
+    for (let run = 0; run < 40; run++) {
+      const result = await sweepHeartbeats(budget());
+      runs.push(result);
+      if (!result.more) break;
+    }
+    expect(runs.at(-1)!.more).toBe(false);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const result of runs) expect(result.handled).toBeLessThanOrEqual(5);
+    // The runtime's own periodic sweep may have claimed a miss first and still be opening it: each opens one.
+    for (const monitorId of monitorIds) {
+      const open = await eventually(() => openOf(monitorId), (items) => items.length > 0);
+      expect(open, monitorId).toHaveLength(1);
+    }
+    await settle(api);
+    for (const monitorId of monitorIds) {
+      const all = (await api.request('GET', `/api/incidents?monitor_id=${monitorId}`, { token: owner.token })).body.incidents as any[];
+      expect(all, monitorId).toHaveLength(1);
+    }
   });
 });

@@ -8,7 +8,8 @@
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { advanceClock, clock, resetClock } from '../../shared/platform/clock.js';
+import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
+import { queues } from '../../shared/system.js';
 import { getMessage, setDeliveryTimeout, setDrainLimit, setFirstSendHold } from '../../shared/webhooks/delivery.js';
 import { sign } from '../../shared/webhooks/signing.js';
 import { replayWindow } from '../../shared/platform/events/replay.js';
@@ -20,14 +21,20 @@ import { within } from '../support/deadlines.js';
 
 const { Webhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
 
-/** What the receiver answers on a path, in turn (`hang`: never, until released); 204 once the script is spent. */
-type Answer = number | 'hang';
+/**
+ * What the receiver answers on a path, in turn (`hang`: never, until released; `late`: 500 once the
+ * service clock has moved 10 s, as if the request had taken that long); 204 once the script is spent.
+ */
+type Answer = number | 'hang' | 'late';
 const scripts = new Map<string, Answer[]>();
 const hanging: ServerResponse[] = [];
 function answer(request: ReceivedRequest, response: ServerResponse) {
   const next = scripts.get(request.path)?.shift() ?? 204;
   if (next === 'hang') hanging.push(response);
-  else response.writeHead(next).end(next >= 400 ? `status ${next}` : '');
+  else if (next === 'late') {
+    advanceClock(10 * SECOND);
+    response.writeHead(500).end('status 500');
+  } else response.writeHead(next).end(next >= 400 ? `status ${next}` : '');
 }
 const at = (path: string) => receiver.requests.filter((request) => request.path === path);
 const bodyOf = (request: ReceivedRequest) => JSON.parse(request.body);
@@ -255,6 +262,66 @@ describe('delivering', () => {
     expect(listed.body.deliveries[0].attempts.map((attempt: { status: number | null }) => attempt.status)).toEqual([500, 429, null, 200]);
   });
 
+  it('retries at the precision it claims: 5 s and 5 min through the retry queue to the second, 30 min through the Scheduler (issue 46 §5)', async () => {
+    setDeliveryTimeout(300);
+    scripts.set('/precise', [500, 500, 500, 200]);
+    const monitor = await createMonitor(api, owner, { name: 'Precise receiver' });
+    await createHook(owner, { url: `${receiver.origin}/precise`, monitor_id: monitor.id });
+    freezeClock();
+    await createIncident(api, owner, monitor.id);
+    await eventually(async () => at('/precise'), (requests) => requests.length >= 1);
+    await settle(api);
+    const messageId = String(at('/precise')[0]!.headers['webhook-id']).replace(/^msg_/, '');
+    const retries = () => api.runtime.queues.list(queues.webhookRetries.name);
+    const schedules = () => api.runtime.scheduler.list().filter((schedule) => schedule.name.startsWith(`whk-${messageId}-`));
+    const delayOf = (message: { sentAt: string; visibleAt: string }) => Date.parse(message.visibleAt) - Date.parse(message.sentAt);
+
+    // 5 s (plus at most 10 %), rounded up to the second: due at 5 or 6 s, not at the next minute.
+    expect(retries()).toHaveLength(1);
+    expect(delayOf(retries()[0]!)).toBeGreaterThanOrEqual(5 * SECOND);
+    expect(delayOf(retries()[0]!)).toBeLessThanOrEqual(6 * SECOND);
+    expect(schedules()).toEqual([]);
+    await advance(4 * SECOND);
+    expect(at('/precise')).toHaveLength(1);
+    await advance(2 * SECOND);
+    await eventually(async () => at('/precise'), (requests) => requests.length >= 2);
+    await settle(api);
+
+    // 5 min: still within SQS's 15 minutes.
+    expect(retries()).toHaveLength(1);
+    expect(delayOf(retries()[0]!)).toBeGreaterThanOrEqual(5 * MINUTE);
+    expect(schedules()).toEqual([]);
+    await advance(5.5 * MINUTE + SECOND);
+    await eventually(async () => at('/precise'), (requests) => requests.length >= 3);
+    await settle(api);
+
+    // 30 min: past SQS's limit, a one-time schedule.
+    expect(retries()).toEqual([]);
+    expect(schedules().map((schedule) => schedule.name)).toEqual([`whk-${messageId}-3`]);
+    expect(Date.parse(schedules()[0]!.at) - clock.now().getTime()).toBeGreaterThanOrEqual(30 * MINUTE);
+    await advance(33 * MINUTE + SECOND);
+    await eventually(async () => at('/precise'), (requests) => requests.length >= 4);
+    await settle(api);
+    expect(schedules()).toEqual([]);
+  });
+
+  it('sends a retry whose due time passed during the attempt at once, never scheduled in the past (issue 46 §5)', async () => {
+    scripts.set('/overdue', ['late', 200]);
+    const monitor = await createMonitor(api, owner, { name: 'Slow receiver' });
+    await createHook(owner, { url: `${receiver.origin}/overdue`, monitor_id: monitor.id });
+    freezeClock();
+    await createIncident(api, owner, monitor.id);
+    await eventually(async () => at('/overdue'), (requests) => requests.length >= 1);
+    await settle(api);
+    // Due 5 to 5.5 s after the attempt began, which took 10 s: sent now, with no delay.
+    const [retry] = api.runtime.queues.list(queues.webhookRetries.name);
+    expect(retry && retry.visibleAt).toBe(retry?.sentAt);
+    expect(api.runtime.scheduler.list().filter((schedule) => schedule.name.startsWith('whk-'))).toEqual([]);
+    await advance(0);
+    const requests = await eventually(async () => at('/overdue'), (received) => received.length >= 2);
+    expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
+  });
+
   it('disables a webhook at once on 410, and a PUT enables it again', async () => {
     scripts.set('/gone', [410]);
     const monitor = await createMonitor(api, owner, { name: 'Gone receiver' });
@@ -369,8 +436,8 @@ describe('delivering', () => {
       const updated = await api.request('PUT', `/api/incidents/${id}`, { token: user.token, body: { severity } });
       expect(updated.status).toBe(200);
     }
-    // Each continuation falls due a second later on the service clock: moved, not waited for.
-    const continuations = () => api.runtime.scheduler.list().filter((schedule) => /^whk-.*-c$/.test(schedule.name));
+    // Each continuation falls due a second later on the service clock (through the retry queue): moved, not waited for.
+    const continuations = () => api.runtime.queues.list(queues.webhookRetries.name);
     const received = await eventually(
       async () => {
         if (continuations().length > 0) await advance(2 * SECOND);

@@ -12,7 +12,7 @@ import { repositoryRoot } from '../../infra/paths.js';
 import { buildApp } from '../../infra/cdk/app.js';
 import { FUNCTION_FAILURE_TERMS } from '../../infra/cdk/stack.js';
 import { ACKNOWLEDGED, acknowledgementsFor } from '../../infra/cdk/nag.js';
-import { allFunctions, env, eventRules, indexPartitionPrefixes, periodicRules, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
+import { allFunctions, env, eventRules, indexPartitionPrefixes, periodicRules, queues as systemQueues, routes, sesEvents, table as tableDescription, tableActions, workers, type RouteDescription } from '../../shared/system.js';
 import { isCdkDeploymentResource, refersTo, serviceFunctions, synthStacks } from './templates.js';
 import { routeKeyOf } from '../../infra/cdk/stack.js';
 import { templateLintChecks } from './template-lint.js';
@@ -698,6 +698,47 @@ describe('CDK stack', () => {
     });
   });
 
+  it('retries webhooks due within 15 minutes through a queue, to the second: consumed by webhook-delivery one message at a time, dead letters alarmed; later ones in a schedule group of their own whose drops alarm by name (issue 46 §5)', () => {
+    const queues = Object.entries(resources('AWS::SQS::Queue'));
+    const [queueId, queue] = queues.find(([id]) => /^WebhookRetriesQueue(?!Dlq)/.test(id))!;
+    const [deadLettersId] = queues.find(([id]) => id.startsWith('WebhookRetriesQueueDlq'))!;
+    expect(queue.Properties).toMatchObject({
+      VisibilityTimeout: 6 * workers.webhookDelivery.timeoutSeconds,
+      RedrivePolicy: { maxReceiveCount: systemQueues.webhookRetries.maxReceiveCount, deadLetterTargetArn: { 'Fn::GetAtt': [deadLettersId, 'Arn'] } },
+    });
+    const roles = rolesByFunction();
+    const functionIds = Object.fromEntries(Object.entries(resources('AWS::Lambda::Function')).map(([id, fn]) => [String(fn.Properties.Description ?? '').split(' ')[0], id]));
+    // The mapping: the queue into webhook-delivery, one message an invocation.
+    const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping')).filter((mapping) => JSON.stringify(mapping.Properties.EventSourceArn).includes(queueId.replace(/[0-9A-F]{8}$/, '')));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]!.Properties).toMatchObject({ BatchSize: 1, FunctionName: { Ref: functionIds[workers.webhookDelivery.name] } });
+    // Only webhook-delivery may send to it, and only it is told its URL.
+    const senders = [...roles].filter(([, role]) =>
+      statementsOf(role).some((statement) => asList(statement.Action).includes('sqs:SendMessage') && JSON.stringify(statement.Resource).includes(queueId.replace(/[0-9A-F]{8}$/, '')) && !JSON.stringify(statement.Resource).includes('Dlq')),
+    );
+    expect(senders.map(([name]) => name)).toEqual([workers.webhookDelivery.name]);
+    const readers = Object.values(resources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Environment?.Variables?.[env.webhookRetryQueueUrl]);
+    expect(readers.map((fn) => String(fn.Properties.Description).split(' ')[0])).toEqual([workers.webhookDelivery.name]);
+    // Its dead letters alarm at once.
+    const alarms = Object.entries(resources('AWS::CloudWatch::Alarm')).map(([id, alarm]) => ({ id, ...alarm.Properties }));
+    const deadLetterAlarms = alarms.filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes(deadLettersId));
+    expect(deadLetterAlarms.map((alarm) => alarm.MetricName).sort()).toEqual(['ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible']);
+    // Later retries: schedules in the webhooks' own group, whose drops (or failed parking) have one alarm that says what was lost.
+    const groups = Object.values(resources('AWS::Scheduler::ScheduleGroup')).map((group) => group.Properties.Name);
+    expect(groups).toContain('IncidentService-webhooks');
+    const scheduling = statementsOf(roles.get(workers.webhookDelivery.name)!).find((statement) => asList(statement.Action).includes('scheduler:CreateSchedule'))!;
+    expect(JSON.stringify(scheduling.Resource)).toContain('schedule/IncidentService-webhooks/whk-*');
+    const delivery = Object.values(resources('AWS::Lambda::Function')).find((fn) => String(fn.Properties.Description).startsWith(`${workers.webhookDelivery.name} `))!;
+    expect(delivery.Properties.Environment.Variables[env.schedulerGroup]).toBe('IncidentService-webhooks');
+    const dropped = alarms.filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('IncidentService-webhooks'));
+    expect(dropped).toHaveLength(1);
+    expect(JSON.stringify(dropped[0]!.Metrics)).toContain('InvocationDroppedCount');
+    expect(JSON.stringify(dropped[0]!.Metrics)).toContain('InvocationsFailedToBeSentToDeadLetterCount');
+    expect(dropped[0]).toMatchObject({ Threshold: 0, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(dropped[0]!.AlarmDescription).toMatch(/^EventBridge Scheduler dropped a webhook retry \(a schedule whk-<message>-<attempt> of group IncidentService-webhooks/);
+    expect(dropped[0]!.AlarmDescription).toContain('X-Amz-Scheduler-Schedule-Arn');
+  });
+
   it('declares the bus rules of the description, each target with retries and a dead-letter queue', () => {
     const all = Object.values(resources('AWS::Events::Rule'));
     expect(all).toHaveLength(eventRules.length + periodicRules.length);
@@ -742,10 +783,15 @@ describe('CDK stack', () => {
       expect(JSON.stringify(config.DestinationConfig.OnFailure.Destination), target).toMatch(/^\{"Ref":"referenceto\w+Dlq\w+Arn"\}$/);
     }
     // (+ 3: the outbox publisher's and the alert processor's stream mappings, escalation-step's schedules;
-    // + 1 per SNS-invoked worker, its subscription's dead letters and its own failures in one queue; + 1, monitor-check's.)
-    template.resourceCountIs('AWS::SQS::Queue', eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size + snsInvoked.length + 1);
+    // + 1 per SNS-invoked worker, its subscription's dead letters and its own failures in one queue; + 1, monitor-check's;
+    // + 2 per queue of the description, the queue and its dead letters.)
+    template.resourceCountIs(
+      'AWS::SQS::Queue',
+      eventRules.length + periodicRules.length + 3 + new Set([...eventRules, ...periodicRules].map((rule) => rule.target)).size + snsInvoked.length + 1 + 2 * Object.keys(systemQueues).length,
+    );
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
-    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    // The escalation group, and the webhook retries' own (issue 46 §5).
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 2);
   });
 
   it('alarms on rates or 2 of 3 periods where one failure is noise, at once where one event is a lost page, and says when each clears', () => {
@@ -809,7 +855,10 @@ describe('CDK stack', () => {
     });
     expect(watched.sort()).toEqual(allFunctions.filter((fn) => fn.paging).map((fn) => fn.name).sort());
     // Each dead-letter and on-failure queue: in one family's alarms, its first message at once (the family's sum), a message left there a day (the family's oldest).
-    const queueIds = Object.keys(resources('AWS::SQS::Queue')).sort();
+    // (Every queue but the description's work queues, whose dead letters are among them.)
+    const workQueueIds = new Set(Object.keys(resources('AWS::SQS::Queue')).filter((id) => !/Dlq[0-9A-F]{8}$/.test(id)));
+    expect(workQueueIds.size).toBe(Object.keys(systemQueues).length);
+    const queueIds = Object.keys(resources('AWS::SQS::Queue')).filter((id) => !workQueueIds.has(id)).sort();
     const queuesOf = (alarm: { Metrics: { MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: { 'Fn::GetAtt': [string, string] } }[] } } }[] }, metricName: string) =>
       alarm.Metrics.filter((query) => query.MetricStat?.Metric.MetricName === metricName).map((query) => query.MetricStat!.Metric.Dimensions[0]!.Value['Fn::GetAtt'][0]);
     const depth = alarms.filter((alarm) => metricsOf(alarm).includes('ApproximateNumberOfMessagesVisible'));
@@ -855,6 +904,8 @@ describe('CDK stack', () => {
     expect(alarms.filter((alarm) => alarm.MetricName === 'PublicRouteThrottled')).toEqual([expect.objectContaining({ Namespace: 'IncidentService', Statistic: 'Sum', Threshold: 20 })]);
     const filter = Object.values(resources('AWS::Logs::MetricFilter')).find((candidate) => candidate.Properties.MetricTransformations[0].MetricName === 'PublicRouteThrottled')!.Properties;
     expect(filter.FilterPattern).toContain('$.status = "429"');
+    // Only the route's bucket refused them (no integration ran), not a key's own rate answered by its function (issue 46 §4).
+    expect(filter.FilterPattern).toContain('$.integrationLatency = "-"');
     const publicRoutes = routes.filter((route) => route.auth === 'none');
     expect(publicRoutes.length).toBeGreaterThanOrEqual(4);
     for (const route of publicRoutes) expect(filter.FilterPattern).toContain(`$.routeKey = "${route.method} ${route.path}"`);
@@ -870,7 +921,7 @@ describe('CDK stack', () => {
     const publicKeys = routes.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.path}`);
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(publicKeys.sort());
     for (const route of routes.filter((candidate) => candidate.auth === 'none')) {
-      const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 200 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
+      const expected = route.throttle === 'alerts' ? { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } : { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 };
       expect(stage.Properties.RouteSettings[`${route.method} ${route.path}`]).toEqual(expected);
     }
     expect(routes.filter((route) => route.throttle === 'alerts').map((route) => route.path)).toEqual(['/v2/enqueue', '/integrations/alertmanager', '/heartbeats/{key}']);

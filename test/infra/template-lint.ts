@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isCdkDeploymentResource, type synthStacks } from './templates.js';
+import { queues } from '../../shared/system.js';
 const PSEUDO = new Set(['AWS::AccountId', 'AWS::NotificationARNs', 'AWS::NoValue', 'AWS::Partition', 'AWS::Region', 'AWS::StackId', 'AWS::StackName', 'AWS::URLSuffix']);
 
 /** Every Ref, GetAtt and Sub variable in a value. */
@@ -96,13 +97,20 @@ export function templateLintChecks({ templates, merged }: Pick<ReturnType<typeof
     });
 
     it('gives every asynchronous path a failure destination, and every queue encryption and TLS (serverless rules: ESM, EventBridge, SQS)', () => {
-      // The table's stream into the outbox publisher and into the alert processor.
-      expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(2);
+      // The table's stream into the outbox publisher and into the alert processor; each queue of the
+      // description into its consumer (issue 46 §5), its failures the queue's own redrive into its dead letters.
+      const mappings = ofType('AWS::Lambda::EventSourceMapping');
+      const streamMappings = mappings.filter(([, mapping]) => mapping.Properties!.StartingPosition);
+      expect(streamMappings).toHaveLength(2);
+      expect(mappings.length - streamMappings.length).toBe(Object.keys(queues).length);
       expect(ofType('AWS::SQS::Queue').length).toBeGreaterThan(5);
-      for (const [id, mapping] of ofType('AWS::Lambda::EventSourceMapping')) {
+      for (const [id, mapping] of streamMappings) {
         expect(mapping.Properties!.DestinationConfig?.OnFailure?.Destination, id).toBeDefined();
         expect(mapping.Properties!.MaximumRetryAttempts, id).toBeGreaterThan(0);
       }
+      const sourceQueues = ofType('AWS::SQS::Queue').filter(([id]) => !/Dlq[0-9A-F]{8}$/.test(id));
+      expect(sourceQueues).toHaveLength(Object.keys(queues).length);
+      for (const [id, queue] of sourceQueues) expect(queue.Properties!.RedrivePolicy?.deadLetterTargetArn, id).toBeDefined();
       for (const [id, rule] of ofType('AWS::Events::Rule')) {
         for (const target of rule.Properties!.Targets) {
           expect(target.DeadLetterConfig?.Arn, id).toBeDefined();

@@ -17,6 +17,13 @@ export interface GatewayPorts {
   putEvents(entries: PutEventsEntry[]): ReturnType<LocalEventBus['putEvents']> | Promise<ReturnType<LocalEventBus['putEvents']>>;
   createSchedule(name: string, request: ScheduleRequest): { ScheduleArn: string } | Promise<{ ScheduleArn: string }>;
   deleteSchedule(name: string): void | Promise<void>;
+  sendMessage(queueUrl: string, body: string, delaySeconds?: number): SentMessage | Promise<SentMessage>;
+}
+
+/** SendMessage's answer. */
+export interface SentMessage {
+  MessageId: string;
+  MD5OfMessageBody: string;
 }
 
 /** The answer of the local AWS API a request is for; nothing (at once, not a promise) for any other request. */
@@ -154,10 +161,27 @@ function localApis(services: Services): LocalApi[] {
     },
   };
 
+  // SQS's JSON protocol (issue 46 §5): SendMessage to the local queues, delayed on the service clock.
+  const sqs: LocalApi = {
+    claims: (request) => String(request.headers['x-amz-target']).startsWith('AmazonSQS.'),
+    answer: async (request, _url, body) => {
+      const target = String(request.headers['x-amz-target']);
+      const sqsJson = (status: number, answer: unknown) => json(status, answer, { 'content-type': 'application/x-amz-json-1.0' });
+      if (target !== 'AmazonSQS.SendMessage') return sqsJson(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: target });
+      try {
+        const { QueueUrl, MessageBody, DelaySeconds } = parse(body) as { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number };
+        return sqsJson(200, await services.background.sendMessage(QueueUrl ?? '', MessageBody ?? '', DelaySeconds));
+      } catch (error) {
+        const type = (error as Error).name === 'AWS.SimpleQueueService.NonExistentQueue' ? 'com.amazonaws.sqs#QueueDoesNotExist' : 'com.amazonaws.sqs#InvalidParameterValue';
+        return sqsJson(400, { __type: type, message: (error as Error).message });
+      }
+    },
+  };
+
   const phones: LocalApi = {
     claims: (request) => services.phones !== undefined && String(request.headers['x-amz-target']).startsWith('PinpointSMSVoiceV2.'),
     answer: (request, _url, body) => localPhonesApi(request, body, services.phones!),
   };
 
-  return [ses, events, scheduler, lambda, phones];
+  return [ses, events, scheduler, sqs, lambda, phones];
 }

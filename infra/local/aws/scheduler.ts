@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { clock } from '../../../shared/platform/clock.js';
 import { periodicRules, type PeriodicRule } from '../../../shared/system.js';
 import { remember } from './bus.js';
+import type { LocalQueues } from './queue.js';
 import { writePrivateFile } from './private-files.js';
 
 export interface ScheduleRequest {
@@ -48,6 +49,8 @@ export interface LocalSchedulerOptions {
   log?: (line: string) => void;
   /** The system's periodic rules (default: all of them), fired by the service clock. */
   periodic?: readonly PeriodicRule[];
+  /** The local queues: each tick also hands over their messages that are due (issue 46 §5). */
+  queues?: LocalQueues;
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC (the only timezone the service uses). */
@@ -143,6 +146,7 @@ export class LocalScheduler {
 
   private async fireDue() {
     await this.firePeriodic();
+    await this.options.queues?.deliverDue();
     const now = clock.now().toISOString();
     for (const schedule of this.list().filter((candidate) => candidate.at <= now)) {
       try {

@@ -50,6 +50,7 @@ export async function startBackgroundThread(data: WorkerData, log: (line: string
     putEvents: (entries) => call('putEvents', entries),
     createSchedule: (name, request) => call('createSchedule', name, request),
     deleteSchedule: (name) => call('deleteSchedule', name),
+    sendMessage: (queueUrl, body, delaySeconds) => call('sendMessage', queueUrl, body, delaySeconds),
     wake: () => worker.postMessage({ op: 'wake' } satisfies WorkerRequest),
     idle: () => call('idle'),
     recordCalls: () => call('recordCalls'),

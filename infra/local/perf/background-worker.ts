@@ -33,7 +33,7 @@ export interface WorkerData extends Omit<BackgroundOptions, 'log'> {
 }
 
 export type WorkerRequest =
-  | { id: number; op: 'putEvents' | 'createSchedule' | 'deleteSchedule' | 'idle' | 'recordCalls' | 'recordedCalls' | 'close'; args: unknown[] }
+  | { id: number; op: 'putEvents' | 'createSchedule' | 'deleteSchedule' | 'sendMessage' | 'idle' | 'recordCalls' | 'recordedCalls' | 'close'; args: unknown[] }
   | { op: 'wake' };
 export type WorkerMessage =
   | { type: 'ready' }
@@ -58,6 +58,7 @@ const apis = serveAwsApis(
       putEvents: async (entries) => (await started).putEvents(entries),
       createSchedule: async (name, request) => (await started).createSchedule(name, request),
       deleteSchedule: async (name) => (await started).deleteSchedule(name),
+      sendMessage: async (queueUrl, body, delaySeconds) => (await started).sendMessage(queueUrl, body, delaySeconds),
     },
     mailboxUrl: data.mailboxUrl,
     log,
@@ -82,6 +83,7 @@ port.on('message', async (request: WorkerRequest) => {
       putEvents: () => background.putEvents(args[0]!),
       createSchedule: () => background.createSchedule(args[0]!, args[1]!),
       deleteSchedule: () => background.deleteSchedule(args[0]!),
+      sendMessage: () => background.sendMessage(args[0]!, args[1]!, args[2]),
       // Here no test drives the stream: a write's records may not be read yet, so "everything under
       // way" means the stream read to its end and what it carried delivered, until nothing more comes.
       idle: async () => {

@@ -12,6 +12,7 @@ import type { GatewayPorts } from '../aws/aws-apis.js';
 import { LocalEventBus } from '../aws/bus.js';
 import { makePrivate, privateDirectory } from '../aws/private-files.js';
 import { invokeFunction } from '../aws/functions.js';
+import { LocalQueues } from '../aws/queue.js';
 import { LocalScheduler } from '../aws/scheduler.js';
 import { StreamPoller } from '../aws/stream.js';
 
@@ -59,6 +60,8 @@ export function wakeOnWrite(client: ReturnType<typeof db>, wake: () => void): ()
 export interface Background extends BackgroundPorts {
   bus: LocalEventBus;
   scheduler: LocalScheduler;
+  /** The queues (SQS), whose due messages the scheduler's tick hands over. */
+  queues: LocalQueues;
   /** The stream read into the outbox publisher. */
   stream: StreamPoller;
   /** The stream read into the alert processor (a second mapping on AWS too). */
@@ -74,8 +77,10 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     makePrivate(options.stateDir);
   }
   const bus = new LocalEventBus({ invoke: invokeFunction, journalFile: options.stateDir && join(options.stateDir, 'event-bus-journal.jsonl'), log });
+  const queues = new LocalQueues({ invoke: invokeFunction, file: options.stateDir && join(options.stateDir, 'queues.json'), log });
   const scheduler = new LocalScheduler({
     invoke: invokeFunction,
+    queues,
     file: options.stateDir && join(options.stateDir, 'schedules.json'),
     pollMs: options.pollMs ?? 1000,
     log,
@@ -108,11 +113,13 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   return {
     bus,
     scheduler,
+    queues,
     stream,
     alertStream,
     putEvents: (entries) => bus.putEvents(entries),
     createSchedule: (name, request) => scheduler.create(name, request),
     deleteSchedule: (name) => scheduler.delete(name),
+    sendMessage: (queueUrl, body, delaySeconds) => queues.send(queueUrl, body, delaySeconds),
     wake: () => {
       stream.wake();
       alertStream.wake();

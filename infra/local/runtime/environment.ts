@@ -4,7 +4,7 @@
  * so that a developer's real AWS credentials are never used, and the settings the stack gives the
  * functions on AWS.
  */
-import { env, eventBus, scheduleGroup, TABLE_NAME_ENV, workers } from '../../../shared/system.js';
+import { env, eventBus, queues, scheduleGroup, TABLE_NAME_ENV, workers } from '../../../shared/system.js';
 import { functionArn } from '../aws/functions.js';
 import { LOCAL_ORIGINATION_NUMBER, LOCAL_SMS_CONFIGURATION_SET } from '../aws/phones.js';
 
@@ -35,6 +35,9 @@ export function useLocalServices(runtimeUrl: string, publicUrl: string, webhookP
   process.env.AWS_ENDPOINT_URL_SCHEDULER = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_LAMBDA = runtimeUrl;
   process.env.AWS_ENDPOINT_URL_SES = runtimeUrl;
+  process.env.AWS_ENDPOINT_URL_SQS = runtimeUrl;
+  // Each queue's URL, as SQS names them (the local queues take the name from its last segment).
+  for (const queue of Object.values(queues)) process.env[queue.urlEnv] = `${runtimeUrl.replace(/\/+$/, '')}/000000000000/${queue.name}`;
   // End User Messaging SMS and Voice v2 (the SDK's service id "Pinpoint SMS Voice V2"): the phone
   // inbox, which the gateway's thread keeps (the background's functions send there too). SMS and
   // voice work out of the box locally: the runtime's own origination number and configuration set.

@@ -28,6 +28,7 @@ import { enforceGrants } from '../aws/grants.js';
 import { LocalIssuer, type TokenSubject } from '../aws/jwt.js';
 import { consoleClient, LOCAL_CLIENT_ID, oidcEndpoints, type OidcAccounts } from '../aws/oidc.js';
 import { createConsoleHost, localConsoleConfig } from '../aws/console-host.js';
+import type { LocalQueues } from '../aws/queue.js';
 import type { LocalScheduler } from '../aws/scheduler.js';
 import type { StreamPoller } from '../aws/stream.js';
 import { ensureTable } from '../aws/table.js';
@@ -126,6 +127,7 @@ export interface LocalService {
 export interface Runtime extends LocalService {
   bus: LocalEventBus;
   scheduler: LocalScheduler;
+  queues: LocalQueues;
   stream: StreamPoller;
   alertStream: StreamPoller;
 }
@@ -382,6 +384,7 @@ export async function startCore<B extends BackgroundPorts>(
     putEvents: async (entries) => (await ports!).putEvents(entries),
     createSchedule: async (name, request) => (await ports!).createSchedule(name, request),
     deleteSchedule: async (name) => (await ports!).deleteSchedule(name),
+    sendMessage: async (queueUrl, body, delaySeconds) => (await ports!).sendMessage(queueUrl, body, delaySeconds),
   };
   // Every SMS and call, kept (across restarts with a state folder); receipts and replies invoke their functions here.
   const phones = new PhoneInbox(invokeFunction, { stateDir: options.stateDir, log });
@@ -456,5 +459,5 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { started, service } = await startCore(options, startMailboxOnFirstUse, ({ tableName, log }) =>
     startBackground({ tableName, stateDir: options.stateDir, pollMs: options.pollMs, streamMaxAttempts: options.streamMaxAttempts, log }),
   );
-  return { ...service, bus: started.bus, scheduler: started.scheduler, stream: started.stream, alertStream: started.alertStream };
+  return { ...service, bus: started.bus, scheduler: started.scheduler, queues: started.queues, stream: started.stream, alertStream: started.alertStream };
 }
