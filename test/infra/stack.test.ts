@@ -719,10 +719,13 @@ describe('CDK stack', () => {
     expect(senders.map(([name]) => name)).toEqual([workers.webhookDelivery.name]);
     const readers = Object.values(resources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Environment?.Variables?.[env.webhookRetryQueueUrl]);
     expect(readers.map((fn) => String(fn.Properties.Description).split(' ')[0])).toEqual([workers.webhookDelivery.name]);
-    // Its dead letters alarm at once.
+    // Its dead letters alarm at once: in their family's depth and age alarms (issue 46 §7).
     const alarms = Object.entries(resources('AWS::CloudWatch::Alarm')).map(([id, alarm]) => ({ id, ...alarm.Properties }));
-    const deadLetterAlarms = alarms.filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes(deadLettersId));
-    expect(deadLetterAlarms.map((alarm) => alarm.MetricName).sort()).toEqual(['ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible']);
+    const deadLetterAlarms = alarms.filter((alarm) => JSON.stringify(alarm.Metrics ?? alarm.Dimensions ?? []).includes(deadLettersId));
+    expect(deadLetterAlarms.flatMap((alarm) => [...new Set(JSON.stringify(alarm.Metrics).match(/ApproximateAgeOfOldestMessage|ApproximateNumberOfMessagesVisible/g))]).sort()).toEqual([
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+    ]);
     // Later retries: schedules in the webhooks' own group, whose drops (or failed parking) have one alarm that says what was lost.
     const groups = Object.values(resources('AWS::Scheduler::ScheduleGroup')).map((group) => group.Properties.Name);
     expect(groups).toContain('IncidentService-webhooks');
@@ -1251,7 +1254,11 @@ describe('CDK stack', () => {
           'EscalationStepDlq0BFC366A',
           'SmsInboundFailedDlq0B8FC597',
           'SmsReceiptsFailedDlq4DDA3EA7',
+          // The webhook retries' queue (issue 46 §5) and its dead letters.
+          'WebhookRetriesQueue46071920',
+          'WebhookRetriesQueueDlq068816A1',
         ].map((id) => `IncidentService AWS::SQS::Queue ${id}`),
+        'IncidentService AWS::Scheduler::ScheduleGroup WebhookRetrySchedules',
       ].sort(),
     );
     // The console's nested stack itself: a new logical id would be a new stack, and a new bucket and distribution.
