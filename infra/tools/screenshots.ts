@@ -3,7 +3,7 @@
  * Chromium (through playwright-core), so they are never drawn by hand and never stale: a demo team with a
  * schedule, a policy, monitors, incidents and a webhook, then each main screen at desktop size (and the
  * incidents at phone size, in dark mode), into docs/screenshots/. `test/unit/docs-links.test.ts`-style
- * checks (test/http/console-host.test.ts) keep the README naming exactly these files.
+ * checks (test/http/console-host.test.ts) keep the README naming exactly these files (`screenshot-list.ts`).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,9 +17,8 @@ import { quietFunctionLogs } from '../local/perf/quiet-logs.js';
 import { freePort } from '../local/runtime/ports.js';
 import { repositoryRoot } from '../paths.js';
 import { call, closeClients, signUp } from './lib.js';
+import { SCREENSHOTS } from './screenshot-list.js';
 
-/** Each picture: its file, the screen's path (after the demo's ids are known), and what must show first. */
-export const SCREENSHOTS = ['incidents', 'incident', 'on-call', 'schedule', 'monitors', 'monitor', 'escalation-policy', 'team', 'profile', 'webhooks', 'incidents-phone-dark'] as const;
 
 async function main() {
   quietFunctionLogs();
@@ -84,6 +83,7 @@ async function main() {
       await ready(page);
       // Nothing still loading in the picture.
       await page.waitForFunction(() => ![...(globalThis as unknown as { document: { querySelectorAll(s: string): { textContent: string | null }[] } }).document.querySelectorAll('[role="status"]')].some((node) => node.textContent?.startsWith('Loading')));
+      if (!(SCREENSHOTS as readonly string[]).includes(file)) throw new Error(`${file} is not in infra/tools/screenshot-list.ts`);
       await page.screenshot({ path: join(out, `${file}.png`) });
       console.log(`docs/screenshots/${file}.png`);
     };

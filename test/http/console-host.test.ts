@@ -3,10 +3,11 @@
  * the security headers declared once in `consoleHosting`, SPA routing, the runtime settings, and the
  * first screen's weight (issue 44 §3: at most 100 KB of JavaScript and CSS, gzipped).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../infra/paths.js';
 import { consoleHosting } from '../../shared/system.js';
 import { Api } from '../support/api.js';
 import { consoleBuild } from '../support/console.js';
@@ -88,5 +89,15 @@ describe('the console at its own origin', () => {
     expect(files).toHaveLength(2);
     const gzipped = files.reduce((sum, file) => sum + gzipSync(readFileSync(join(dir, file)), { level: 9 }).length, 0);
     expect(gzipped).toBeLessThanOrEqual(100 * 1024);
+  });
+});
+
+describe("the README's pictures of the console", () => {
+  it('are exactly those `npm run screenshots` takes, each in docs/screenshots/', async () => {
+    const { SCREENSHOTS } = await import('../../infra/tools/screenshot-list.js');
+    const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+    const shown = [...readme.matchAll(/\(docs\/screenshots\/([\w-]+)\.png\)/g)].map((found) => found[1]);
+    expect([...shown].sort()).toEqual([...SCREENSHOTS].sort());
+    for (const name of SCREENSHOTS) expect(existsSync(join(repositoryRoot, 'docs/screenshots', `${name}.png`)), name).toBe(true);
   });
 });
