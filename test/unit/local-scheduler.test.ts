@@ -85,6 +85,21 @@ describe('LocalScheduler', () => {
     expect(fired).toEqual(['heartbeat-sweep']);
   });
 
+  it('runs a periodic rule a period after the clock was put back, never at the moved-on time (a test resetting the clock)', async () => {
+    freezeClock();
+    const fired: unknown[] = [];
+    const scheduler = new LocalScheduler({ invoke: async (target) => fired.push(target), periodic: [{ name: 'sweep', everyMinutes: 1, target: 'heartbeat-sweep' }] });
+    // A test moves the clock an hour on, a run happens then, and the clock is put back.
+    advanceClock(3_600_000);
+    await scheduler.tick();
+    expect(fired).toHaveLength(1);
+    advanceClock(-3_600_000);
+    await scheduler.tick();
+    advanceClock(61_000);
+    await scheduler.tick();
+    expect(fired).toHaveLength(2);
+  });
+
   it('reads at(...) expressions in UTC only', () => {
     expect(parseAt('at(2026-05-01T10:05:00)')).toBe('2026-05-01T10:05:00.000Z');
     expect(() => parseAt('rate(5 minutes)')).toThrow();

@@ -134,6 +134,10 @@ export class LocalScheduler {
   private async firePeriodic() {
     for (const rule of this.options.periodic ?? periodicRules) {
       const now = clock.now().getTime();
+      const next = this.periodicNext.get(rule.name)!;
+      // The service clock moved back (a test putting it back after moving it on): the rule's next run is a
+      // period from now, as a rate rule's is from any instant, never a moved-on clock's time ahead.
+      if (next - now > periodOf(rule)) this.periodicNext.set(rule.name, now + periodOf(rule));
       if (now < this.periodicNext.get(rule.name)!) continue;
       this.periodicNext.set(rule.name, now + periodOf(rule));
       try {
