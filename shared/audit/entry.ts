@@ -80,6 +80,18 @@ export interface AuditSpec {
   changes?: Record<string, FieldChange>;
 }
 
+/**
+ * The entry of a change to a resource shared the sharing protocol's way (a monitor, a policy, a schedule):
+ * in its team's log (if any; `teamId` when it moves) and its owner's.
+ */
+export const sharedResourceAudit = (
+  type: AuditResourceType,
+  resource: { id: string; name: string; team_id: string | null; owner_id: string },
+  action: AuditAction,
+  changes?: Record<string, FieldChange>,
+  teamId: string | null = resource.team_id,
+): AuditSpec => ({ action, resource: { type, id: resource.id, name: resource.name }, team_id: teamId, owner_id: resource.owner_id, changes });
+
 /** The entry as stored and answered (the stored item adds its keys, `type`, `owner_id` and `ttl`). */
 export interface AuditEntry {
   id: string;

@@ -6,19 +6,14 @@ import { BadRequestError, NotFoundError, ValidationError } from '../platform/err
 import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, type GuardOutcome } from '../teams/access.js';
 import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
-import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
+import { auditPut, type AuditSpec, changesOf, sharedResourceAudit } from '../audit/entry.js';
 import { policyItem, policyView, storedStep, targetIds, type CreatePolicyInput, type EscalationTarget, type ListPoliciesQuery, type Policy, type UpdatePolicyInput } from './model.js';
 
 export const policyNotFound = () => new NotFoundError('Escalation policy not found');
 
 /** A policy's entry: in its team's log (if any) and its owner's. */
-const policyAudit = (policy: Policy, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = policy.team_id): AuditSpec => ({
-  action,
-  resource: { type: 'escalation_policy', id: policy.id, name: policy.name },
-  team_id: teamId,
-  owner_id: policy.owner_id,
-  changes,
-});
+const policyAudit = (policy: Policy, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = policy.team_id): AuditSpec =>
+  sharedResourceAudit('escalation_policy', policy, action, changes, teamId);
 const POLICY_FIELDS = ['name', 'steps', 'repeat', 'team_id'] as const;
 
 /** A policy of the caller's own, or shared with a team they belong to (OWNER, ADMIN or MEMBER may share). */

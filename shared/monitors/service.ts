@@ -22,7 +22,7 @@ import { maintenanceUntil } from './maintenance.js';
 import { identityOf } from '../accounts/service.js';
 import { countMetric } from '../platform/observability/metrics.js';
 import type { TransactItem } from '../platform/db/ops.js';
-import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
+import { auditPut, type AuditSpec, changesOf, sharedResourceAudit } from '../audit/entry.js';
 import {
   monitorItem,
   monitorView,
@@ -36,16 +36,11 @@ import {
 export const monitorNotFound = () => new NotFoundError('Monitor not found');
 
 /** What a monitor's audit entry records (the integration keys are never part of the monitor). */
-const AUDITED_FIELDS = ['name', 'failure_threshold', 'escalation_policy_id', 'team_id', 'heartbeat', 'urgency'] as const;
+const AUDITED_FIELDS = ['name', 'failure_threshold', 'escalation_policy_id', 'team_id', 'heartbeat', 'urgency', 'ack_timeout_minutes'] as const;
 
 /** A monitor's entry: in its team's log (if any) and its owner's. */
-const monitorAudit = (monitor: Monitor, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = monitor.team_id): AuditSpec => ({
-  action,
-  resource: { type: 'monitor', id: monitor.id, name: monitor.name },
-  team_id: teamId,
-  owner_id: monitor.owner_id,
-  changes,
-});
+const monitorAudit = (monitor: Monitor, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = monitor.team_id): AuditSpec =>
+  sharedResourceAudit('monitor', monitor, action, changes, teamId);
 
 /** The caller as a timeline names them (monitor writes read no account: the token's name). */
 const actorOf = (caller: Caller) => ({ id: caller.userId, name: identityOf(caller, undefined).name });

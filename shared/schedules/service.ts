@@ -19,7 +19,7 @@ import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '
 import { accessRefusal, accessTo, allows, colleagueChecks, OPERATORS, pageOfScopes, READERS, shareRefusal, teamGuard, writeGuard } from '../teams/access.js';
 import { deleteGuard, unmoved, updateAccess, updateRefusal } from '../teams/sharing.js';
 import * as repository from './repository.js';
-import { auditPut, changesOf, type AuditSpec } from '../audit/entry.js';
+import { auditPut, type AuditSpec, changesOf, sharedResourceAudit } from '../audit/entry.js';
 import { onCallAt, renderShifts, ON_CALL_HORIZON_DAYS } from './render.js';
 import {
   overrideView,
@@ -42,13 +42,8 @@ const overrideNotFound = () => new NotFoundError('Override not found');
 export const SCHEDULE_IN_USE = 'Schedule is a target of escalation policies';
 
 /** A schedule's (or its override's) entry: in its team's log (if any) and its owner's. */
-const scheduleAudit = (schedule: Schedule, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = schedule.team_id): AuditSpec => ({
-  action,
-  resource: { type: 'schedule', id: schedule.id, name: schedule.name },
-  team_id: teamId,
-  owner_id: schedule.owner_id,
-  changes,
-});
+const scheduleAudit = (schedule: Schedule, action: AuditSpec['action'], changes?: AuditSpec['changes'], teamId = schedule.team_id): AuditSpec =>
+  sharedResourceAudit('schedule', schedule, action, changes, teamId);
 const SCHEDULE_FIELDS = ['name', 'time_zone', 'layers', 'team_id'] as const;
 const overrideAudit = (schedule: Schedule, action: 'override.created' | 'override.deleted', overrideId: string, changes?: AuditSpec['changes']): AuditSpec => ({
   ...scheduleAudit(schedule, action, changes),

@@ -336,6 +336,10 @@ describe('maintenance windows in the audit log (issue 45 §1 with §5)', () => {
       request_id: requestIdOf(created),
     });
     expect(entries[0]!.changes.ends_at!.from).toBe(ends);
+    // The monitor's acknowledgement timeout (issue 45 §2) is one of its audited fields.
+    await accepted(await api.request('PUT', `/api/monitors/${monitor.id}`, { token: owner.token, body: { ack_timeout_minutes: 30 } }));
+    const [updated] = (await myLog(owner, '?action=monitor.updated')).filter((entry) => entry.resource.id === monitor.id);
+    expect(updated!.changes).toEqual({ ack_timeout_minutes: { from: null, to: 30 } });
 
     const team = await accepted(
       await api.request('POST', `/api/teams/${roles.team.id}/maintenance-windows`, { token: roles.users.MEMBER.token, body: { starts_at: starts, ends_at: ends } }),
