@@ -482,6 +482,13 @@ export interface ConsoleConfig {
  * description of the workers into the notifier.
  */
 export const NOTIFIER_TIMEOUT_SECONDS = 300;
+/**
+ * The timeouts of the other workers that deliver at least once (their handlers pass them to
+ * `deliverAtLeastOnce` as its pending lease, shared/notifications/delivery.ts), constants of their own
+ * for the same reason.
+ */
+export const PERSON_NOTIFICATION_TIMEOUT_SECONDS = 120;
+export const SHIFT_NOTICES_TIMEOUT_SECONDS = 120;
 
 /** Functions that are not behind the HTTP API. */
 export const workers = {
@@ -572,7 +579,7 @@ export const workers = {
     handler: 'functions/schedules/shift-notices.ts',
     table: 'readwrite',
     capabilities: ['send-email', 'send-sms-voice'],
-    timeoutSeconds: 120,
+    timeoutSeconds: SHIFT_NOTICES_TIMEOUT_SECONDS,
     leadingKeys: ['SCHEDULE#', 'TEAM#', 'USER#', 'DELIVERY#', 'THROTTLE#'],
     indexes: ['heartbeat-due'],
     indexLeadingKeys: ['SHIFTSTART#'],
@@ -616,7 +623,7 @@ export const workers = {
     handler: 'functions/paging/notify-person.ts',
     table: 'readwrite',
     capabilities: ['send-email', 'send-sms-voice'],
-    timeoutSeconds: 120,
+    timeoutSeconds: PERSON_NOTIFICATION_TIMEOUT_SECONDS,
     leadingKeys: ['INCIDENT#', 'USER#', 'DELIVERY#', 'ACKLINK#', 'REPLYCODE#', 'MESSAGE#', 'OUTBOX#', 'THROTTLE#'],
   },
   /**

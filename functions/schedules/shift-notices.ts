@@ -5,10 +5,11 @@
  */
 import type { Context } from 'aws-lambda';
 import { sweepShiftNotices } from '../../shared/notifications/shift-notices.js';
+import { SHIFT_NOTICES_TIMEOUT_SECONDS } from '../../shared/system.js';
 import { workerHandler } from '../lib/observability.js';
 
 export const handler = workerHandler(
   'shift-notices',
-  async (_event: unknown, context: Context) => sweepShiftNotices({ remainingMs: () => context.getRemainingTimeInMillis() }),
+  async (_event: unknown, context: Context) => sweepShiftNotices({ remainingMs: () => context.getRemainingTimeInMillis(), leaseMs: SHIFT_NOTICES_TIMEOUT_SECONDS * 1000 }),
   (result) => `schedules ${result.schedules}, notices ${result.notices}`,
 );

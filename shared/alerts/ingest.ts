@@ -17,6 +17,7 @@ import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, itemPresent, keys } from '../platform/db/keys.js';
 import { batchGet, conditionFailure, conflicted, sendWrite, transactOutcome, type TransactItem } from '../platform/db/ops.js';
 import { retryOnConflict } from '../platform/db/retry.js';
+import { countInMinute, currentMinute, minuteFull, minuteOf, minuteOlder, minuteUpdate, secondsLeftIn, rateWindowGaveUp, type KeyRate } from '../integrations/key-rate.js';
 import { onNewSandbox } from '../platform/sandbox.js';
 import { acknowledgeAsSource } from '../paging/acknowledge.js';
 import { resolveAutomaticIncident } from '../paging/resolve.js';
@@ -34,7 +35,6 @@ import { incidentTitle, type AlertEvent, type TriggerEvent } from './model.js';
  * every function instance at once.
  */
 export const EVENTS_PER_MINUTE = 120;
-const WINDOW_MS = 60_000;
 
 /** The integration an admitted key belongs to. */
 export interface IntegrationRef {
@@ -83,51 +83,14 @@ export function knownMonitorOf(key: string): string | undefined {
   return isIntegrationKeyShaped(key) ? knownKeys.get(integrationKeyHash(key))?.monitorId : undefined;
 }
 
-/** The key's rate counted in the current window (`start`: the first event of a new window starts it). */
-const rateUpdate = (start: boolean, window: number, now: string) =>
-  start
-    ? {
-        expression: 'SET rate_window = :window, rate_count = :one, last_event_at = :now',
-        condition: `${itemPresent} AND (attribute_not_exists(rate_window) OR rate_window < :window)`,
-        values: { ':window': window, ':one': 1, ':now': now },
-      }
-    : {
-        expression: 'SET last_event_at = :now ADD rate_count :one',
-        condition: `${itemPresent} AND rate_window = :window AND rate_count < :max`,
-        values: { ':window': window, ':one': 1, ':now': now, ':max': EVENTS_PER_MINUTE },
-      };
-
-const retryAfter = (window: number, now: Date) => Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000);
-
-const rateWindowGaveUp = (attempts: number) => `The key's rate window kept changing; gave up after ${attempts} attempts`;
-
-/**
- * One conditional UpdateItem of the key's lookup item: the item after it, or as it was when the
- * condition failed. A repeat trigger's transaction holds the same item (`countRepeat`): a conflict with
- * it is retried as `transactWrite` retries its own (`sendWrite`).
- */
-async function updateLookup(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
-  try {
-    const { Attributes } = await sendWrite(() =>
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.integrationKey(keyHash),
-          UpdateExpression: update.expression,
-          ConditionExpression: update.condition,
-          ExpressionAttributeValues: update.values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return { ok: true as const, item: Attributes! };
-  } catch (error) {
-    const failed = conditionFailure(error);
-    if (!failed) throw error;
-    return { ok: false as const, item: failed.item };
-  }
-}
+/** A key's events, counted in its lookup item (`../integrations/key-rate.ts`), which also keeps `last_event_at`. */
+const EVENT_RATE: KeyRate = {
+  window: 'rate_window',
+  count: 'rate_count',
+  max: EVENTS_PER_MINUTE,
+  set: (now) => ({ expression: 'last_event_at = :now', values: { ':now': now.toISOString() } }),
+  first: 'count',
+};
 
 /**
  * Admits one request of `key`: finds its integration and counts it against the key's rate, in one
@@ -138,19 +101,10 @@ async function updateLookup(keyHash: string, update: { expression: string; condi
 export async function admitKey(key: string): Promise<KeyAdmission> {
   if (!isIntegrationKeyShaped(key)) return { ok: false, reason: 'unknown' };
   const keyHash = integrationKeyHash(key);
-  return retryOnConflict<KeyAdmission>(async () => {
-    const now = clock.now();
-    const window = Math.floor(now.getTime() / WINDOW_MS);
-    const counted = await updateLookup(keyHash, rateUpdate(false, window, now.toISOString()));
-    if (counted.ok) return { ok: true, integration: rememberKey(keyHash, refOf(counted.item)) };
-    if (!counted.item) return { ok: false, reason: 'unknown' };
-    if (counted.item.rate_window === window) return { ok: false, reason: 'rate', retryAfterSeconds: retryAfter(window, now) };
-    // A new window (or the key's first event): start it, unless another request just did.
-    const started = await updateLookup(keyHash, rateUpdate(true, window, now.toISOString()));
-    if (started.ok) return { ok: true, integration: rememberKey(keyHash, refOf(started.item)) };
-    if (!started.item) return { ok: false, reason: 'unknown' };
-    return undefined;
-  }, rateWindowGaveUp);
+  const counted = await countInMinute(keyHash, EVENT_RATE);
+  if (counted.ok) return { ok: true, integration: rememberKey(keyHash, refOf(counted.item)) };
+  if (counted.reason === 'unknown') return counted;
+  return { ok: false, reason: 'rate', retryAfterSeconds: counted.retryAfterSeconds };
 }
 
 /** A trigger as ingested: the event, and the incident's message (the full text where the title was cut, the tool's description). */
@@ -278,8 +232,8 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
   const hint = dedupHintKey(monitorId, dedupKey);
   const incidentId = dedupHints.get(hint);
   if (!incidentId) return undefined;
-  const send = (start: boolean, window: number, now: string) => {
-    const rate = rateUpdate(start, window, now);
+  const send = (start: boolean, minute: number, now: Date) => {
+    const rate = minuteUpdate(EVENT_RATE, start, minute, now);
     const actions: (readonly ['key' | 'monitor' | 'incident', TransactItem])[] = [
       [
         'key',
@@ -306,14 +260,19 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
   };
   const settled = await retryOnConflict<RepeatOutcome | 'read'>(async () => {
     const now = clock.now();
-    const window = Math.floor(now.getTime() / WINDOW_MS);
-    let written = await send(false, window, now.toISOString());
+    const minute = minuteOf(now);
+    let current = minute;
+    let written = await send(false, minute, now);
     if (written === 'conflict') return 'read';
-    if (written.outcome === 'key' && written.item && written.item.rate_window !== window) {
-      // The key's first event of a new window: start it, unless another request just did (count again then).
-      written = await send(true, window, now.toISOString());
-      if (written === 'conflict') return 'read';
-      if (written.outcome === 'key' && written.item) return undefined;
+    if (written.outcome === 'key' && written.item) {
+      // The key's current minute: ours, or a later one an instance whose clock is a little ahead started.
+      current = currentMinute(EVENT_RATE, written.item, minute);
+      if (!minuteFull(EVENT_RATE, written.item, current)) {
+        // The key's first event of a new window: start it; a later one's: count in it (count again if it changed meanwhile).
+        written = await send(minuteOlder(EVENT_RATE, written.item, minute), current, now);
+        if (written === 'conflict') return 'read';
+        if (written.outcome === 'key' && written.item && !minuteFull(EVENT_RATE, written.item, current)) return undefined;
+      }
     }
     switch (written.outcome) {
       case 'ok':
@@ -323,7 +282,7 @@ export async function countRepeat(key: string, dedupKey: string): Promise<Repeat
           knownKeys.delete(keyHash);
           return { outcome: 'unknown' };
         }
-        return { outcome: 'rate', retryAfterSeconds: retryAfter(window, now) };
+        return { outcome: 'rate', retryAfterSeconds: secondsLeftIn(current, now) };
       case 'monitor':
         knownKeys.delete(keyHash);
         return { outcome: 'monitor_gone' };
@@ -416,28 +375,13 @@ async function resolve(integration: IntegrationRef, dedupKey: string, incidentId
  */
 export const OPENS_PER_MINUTE = EVENTS_PER_MINUTE;
 
+/** A key's new incidents, counted in its lookup item beside its events (`../integrations/key-rate.ts`). */
+const OPENING_RATE: KeyRate = { window: 'open_window', count: 'open_count', max: OPENS_PER_MINUTE, first: 'count' };
+
 /** One new incident taken from the key's allowance of the current minute; `unknown`: the key is gone. */
 export async function takeOpening(keyHash: string): Promise<'granted' | 'refused' | 'unknown'> {
-  return retryOnConflict<'granted' | 'refused' | 'unknown'>(async () => {
-    const now = clock.now();
-    const window = Math.floor(now.getTime() / WINDOW_MS);
-    const counted = await updateLookup(keyHash, {
-      expression: 'ADD open_count :one',
-      condition: `${itemPresent} AND open_window = :window AND open_count < :max`,
-      values: { ':window': window, ':one': 1, ':max': OPENS_PER_MINUTE },
-    });
-    if (counted.ok) return 'granted';
-    if (!counted.item) return 'unknown';
-    if (counted.item.open_window === window) return 'refused';
-    const started = await updateLookup(keyHash, {
-      expression: 'SET open_window = :window, open_count = :one',
-      condition: `${itemPresent} AND (attribute_not_exists(open_window) OR open_window < :window)`,
-      values: { ':window': window, ':one': 1 },
-    });
-    if (started.ok) return 'granted';
-    if (!started.item) return 'unknown';
-    return undefined;
-  }, rateWindowGaveUp);
+  const taken = await countInMinute(keyHash, OPENING_RATE);
+  return taken.ok ? 'granted' : taken.reason === 'unknown' ? 'unknown' : 'refused';
 }
 
 /** The dedup key of an integration's overflow incident (`~` starts no fingerprint Alertmanager or Grafana makes). */
@@ -506,7 +450,7 @@ export async function applyWebhookAlert(context: AlertBatchContext, event: Webho
     await recordState(integration.monitorId, event.dedupKey, read.claimed, event.state);
     return 'counted';
   }
-  const window = Math.floor(clock.now().getTime() / WINDOW_MS);
+  const window = minuteOf(clock.now());
   const allowance = context.refusedWindow === window ? 'refused' : await takeOpening(context.keyHash);
   if (allowance === 'unknown') return 'ignored';
   if (allowance === 'granted') return trigger(integration, event, read);

@@ -26,7 +26,7 @@ import { epochSeconds, HEARTBEAT_INDEX, heartbeatNotFound, SHARDS } from '../mon
 import { integrationKeyItem } from '../integrations/model.js';
 import { integrationKeyHash, isIntegrationKeyShaped, KEY_RATE_MESSAGE } from '../integrations/keys.js';
 import { TooManyRequestsError } from '../platform/errors.js';
-import { retryOnConflict } from '../platform/db/retry.js';
+import { countInMinute, type KeyRate } from '../integrations/key-rate.js';
 
 /**
  * Pings a key may make a minute (issue 46 §4): counted in fixed one-minute windows in the key's lookup
@@ -35,29 +35,9 @@ import { retryOnConflict } from '../platform/db/retry.js';
  * expects a ping a minute at most; 60 leave room for many hosts sharing one URL.
  */
 export const PINGS_PER_MINUTE = 60;
-const WINDOW_MS = 60_000;
 
-/** One conditional UpdateItem of the key's lookup: the item after it, or as it was when the condition failed. */
-async function countPing(keyHash: string, update: { expression: string; condition: string; values: Record<string, unknown> }) {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.integrationKey(keyHash),
-        UpdateExpression: update.expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeValues: update.values,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { ok: true as const, item: Attributes! };
-  } catch (error) {
-    const failed = conditionFailure(error);
-    if (!failed) throw error;
-    return { ok: false as const, item: failed.item };
-  }
-}
+/** A key's pings, counted in its lookup item (`../integrations/key-rate.ts`); a ping usually starts its key's minute. */
+const PING_RATE: KeyRate = { window: 'hb_rate_window', count: 'hb_rate_count', max: PINGS_PER_MINUTE, first: 'start' };
 
 /**
  * Admits one ping of a key: its monitor, counted against PINGS_PER_MINUTE in the key's lookup item. A
@@ -66,37 +46,10 @@ async function countPing(keyHash: string, update: { expression: string; conditio
  * an unknown key writes nothing).
  */
 async function admitPing(key: string): Promise<string> {
-  const keyHash = integrationKeyHash(key);
-  const refusal = (item: Record<string, unknown> | undefined, window: number, now: Date) => {
-    if (!item) return heartbeatNotFound();
-    if (item.hb_rate_window === window && Number(item.hb_rate_count) >= PINGS_PER_MINUTE) {
-      return new TooManyRequestsError(KEY_RATE_MESSAGE, Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now.getTime()) / 1000)));
-    }
-    return undefined;
-  };
-  return retryOnConflict<string>(async () => {
-    const now = clock.now();
-    const window = Math.floor(now.getTime() / WINDOW_MS);
-    const started = await countPing(keyHash, {
-      expression: 'SET hb_rate_window = :window, hb_rate_count = :one',
-      condition: `${itemPresent} AND (attribute_not_exists(hb_rate_window) OR hb_rate_window < :window)`,
-      values: { ':window': window, ':one': 1 },
-    });
-    if (started.ok) return integrationKeyItem.parse(started.item).monitor_id;
-    // The key's current minute: ours, or a later one an instance whose clock is a little ahead started.
-    const current = Math.max(window, Number(started.item?.hb_rate_window ?? window));
-    const refused = refusal(started.item, current, now);
-    if (refused) throw refused;
-    const counted = await countPing(keyHash, {
-      expression: 'ADD hb_rate_count :one',
-      condition: `${itemPresent} AND hb_rate_window = :window AND hb_rate_count < :max`,
-      values: { ':window': current, ':one': 1, ':max': PINGS_PER_MINUTE },
-    });
-    if (counted.ok) return integrationKeyItem.parse(counted.item).monitor_id;
-    const refusedNow = refusal(counted.item, current, now);
-    if (refusedNow) throw refusedNow;
-    return undefined; // The minute turned meanwhile: again.
-  }, (attempts) => `The key's ping window kept changing; gave up after ${attempts} attempts`);
+  const counted = await countInMinute(integrationKeyHash(key), PING_RATE, (attempts) => `The key's ping window kept changing; gave up after ${attempts} attempts`);
+  if (counted.ok) return integrationKeyItem.parse(counted.item).monitor_id;
+  if (counted.reason === 'unknown') throw heartbeatNotFound();
+  throw new TooManyRequestsError(KEY_RATE_MESSAGE, counted.retryAfterSeconds);
 }
 
 /**

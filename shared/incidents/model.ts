@@ -211,8 +211,11 @@ export type PageRecord = NonNullable<Incident['pages']>[number];
 /** The urgency an incident opens with: its monitor's, when the monitor fixes one, else its severity's. */
 export const urgencyAtOpen = (monitor: { urgency?: Urgency | null }, severity: Severity): Urgency => monitor.urgency ?? urgencyOfSeverity(severity);
 
-/** An incident's urgency: as it opened with, or (opened before urgencies) its severity's. */
-export const urgencyOf = (incident: Pick<Incident, 'urgency' | 'severity'>): Urgency => incident.urgency ?? urgencyOfSeverity(incident.severity);
+/**
+ * An incident's urgency: as it opened with, or (opened before urgencies) its severity's. Of the item, or
+ * of the snapshot events carry (`IncidentSnapshot`, whose urgency is absent in events from before).
+ */
+export const urgencyOf = (incident: { severity: Severity; urgency?: Urgency | null | undefined }): Urgency => incident.urgency ?? urgencyOfSeverity(incident.severity);
 
 /**
  * An incident a person opens on a monitor (POST /api/incidents) at `at`: INVESTIGATING, unacknowledged,

@@ -5,14 +5,13 @@
  *   delivery record comes first; if sending fails the record is removed so a retry sends again. A
  *   crash between the record and the send loses that e-mail.
  * - `deliverAtLeastOnce` (escalation pages): the record is written `pending` with a lease (the
- *   notifier's timeout), the e-mail is sent, the record is marked `sent`. A record left pending past
+ *   calling worker's timeout), the e-mail is sent, the record is marked `sent`. A record left pending past
  *   its lease (the invocation died) or marked failed is taken over by the event's retry, which sends
  *   again: a page is never lost, and a duplicate is possible only when the first send's fate was
  *   unknown (a crash after the provider accepted it, an ambiguous answer); those are counted.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NOTIFIER_TIMEOUT_SECONDS } from '../system.js';
 import { clock } from '../platform/clock.js';
 import { db, tableName } from '../platform/db/client.js';
 import { attributes, itemAbsent, keys } from '../platform/db/keys.js';
@@ -90,12 +89,6 @@ export async function deliverOnce(
   return 'sent';
 }
 
-/**
- * How long a pending delivery belongs to the invocation that wrote it: the notifier's timeout. Past
- * it, Lambda has ended that invocation, so whatever it did not mark sent is taken over and sent again.
- */
-export const PENDING_LEASE_MS = NOTIFIER_TIMEOUT_SECONDS * 1000;
-
 /** A retry waiting for another invocation's pending delivery stops this long before its own timeout. */
 const WAIT_MARGIN_MS = 30_000;
 
@@ -133,6 +126,12 @@ export function mayHaveSent(error: unknown): boolean {
 export type GateDecision = { decision: 'send' | 'hold'; items: TransactItem[] };
 
 export interface AtLeastOnceOptions extends DeliveryOptions {
+  /**
+   * How long a pending delivery belongs to the invocation that wrote it: the calling worker's timeout
+   * (shared/system.ts). Past it, Lambda has ended that invocation, so whatever it did not mark sent is
+   * taken over and sent again.
+   */
+  leaseMs: number;
   /** The invocation's remaining time (Lambda's context); without it a held delivery is not waited for. */
   remainingMs?: () => number;
   /** A throttle (issue 43 §4): asked at the first claim only (a take-over of a page once claimed takes no new slot). */
@@ -154,13 +153,13 @@ export async function deliverAtLeastOnce(
   channel: Channel,
   email: OutgoingMessage,
   records: TransactItem[] = [],
-  options: AtLeastOnceOptions = {},
+  options: AtLeastOnceOptions,
 ): Promise<AtLeastOnceOutcome> {
   const key = keys.delivery(eventId, options.recipientKey ?? recipientKeyOf(channel, email));
   const attempt = randomUUID();
   let possibleDuplicate = false;
   for (let wait = 100, races = 0; ; wait = Math.min(5_000, wait * 2)) {
-    const claimed = await claim(key, channel, email, attempt, records, options.gate);
+    const claimed = await claim(key, channel, email, attempt, records, options.leaseMs, options.gate);
     if (claimed.outcome === 'claimed') {
       possibleDuplicate = claimed.possibleDuplicate;
       break;
@@ -210,7 +209,7 @@ type Claim =
  * none yet, or taking over one that failed or whose lease has passed, on the condition that it is
  * still the one read (so of two retries only one takes it over).
  */
-async function claim(key: Record<string, string>, channel: Channel, email: OutgoingMessage, attempt: string, records: TransactItem[], gate?: () => Promise<GateDecision>): Promise<Claim> {
+async function claim(key: Record<string, string>, channel: Channel, email: OutgoingMessage, attempt: string, records: TransactItem[], leaseMs: number, gate?: () => Promise<GateDecision>): Promise<Claim> {
   const now = clock.now();
   const item = (previous?: Item) => ({
     ...key,
@@ -221,7 +220,7 @@ async function claim(key: Record<string, string>, channel: Channel, email: Outgo
     attempt,
     attempts: Number(previous?.attempts ?? 0) + 1,
     created_at: String(previous?.created_at ?? now.toISOString()),
-    lease_until: new Date(now.getTime() + PENDING_LEASE_MS).toISOString(),
+    lease_until: new Date(now.getTime() + leaseMs).toISOString(),
     [attributes.ttl]: Math.floor(now.getTime() / 1000) + DELIVERY_RETENTION_SECONDS,
   });
   const write = async (Item: Item, condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }, extra: TransactItem[] = records) => {

@@ -145,7 +145,7 @@ export const SEND_CONCURRENCY = 8;
  * others; the failure is thrown at the end so the event is redelivered, and only unsent e-mails
  * go again.
  */
-export async function notify(type: EventType, detail: unknown, options: AtLeastOnceOptions = {}): Promise<NotifyResult> {
+export async function notify(type: EventType, detail: unknown, options: AtLeastOnceOptions): Promise<NotifyResult> {
   const { eventId, emails } = await emailsFor(type, detail);
   // Pages are sent at least once (a lost page is worse than a second one); other e-mails at most once.
   const atLeastOnce = KIND[type] === 'escalation';

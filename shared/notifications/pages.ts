@@ -127,7 +127,7 @@ export interface PeoplePaged {
  * redelivered, and only unsent messages go again. A version-1 event names no person (the notifier
  * e-mails its addresses): nothing to do.
  */
-export async function pagePeople(detail: EventDetail<'incident.escalation_step'>, options: AtLeastOnceOptions = {}): Promise<PeoplePaged> {
+export async function pagePeople(detail: EventDetail<'incident.escalation_step'>, options: AtLeastOnceOptions): Promise<PeoplePaged> {
   const people = (detail.recipients ?? []).flatMap((recipient) => (recipient.kind === 'person' ? [recipient] : []));
   const delayed: EventDetail<'person.notifications_delayed'>['notifications'] = [];
   const planned = await Promise.all(
@@ -174,7 +174,7 @@ export async function pagePeople(detail: EventDetail<'incident.escalation_step'>
  * delivery record is keyed by the page's event and the rule) only if the incident is neither
  * acknowledged nor resolved since the page, and the rule and its method are still there and usable.
  */
-export async function sendPersonRule(input: PersonNotificationInput, options: AtLeastOnceOptions = {}): Promise<string> {
+export async function sendPersonRule(input: PersonNotificationInput, options: AtLeastOnceOptions): Promise<string> {
   const due = await dueRule(input);
   if ('skipped' in due) return due.skipped;
   const person: PagedPerson = { user_id: input.user_id, name: input.user_name, email: input.email };

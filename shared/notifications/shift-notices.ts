@@ -55,7 +55,7 @@ export interface SweepResult {
 }
 
 /** The sweep: every schedule whose next shift has started, shard by shard. Failures are thrown at the end (those schedules stay due: the next run tries again). */
-export async function sweepShiftNotices(options: AtLeastOnceOptions = {}): Promise<SweepResult> {
+export async function sweepShiftNotices(options: AtLeastOnceOptions): Promise<SweepResult> {
   const nowMs = clock.now().getTime();
   const result: SweepResult = { schedules: 0, notices: 0 };
   const failures: unknown[] = [];

@@ -38,7 +38,7 @@ import { withMessage } from '../incidents/repository.js';
 import type { Incident } from '../incidents/model.js';
 import { replyCodeFor } from '../incidents/reply-codes.js';
 import { usable, type PagedPerson, type PersonNotificationInput } from '../paging/notify-person.js';
-import { DeliveryInProgress, PENDING_LEASE_MS, type GateDecision } from './delivery.js';
+import { DeliveryInProgress, type GateDecision } from './delivery.js';
 import { recordNotifications } from './notified.js';
 import { combinedSms, combinedVoice } from './texts.js';
 
@@ -273,8 +273,9 @@ interface FlushClaim {
  * A held pages' flush, at its schedule: one combined message for what is held on the method and still
  * wanted (see the module's comment). A redelivered or stale schedule (the ledger's `flush_at` moved on)
  * does nothing; a flush whose lease another invocation holds is retried later (`DeliveryInProgress`).
+ * `leaseMs`: the flush's lease, the calling worker's timeout (as a delivery's, `AtLeastOnceOptions`).
  */
-export async function flushHeld(input: HeldFlushInput): Promise<FlushOutcome> {
+export async function flushHeld(input: HeldFlushInput, leaseMs: number): Promise<FlushOutcome> {
   const contactMethodId = input.held_for;
   const flushId = randomUUID();
   const claimed = await retryOnConflict<FlushClaim | Exclude<FlushOutcome, 'sent'>>(
@@ -308,7 +309,7 @@ export async function flushHeld(input: HeldFlushInput): Promise<FlushOutcome> {
       }
       // The slot (a take-over's was taken by the flush it takes over) and the lease, on the condition that the ledger is as read.
       const sends = takeOver ? ledger.sends : [...ledger.sends, new Date(now).toISOString()];
-      const flushing = { id: flushId, lease_until: new Date(now + PENDING_LEASE_MS).toISOString() };
+      const flushing = { id: flushId, lease_until: new Date(now + leaseMs).toISOString() };
       return attempt([ledgerWrite(contactMethodId, ledger, { sends, flushing })], {
         flushId,
         live,

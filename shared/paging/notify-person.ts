@@ -14,7 +14,8 @@ import { contactsOf } from '../contacts/repository.js';
 import type { ContactMethod, NotificationRule } from '../contacts/model.js';
 import { getIncident } from '../incidents/repository.js';
 import type { Incident } from '../incidents/model.js';
-import { urgencyOfSeverity, type Urgency } from '../incidents/model.js';
+import { urgencyOf } from '../incidents/model.js';
+import type { IncidentSnapshot } from '../platform/events/model.js';
 
 /** A person a page is for (the `incident.escalation_step` event's person recipient). */
 export interface PagedPerson {
@@ -41,10 +42,10 @@ export const usable = (method: ContactMethod | undefined): method is ContactMeth
   Boolean(method && method.verified && !method.disabled && channelAvailable(method.method_type));
 
 /** The person's usable rules for the incident's urgency, each with its method. */
-export async function rulesToFire(person: PagedPerson, incident: { severity: string; urgency?: unknown }): Promise<RuleToFire[]> {
+export async function rulesToFire(person: PagedPerson, incident: Pick<IncidentSnapshot, 'severity' | 'urgency'>): Promise<RuleToFire[]> {
   const { methods, rules } = await contactsOf(person.user_id, person.email);
   // The urgency stored at open (issue 43 §3), or, for an incident from before, its severity's.
-  const urgency: Urgency = incident.urgency === 'high' || incident.urgency === 'low' ? incident.urgency : urgencyOfSeverity(incident.severity as Parameters<typeof urgencyOfSeverity>[0]);
+  const urgency = urgencyOf(incident);
   const byId = new Map(methods.map((method) => [method.id, method]));
   return rules.flatMap((rule) => {
     const method = byId.get(rule.contact_method_id);
@@ -53,7 +54,7 @@ export async function rulesToFire(person: PagedPerson, incident: { severity: str
 }
 
 /** Splits the person's rules into now and later (`pagedAt`: when the step was paged). */
-export async function planPersonPage(person: PagedPerson, incident: { severity: string; urgency?: unknown }, pagedAt: string): Promise<PersonPlan> {
+export async function planPersonPage(person: PagedPerson, incident: Pick<IncidentSnapshot, 'severity' | 'urgency'>, pagedAt: string): Promise<PersonPlan> {
   const fire = await rulesToFire(person, incident);
   if (fire.length === 0) return { fallback: true };
   const dueNow = (entry: RuleToFire) => Date.parse(pagedAt) + entry.rule.delay_minutes * 60_000 - clock.now().getTime() <= SEND_NOW_WINDOW_MS;

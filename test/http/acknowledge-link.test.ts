@@ -9,6 +9,10 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { sesClient } from '../../shared/channels/email.js';
 import { notify } from '../../shared/notifications/notifier.js';
+import { NOTIFIER_TIMEOUT_SECONDS } from '../../shared/system.js';
+
+/** The notifier's own options: its pending lease, its timeout. */
+const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
@@ -272,12 +276,12 @@ describe('acknowledge links in escalation e-mails', () => {
       },
       { step: 'initialize', name },
     );
-    await expect(notify('incident.escalation_step', detail)).rejects.toThrow('1 of 1 e-mails failed');
+    await expect(notify('incident.escalation_step', detail, notifier)).rejects.toThrow('1 of 1 e-mails failed');
     expect(await linksOf(detail.event_id)).toEqual([]);
     expect((await db().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(detail.event_id, to) }))).Item).toBeUndefined();
 
-    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 1, duplicates: 0, possible_duplicates: 0 });
-    expect(await notify('incident.escalation_step', detail)).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
+    expect(await notify('incident.escalation_step', detail, notifier)).toEqual({ sent: 1, duplicates: 0, possible_duplicates: 0 });
+    expect(await notify('incident.escalation_step', detail, notifier)).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
     expect(await linksOf(detail.event_id)).toHaveLength(1);
     expect(await mailTo(api, to)).toHaveLength(1);
   });

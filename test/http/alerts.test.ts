@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Api, awaitMail, eventually, mailTo, settle, subscribeConfirmed, uniqueEmail, type User } from '../support/api.js';
 import { Alertmanager, alertmanagerInstalled } from '../support/alertmanager.js';
@@ -294,6 +294,31 @@ describe('POST /v2/enqueue', () => {
     expect((await incidentsOf(monitorId)).map((item) => item.title)).toHaveLength(1);
     advanceClock(15_000);
     expect((await trigger(key, 'second')).status).toBe(202);
+    expect(await incidentsOf(monitorId)).toHaveLength(2);
+  });
+
+  it("counts events in the key's minute started by an instance whose clock is a little ahead, instead of fighting over it (first and repeat triggers)", async () => {
+    const monitorId = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Skewed' } })).body.monitor.id;
+    const { key } = await newKey(monitorId);
+    const lookup = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)), ConsistentRead: true }))).Item;
+    const next = (Math.floor(clock.now().getTime() / 60_000) + 1) * 60_000;
+    // An instance 2 s into the next minute starts it; then one whose clock says 3 s before it.
+    freezeClock(new Date(next + 2_000));
+    expect((await trigger(key, 'ahead')).status).toBe(202);
+    freezeClock(new Date(next - 3_000));
+    expect((await trigger(key, 'behind')).status).toBe(202);
+    // A repeat of what this instance has seen (one transaction, `countRepeat`).
+    expect((await trigger(key, 'behind')).status).toBe(202);
+    expect(await lookup()).toMatchObject({ rate_window: next / 60_000, rate_count: 3 });
+    // That minute full: 429 until it ends (by the clock that started it).
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(key)), UpdateExpression: 'SET rate_count = :full', ExpressionAttributeValues: { ':full': EVENTS_PER_MINUTE } }),
+    );
+    for (const dedupKey of ['later', 'behind']) {
+      const refused = await trigger(key, dedupKey);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('63');
+    }
     expect(await incidentsOf(monitorId)).toHaveLength(2);
   });
 

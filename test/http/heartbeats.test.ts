@@ -9,6 +9,10 @@ import { Api, eventually, settle, uniqueEmail, type User } from '../support/api.
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { HEARTBEAT_GONE_NOTES, PINGS_PER_MINUTE, SWEEP_RESERVE_MS, sweepHeartbeats } from '../../shared/heartbeats/service.js';
 import { holdCalls } from '../../infra/testing/ddb-calls.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/platform/db/client.js';
+import { keys } from '../../shared/platform/db/keys.js';
+import { integrationKeyHash } from '../../shared/integrations/keys.js';
 
 let api: Api;
 let owner: User;
@@ -146,6 +150,19 @@ describe("a key's own rate (issue 46 §4)", () => {
     expect((await ping(watched.key)).status).toBe(202);
     advanceClock(45_000);
     expect((await ping(noisyKey)).status).toBe(202);
+  });
+
+  it("counts a ping in the key's minute started by an instance whose clock is a little ahead, instead of fighting over it", async () => {
+    const skewed = (await api.request('POST', '/api/monitors', { token: owner.token, body: { name: 'Skewed cron', heartbeat: { interval_seconds: 60 } } })).body.monitor.id;
+    const skewedKey = (await api.request('POST', `/api/monitors/${skewed}/integrations`, { token: owner.token, body: { name: 'fleet' } })).body.integration.key;
+    const next = (Math.floor(clock.now().getTime() / 60_000) + 1) * 60_000;
+    // An instance 2 s into the next minute starts it; one whose clock says 3 s before it pings next.
+    freezeClock(new Date(next + 2_000));
+    expect((await ping(skewedKey)).status).toBe(202);
+    freezeClock(new Date(next - 3_000));
+    expect((await ping(skewedKey)).status).toBe(202);
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.integrationKey(integrationKeyHash(skewedKey)), ConsistentRead: true }));
+    expect(Item).toMatchObject({ hb_rate_window: next / 60_000, hb_rate_count: 2 });
   });
 });
 

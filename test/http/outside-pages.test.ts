@@ -13,6 +13,10 @@ import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
 import { DAILY_QUOTAS, utcDay, type QuotaKind } from '../../shared/platform/quotas/daily.js';
 import { notify } from '../../shared/notifications/notifier.js';
+import { NOTIFIER_TIMEOUT_SECONDS } from '../../shared/system.js';
+
+/** The notifier's own options: its pending lease, its timeout. */
+const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 import { sesClient } from '../../shared/channels/email.js';
 import { Api, allMailTo, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
 
@@ -205,20 +209,20 @@ describe('pages to outside addresses', () => {
     const send = ses.send.bind(ses);
     ses.send = (() => Promise.reject(Object.assign(new Error('refused'), { name: 'MessageRejected', $metadata: { httpStatusCode: 400 } }))) as typeof ses.send;
     try {
-      await expect(notify('incident.escalation_step', admitted)).rejects.toThrow('1 of 1 e-mails failed');
+      await expect(notify('incident.escalation_step', admitted, notifier)).rejects.toThrow('1 of 1 e-mails failed');
     } finally {
       ses.send = send;
     }
-    expect(await notify('incident.escalation_step', admitted)).toEqual({ sent: 1, duplicates: 0, possible_duplicates: 0 });
-    expect(await notify('incident.escalation_step', admitted)).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
+    expect(await notify('incident.escalation_step', admitted, notifier)).toEqual({ sent: 1, duplicates: 0, possible_duplicates: 0 });
+    expect(await notify('incident.escalation_step', admitted, notifier)).toEqual({ sent: 0, duplicates: 1, possible_duplicates: 0 });
     expect(await pagesToday()).toBe(2);
 
     // Withheld once, recorded once, however often the event comes.
     await alreadyDone(owner, 'outside_pages', DAILY_QUOTAS.outside_pages);
     const refused = detail([over]);
-    expect(await notify('incident.escalation_step', refused)).toEqual({ sent: 0, duplicates: 0, possible_duplicates: 0, withheld: 1 });
+    expect(await notify('incident.escalation_step', refused, notifier)).toEqual({ sent: 0, duplicates: 0, possible_duplicates: 0, withheld: 1 });
     await alreadyDone(owner, 'outside_pages', 0);
-    expect(await notify('incident.escalation_step', refused)).toEqual({ sent: 0, duplicates: 0, possible_duplicates: 0, withheld: 1 });
+    expect(await notify('incident.escalation_step', refused, notifier)).toEqual({ sent: 0, duplicates: 0, possible_duplicates: 0, withheld: 1 });
     expect(withheld(await timeline(incidentId))).toEqual([{ step_order: 2, recipients: [over], reason: 'daily_limit' }]);
     expect(await allMailTo(api, over)).toHaveLength(0);
   });

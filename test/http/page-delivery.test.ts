@@ -11,7 +11,7 @@ import { invokeFunction } from '../../infra/local/aws/functions.js';
 import { advanceClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
-import { PENDING_LEASE_MS } from '../../shared/notifications/delivery.js';
+import { NOTIFIER_TIMEOUT_SECONDS } from '../../shared/system.js';
 import { sesClient } from '../../shared/channels/email.js';
 import { Api, eventually, mailTo, settle, uniqueEmail, type User } from '../support/api.js';
 import { reportDown } from '../support/teams.js';
@@ -95,7 +95,7 @@ describe('escalation pages under injected faults', () => {
         // The retry finds the page pending under the dead invocation's lease, and waits for it.
         await eventually(() => deliveryRecord(incidentId, doomed), (item) => item?.state === 'pending' && died === 1);
         expect(await pages(doomed)).toHaveLength(0);
-        advanceClock(PENDING_LEASE_MS + 1_000);
+        advanceClock(NOTIFIER_TIMEOUT_SECONDS * 1000 + 1_000);
         await settle(api);
         await eventually(() => pages(doomed), (emails) => emails.length >= 1);
         expect(await pages(doomed)).toHaveLength(1);

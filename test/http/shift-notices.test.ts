@@ -12,6 +12,7 @@ import { addContactMethod, accountEmailMethod, phoneMessages, replaceRules } fro
 import { seedTeam } from '../support/teams.js';
 import { freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { sweepShiftNotices } from '../../shared/notifications/shift-notices.js';
+import { SHIFT_NOTICES_TIMEOUT_SECONDS } from '../../shared/system.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/platform/db/client.js';
 import { keys } from '../../shared/platform/db/keys.js';
@@ -28,7 +29,7 @@ let numbers = 0;
 const phone = () => `+1652${String(process.pid % 1000).padStart(3, '0')}${String(3000 + numbers++).slice(-4)}`;
 
 /** A run of the sweep (waiting, as Lambda would, for a notice the runtime's own run is sending). */
-const sweep = () => sweepShiftNotices({ remainingMs: () => 60_000 });
+const sweep = () => sweepShiftNotices({ remainingMs: () => 60_000, leaseMs: SHIFT_NOTICES_TIMEOUT_SECONDS * 1000 });
 const at = (iso: string) => freezeClock(new Date(iso));
 
 const mailNotices = async (user: User) => (await allMailTo(api, user.email)).filter((mail) => mail.subject.startsWith(ON_CALL)).map((mail) => mail.subject);
