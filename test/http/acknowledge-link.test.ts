@@ -11,8 +11,6 @@ import { sesClient } from '../../shared/channels/email.js';
 import { notify } from '../../shared/notifications/notifier.js';
 import { NOTIFIER_TIMEOUT_SECONDS } from '../../shared/system.js';
 
-/** The notifier's own options: its pending lease, its timeout. */
-const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, clock, freezeClock, resetClock } from '../../shared/platform/clock.js';
 import { db, tableName } from '../../shared/platform/db/client.js';
@@ -25,6 +23,9 @@ import { Api, awaitMail, mailTo, settle, uniqueEmail, type User } from '../suppo
 import { holdCalls } from '../../infra/testing/ddb-calls.js';
 import { seedIncidents, type SeedMonitor } from '../../infra/testing/seed.js';
 import { createMonitor, reportDown } from '../support/teams.js';
+
+/** The notifier's own options: its pending lease, its timeout. */
+const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 
 let api: Api;
 let owner: User;

@@ -15,10 +15,11 @@ import { DAILY_QUOTAS, utcDay, type QuotaKind } from '../../shared/platform/quot
 import { notify } from '../../shared/notifications/notifier.js';
 import { NOTIFIER_TIMEOUT_SECONDS } from '../../shared/system.js';
 
-/** The notifier's own options: its pending lease, its timeout. */
-const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 import { sesClient } from '../../shared/channels/email.js';
 import { Api, allMailTo, awaitMail, settle, uniqueEmail, type User } from '../support/api.js';
+
+/** The notifier's own options: its pending lease, its timeout. */
+const notifier = { leaseMs: NOTIFIER_TIMEOUT_SECONDS * 1000 };
 
 let api: Api;
 
