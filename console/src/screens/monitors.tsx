@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { MoreButton, useMore } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -51,19 +52,13 @@ function HeartbeatBadge({ monitor }: { monitor: Monitor }) {
 export function MonitorsScreen() {
   const { api } = useConsole();
   const first = useResource(() => must(api.GET('/api/monitors', { params: { query: { limit: 50 } } })), []);
-  const [more, setMore] = useState<{ monitors: Monitor[]; cursor: string | null } | undefined>();
+  const more = useMore(first, (page) => page.monitors, (cursor) => must(api.GET('/api/monitors', { params: { query: { limit: 50, cursor } } })));
   const choices = useChoices();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/monitors', { params: { query: { limit: 50, cursor } } }));
-    setMore({ monitors: [...(more?.monitors ?? []), ...page.monitors], cursor: page.next_cursor });
-  });
   const create = useAction(async (values: MonitorValues) => {
     const { monitor } = await must(api.POST('/api/monitors', { body: createBody(values) }));
     navigate(`/monitors/${monitor.id}`);
   });
-  const monitors = [...(first.data?.monitors ?? []), ...(more?.monitors ?? [])];
+  const monitors = more.items;
   const teams = new Map((choices.data?.teams ?? []).map((team) => [team.id, team.name]));
   const policies = new Map((choices.data?.policies ?? []).map((policy) => [policy.id, policy.name]));
 
@@ -96,12 +91,8 @@ export function MonitorsScreen() {
           ))}
         </ul>
       )}
-      <ErrorNote error={loadMore.error} />
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More monitors
-        </button>
-      )}
+      <ErrorNote error={more.load.error} />
+      <MoreButton more={more}>More monitors</MoreButton>
 
       <h2>New monitor</h2>
       <MonitorForm
@@ -527,15 +518,13 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
   const { api } = useConsole();
   const id = monitor.id;
   const first = useResource(() => must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50 } } })), [id]);
-  const [more, setMore] = useState<{ subscribers: Schemas['Subscriber'][]; cursor: string | null } | undefined>();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50, cursor } } }));
-    setMore({ subscribers: [...(more?.subscribers ?? []), ...page.subscribers], cursor: page.next_cursor });
-  });
+  const more = useMore(
+    first,
+    (page) => page.subscribers,
+    (cursor) => must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50, cursor } } })),
+  );
   const reload = async () => {
-    setMore(undefined);
+    more.reset();
     await first.reload();
   };
   const [email, setEmail] = useState('');
@@ -544,12 +533,12 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
     setEmail('');
     await reload();
   });
-  const subscribers = [...(first.data?.subscribers ?? []), ...(more?.subscribers ?? [])];
+  const subscribers = more.items;
   return (
     <>
       <h2>Subscribers</h2>
       <p class="muted">They get an e-mail when an incident of this monitor opens or changes. A new address is pending until it confirms through the link e-mailed to it.</p>
-      <ErrorNote error={first.error ?? loadMore.error} />
+      <ErrorNote error={first.error ?? more.load.error} />
       {first.data === undefined && !first.error && <Loading what="subscribers" />}
       {first.data && subscribers.length === 0 && <p class="muted">No subscribers.</p>}
       {subscribers.length > 0 && (
@@ -583,11 +572,7 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
           ))}
         </ul>
       )}
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More subscribers
-        </button>
-      )}
+      <MoreButton more={more}>More subscribers</MoreButton>
       <form
         class="row"
         aria-label="New subscriber"

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { MoreButton, useMore } from '../components/paging.js';
 import { ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -38,14 +39,12 @@ const repeatText = (policy: Policy) => (policy.repeat ? `Repeats ${policy.repeat
 export function PoliciesScreen() {
   const { api } = useConsole();
   const first = useResource(() => must(api.GET('/api/escalation-policies', { params: { query: { limit: 50 } } })), []);
-  const [more, setMore] = useState<{ policies: Policy[]; cursor: string | null } | undefined>();
+  const more = useMore(
+    first,
+    (page) => page.escalation_policies,
+    (cursor) => must(api.GET('/api/escalation-policies', { params: { query: { limit: 50, cursor } } })),
+  );
   const teams = useTeams();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/escalation-policies', { params: { query: { limit: 50, cursor } } }));
-    setMore({ policies: [...(more?.policies ?? []), ...page.escalation_policies], cursor: page.next_cursor });
-  });
   const create = useAction(async (values: PolicyValues) => {
     const repeat = Number(values.repeat || '0');
     const { escalation_policy } = await must(
@@ -55,7 +54,7 @@ export function PoliciesScreen() {
     );
     navigate(`/escalation-policies/${escalation_policy.id}`);
   });
-  const policies = [...(first.data?.escalation_policies ?? []), ...(more?.policies ?? [])];
+  const policies = more.items;
   const teamNames = new Map((teams.data?.teams ?? []).map((team) => [team.id, team.name]));
   return (
     <section>
@@ -83,12 +82,8 @@ export function PoliciesScreen() {
           ))}
         </ul>
       )}
-      <ErrorNote error={loadMore.error} />
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More escalation policies
-        </button>
-      )}
+      <ErrorNote error={more.load.error} />
+      <MoreButton more={more}>More escalation policies</MoreButton>
       <h2>New escalation policy</h2>
       <PolicyForm initial={newPolicy} teams={teams.data?.teams ?? []} submit="Create policy" busy={create.busy} error={create.error ?? teams.error} onSubmit={(values) => void create.run(values)} />
     </section>

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -50,20 +51,7 @@ export function TeamsScreen() {
           ))}
         </ul>
       )}
-      {(cursor || list.data?.next_cursor) && (
-        <div class="actions">
-          {cursor && (
-            <button type="button" onClick={() => setCursor(undefined)}>
-              First page
-            </button>
-          )}
-          {list.data?.next_cursor && (
-            <button type="button" onClick={() => setCursor(list.data!.next_cursor ?? undefined)}>
-              Next page
-            </button>
-          )}
-        </div>
-      )}
+      <Pager cursor={cursor} next={list.data?.next_cursor} onPage={setCursor} />
       <CreateTeam />
     </section>
   );
