@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, must, type Schemas } from '../api/client.js';
+import { NameOptions } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -157,22 +158,14 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
           Monitor
           <select aria-label="Monitor" value={filters.monitor_id} onChange={(event) => setFilter('monitor_id', event.currentTarget.value)}>
             <option value="">Any</option>
-            {choices.data?.monitors.map((monitor) => (
-              <option key={monitor.id} value={monitor.id}>
-                {monitor.name}
-              </option>
-            ))}
+            <NameOptions items={choices.data?.monitors} />
           </select>
         </label>
         <label>
           Team
           <select aria-label="Team" value={filters.team_id} onChange={(event) => setFilter('team_id', event.currentTarget.value)}>
             <option value="">Any</option>
-            {choices.data?.teams.map((team) => (
-              <option key={team.id} value={team.id}>
-                {team.name}
-              </option>
-            ))}
+            <NameOptions items={choices.data?.teams} />
           </select>
         </label>
         <label class="check">

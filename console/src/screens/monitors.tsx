@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, submitWith } from '../components/forms.js';
 import { MoreButton, useMore } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -123,10 +124,7 @@ function MonitorForm(props: {
     <form
       class="stack"
       aria-label={props.submit}
-      onSubmit={(event) => {
-        event.preventDefault();
-        props.onSubmit(values);
-      }}
+      onSubmit={submitWith(() => props.onSubmit(values))}
     >
       <label>
         Name
@@ -146,22 +144,14 @@ function MonitorForm(props: {
         Escalation policy
         <select value={values.escalation_policy_id} onChange={(event) => set('escalation_policy_id', event.currentTarget.value)}>
           <option value="">None (nobody is paged)</option>
-          {props.policies.map((policy) => (
-            <option key={policy.id} value={policy.id}>
-              {policy.name}
-            </option>
-          ))}
+          <NameOptions items={props.policies} />
         </select>
       </label>
       <label>
         Team
         <select value={values.team_id} onChange={(event) => set('team_id', event.currentTarget.value)}>
           <option value="">Only me</option>
-          {props.teams.map((team) => (
-            <option key={team.id} value={team.id}>
-              {team.name}
-            </option>
-          ))}
+          <NameOptions items={props.teams} />
         </select>
       </label>
       <label>
@@ -382,10 +372,7 @@ function Integrations({ monitor, created, onCreated }: { monitor: Monitor; creat
       <form
         class="row"
         aria-label="New integration key"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <label>
           Key name
@@ -576,10 +563,7 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
       <form
         class="row"
         aria-label="New subscriber"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add.run();
-        }}
+        onSubmit={submitWith(() => add.run())}
       >
         <label>
           E-mail address

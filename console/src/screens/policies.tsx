@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, submitWith } from '../components/forms.js';
 import { MoreButton, useMore } from '../components/paging.js';
 import { ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -215,10 +216,7 @@ function PolicyForm(props: {
     <form
       class="stack"
       aria-label={props.submit}
-      onSubmit={(event) => {
-        event.preventDefault();
-        props.onSubmit(values);
-      }}
+      onSubmit={submitWith(() => props.onSubmit(values))}
     >
       <label>
         Name
@@ -228,11 +226,7 @@ function PolicyForm(props: {
         Team
         <select value={values.team_id} onChange={(event) => setValues({ ...values, team_id: event.currentTarget.value })}>
           <option value="">Only me</option>
-          {props.teams.map((team) => (
-            <option key={team.id} value={team.id}>
-              {team.name}
-            </option>
-          ))}
+          <NameOptions items={props.teams} />
         </select>
         <span class="hint">A team’s policy pages its members and schedules; its monitors may use it.</span>
       </label>

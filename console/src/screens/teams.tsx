@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { submitWith } from '../components/forms.js';
 import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -72,10 +73,7 @@ function CreateTeam() {
       <form
         class="stack"
         aria-label="New team"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <label>
           Team name
@@ -184,10 +182,7 @@ function Rename({ detail, onDone }: { detail: Detail; onDone: () => Promise<void
     <form
       class="row"
       aria-label="Rename the team"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void rename.run();
-      }}
+      onSubmit={submitWith(() => rename.run())}
     >
       <label>
         Team name

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, submitWith } from '../components/forms.js';
 import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -131,10 +132,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
       <form
         class="stack"
         aria-label="New webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <fieldset class="scope">
           <legend>Send the incidents of</legend>
@@ -155,11 +153,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <label>
             Monitor
             <select value={monitorId || monitors.data?.monitors[0]?.id} onChange={(event) => setMonitorId(event.currentTarget.value)}>
-              {monitors.data?.monitors.map((monitor) => (
-                <option key={monitor.id} value={monitor.id}>
-                  {monitor.name}
-                </option>
-              ))}
+              <NameOptions items={monitors.data?.monitors} />
             </select>
           </label>
         )}
@@ -167,11 +161,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <label>
             Team
             <select value={teamId || teams.data?.teams[0]?.id} onChange={(event) => setTeamId(event.currentTarget.value)}>
-              {teams.data?.teams.map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.name}
-                </option>
-              ))}
+              <NameOptions items={teams.data?.teams} />
             </select>
           </label>
         )}
@@ -379,10 +369,7 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => Prom
       <form
         class="stack"
         aria-label="Edit the webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void save.run();
-        }}
+        onSubmit={submitWith(() => save.run())}
       >
         <label>
           New URL (leave empty to keep {webhook.url})

@@ -1,0 +1,20 @@
+/** Form pieces the screens share. */
+
+/** A form's onSubmit: the page stays (no browser submit) and `run` does the work (its busy/error state shows by the form). */
+export const submitWith = (run: () => unknown) => (event: Event) => {
+  event.preventDefault();
+  void run();
+};
+
+/** The <option>s for a list of named things (teams, monitors, escalation policies), each valued by its id. */
+export function NameOptions({ items }: { items: readonly { id: string; name: string }[] | undefined }) {
+  return (
+    <>
+      {items?.map((item) => (
+        <option key={item.id} value={item.id}>
+          {item.name}
+        </option>
+      ))}
+    </>
+  );
+}
