@@ -12,7 +12,7 @@ import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { ConfirmButton } from './confirm-dialog.js';
+import { ConfirmButton } from '../components/confirm.js';
 import { formatSeconds, heartbeatState } from './heartbeat.js';
 import { KEY_PLACEHOLDER, heartbeatSnippet, snippetsFor, type Snippet } from './integration-snippets.js';
 import { changesOf, createBody, emptyMonitor, valuesOf, type MonitorValues } from './monitor-form.js';

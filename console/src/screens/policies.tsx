@@ -11,7 +11,7 @@ import { ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { ConfirmButton } from './confirm-dialog.js';
+import { ConfirmButton } from '../components/confirm.js';
 import { formatSeconds } from './heartbeat.js';
 import { draftOf, nextStep, stepsBody, targetLabel, withTarget, type DraftStep, type Target } from './policy-steps.js';
 import './monitors.css';

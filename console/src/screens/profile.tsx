@@ -9,7 +9,7 @@ import { submitWith } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
-import { CopyField } from './people-ui.js';
+import { CopyField } from '../components/copy-field.js';
 import { delayText, e164, hasPhone, rulesByUrgency } from './people.js';
 import './people.css';
 

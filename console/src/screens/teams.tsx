@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { ConfirmInline } from '../components/confirm.js';
 import { submitWith } from '../components/forms.js';
 import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
@@ -332,32 +333,15 @@ function InviteForm({ teamId, onDone }: { teamId: string; onDone: () => Promise<
 
 function DeleteTeam({ detail }: { detail: Detail }) {
   const { api } = useConsole();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useAction(async () => {
+  const remove = async () => {
     await must(api.DELETE('/api/teams/{id}', { params: { path: { id: detail.team.id } } }));
     navigate('/teams');
-  });
+  };
   return (
     <>
       <h2>Delete the team</h2>
       <p class="muted">Its monitors, policies and schedules go back to whoever created them; its memberships and invitations are removed.</p>
-      <div class="actions">
-        {!confirming ? (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Delete team
-          </button>
-        ) : (
-          <>
-            <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>
-              Delete {detail.team.name} for good
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </>
-        )}
-      </div>
-      <ErrorNote error={remove.error} />
+      <ConfirmInline start="Delete team" confirm={`Delete ${detail.team.name} for good`} onConfirm={remove} />
     </>
   );
 }

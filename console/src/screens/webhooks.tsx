@@ -6,13 +6,14 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { ConfirmInline } from '../components/confirm.js';
 import { NameOptions, submitWith } from '../components/forms.js';
 import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { CopyField } from './people-ui.js';
+import { CopyField } from '../components/copy-field.js';
 import { attemptSummary } from './people.js';
 import './people.css';
 
@@ -406,31 +407,14 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => Prom
 
 function DeleteWebhook({ webhook }: { webhook: Webhook }) {
   const { api } = useConsole();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useAction(async () => {
+  const remove = async () => {
     await must(api.DELETE('/api/webhooks/{id}', { params: { path: { id: webhook.id } } }));
     navigate('/webhooks');
-  });
+  };
   return (
     <>
       <h2>Delete</h2>
-      <div class="actions">
-        {!confirming ? (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Delete webhook
-          </button>
-        ) : (
-          <>
-            <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>
-              Delete it for good
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </>
-        )}
-      </div>
-      <ErrorNote error={remove.error} />
+      <ConfirmInline start="Delete webhook" confirm="Delete it for good" onConfirm={remove} />
     </>
   );
 }
