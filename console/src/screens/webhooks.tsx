@@ -86,6 +86,18 @@ function CreatedNote({ webhook }: { webhook: Schemas['CreatedWebhook'] }) {
   );
 }
 
+function FormatField({ format, onChange }: { format: Format; onChange: (format: Format) => void }) {
+  return (
+    <label>
+      Format
+      <select value={format} onChange={(event) => onChange(event.currentTarget.value as Format)}>
+        <option value="standard">Standard (signed JSON)</option>
+        <option value="slack">Slack (incoming webhook)</option>
+      </select>
+    </label>
+  );
+}
+
 function EventsField({ events, onChange }: { events: EventName[]; onChange: (events: EventName[]) => void }) {
   return (
     <fieldset class="events">
@@ -174,13 +186,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <input type="url" required maxLength={2000} value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
         </label>
         <EventsField events={events} onChange={setEvents} />
-        <label>
-          Format
-          <select value={format} onChange={(event) => setFormat(event.currentTarget.value as Format)}>
-            <option value="standard">Standard (signed JSON)</option>
-            <option value="slack">Slack (incoming webhook)</option>
-          </select>
-        </label>
+        <FormatField format={format} onChange={setFormat} />
         <label>
           Description (optional)
           <input maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
@@ -377,13 +383,7 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => Prom
           <input type="url" maxLength={2000} value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
         </label>
         <EventsField events={events} onChange={setEvents} />
-        <label>
-          Format
-          <select value={format} onChange={(event) => setFormat(event.currentTarget.value as Format)}>
-            <option value="standard">Standard (signed JSON)</option>
-            <option value="slack">Slack (incoming webhook)</option>
-          </select>
-        </label>
+        <FormatField format={format} onChange={setFormat} />
         <label>
           Description
           <input maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
