@@ -18,3 +18,16 @@ export function NameOptions({ items }: { items: readonly { id: string; name: str
     </>
   );
 }
+
+/** The <option>s for values of an API enumeration (TRIGGERED, HIGH…), each shown as a word ("Triggered"). */
+export function WordOptions({ values }: { values: readonly string[] }) {
+  return (
+    <>
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {value.charAt(0) + value.slice(1).toLowerCase()}
+        </option>
+      ))}
+    </>
+  );
+}

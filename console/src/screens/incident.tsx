@@ -6,7 +6,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
-import { submitWith } from '../components/forms.js';
+import { submitWith, WordOptions } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -176,11 +176,7 @@ function NoteForm({ incidentId, resolved, onPosted }: { incidentId: string; reso
           Change status to
           <select value={status} onChange={(event) => setStatus(event.currentTarget.value)} disabled={resolved}>
             <option value="">(unchanged)</option>
-            {STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {value.charAt(0) + value.slice(1).toLowerCase()}
-              </option>
-            ))}
+            <WordOptions values={STATUSES} />
           </select>
         </label>
         <button type="submit" disabled={post.busy}>
