@@ -1,4 +1,6 @@
 /** Form pieces the screens share. */
+import type { ComponentChildren } from 'preact';
+import { ErrorNote } from './ui.js';
 
 /** A form's onSubmit: the page stays (no browser submit) and `run` does the work (its busy/error state shows by the form). */
 export const submitWith = (run: () => unknown) => (event: Event) => {
@@ -28,6 +30,20 @@ export function WordOptions({ values }: { values: readonly string[] }) {
           {value.charAt(0) + value.slice(1).toLowerCase()}
         </option>
       ))}
+    </>
+  );
+}
+
+/** A form's end: the API's refusal, then its primary submit button (disabled while the action runs). */
+export function SubmitActions({ error, busy, children }: { error: Error | undefined; busy: boolean | undefined; children: ComponentChildren }) {
+  return (
+    <>
+      <ErrorNote error={error} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {children}
+        </button>
+      </div>
     </>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
-import { NameOptions, submitWith } from '../components/forms.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
 import { MoreButton, useMore } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -178,12 +178,9 @@ function MonitorForm(props: {
           </label>
         </div>
       )}
-      <ErrorNote error={props.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy}>
-          {props.submit}
-        </button>
-      </div>
+      <SubmitActions error={props.error} busy={props.busy}>
+        {props.submit}
+      </SubmitActions>
     </form>
   );
 }

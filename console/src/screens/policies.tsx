@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
-import { NameOptions, submitWith } from '../components/forms.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
 import { MoreButton, useMore } from '../components/paging.js';
 import { ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -253,12 +253,9 @@ function PolicyForm(props: {
         <input type="number" min={0} max={5} value={values.repeat} onInput={(event) => setValues({ ...values, repeat: event.currentTarget.value })} />
         <span class="hint">When the last step passes unacknowledged, start again from step 1.</span>
       </label>
-      <ErrorNote error={props.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy}>
-          {props.submit}
-        </button>
-      </div>
+      <SubmitActions error={props.error} busy={props.busy}>
+        {props.submit}
+      </SubmitActions>
     </form>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
-import { submitWith } from '../components/forms.js';
+import { SubmitActions, submitWith } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -195,12 +195,9 @@ function AddMethod({ initialType, onAdded }: { initialType: MethodType; onAdded:
         Name (optional)
         <input maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />
       </label>
-      <ErrorNote error={add.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={add.busy}>
-          Add and send a code
-        </button>
-      </div>
+      <SubmitActions error={add.error} busy={add.busy}>
+        Add and send a code
+      </SubmitActions>
     </form>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
-import { NameOptions, submitWith } from '../components/forms.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
 import { ErrorNote, Heading, Loading } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -107,12 +107,9 @@ function CreateSchedule() {
         </select>
       </label>
       <p class="muted">It starts with one weekly layer with you in it, handing off Mondays at 09:00; change its layers on the schedule's page.</p>
-      <ErrorNote error={create.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create schedule
-        </button>
-      </div>
+      <SubmitActions error={create.error} busy={create.busy}>
+        Create schedule
+      </SubmitActions>
     </form>
   );
 }

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
 import { ConfirmInline } from '../components/confirm.js';
-import { submitWith } from '../components/forms.js';
+import { SubmitActions, submitWith } from '../components/forms.js';
 import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
@@ -21,6 +21,18 @@ type Member = Schemas['TeamMemberDetail'];
 type Invite = Schemas['TeamInvite'];
 const ASSIGNABLE = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
 type Assignable = (typeof ASSIGNABLE)[number];
+
+function RoleOptions() {
+  return (
+    <>
+      {ASSIGNABLE.map((value) => (
+        <option key={value} value={value}>
+          {value}
+        </option>
+      ))}
+    </>
+  );
+}
 
 export function TeamsScreen() {
   const { api } = useConsole();
@@ -100,12 +112,9 @@ function CreateTeam() {
             }}
           />
         </label>
-        <ErrorNote error={create.error} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={create.busy}>
-            Create team
-          </button>
-        </div>
+        <SubmitActions error={create.error} busy={create.busy}>
+          Create team
+        </SubmitActions>
       </form>
     </>
   );
@@ -231,11 +240,7 @@ function MemberCard({ teamId, member, permissions, onDone }: { teamId: string; m
                 <label>
                   Role of {member.name}
                   <select value={role} onChange={(event) => setRole(event.currentTarget.value as Assignable)}>
-                    {ASSIGNABLE.map((value) => (
-                      <option key={value} value={value}>
-                        {value}
-                      </option>
-                    ))}
+                    <RoleOptions />
                   </select>
                 </label>
                 <button type="button" disabled={change.busy || role === member.role} onClick={() => void change.run()} aria-label={`Change the role of ${member.name}`}>
@@ -311,11 +316,7 @@ function InviteForm({ teamId, onDone }: { teamId: string; onDone: () => Promise<
       <label>
         Invited role
         <select value={role} onChange={(event) => setRole(event.currentTarget.value as Assignable)}>
-          {ASSIGNABLE.map((value) => (
-            <option key={value} value={value}>
-              {value}
-            </option>
-          ))}
+          <RoleOptions />
         </select>
       </label>
       <button type="submit" class="primary" disabled={invite.busy}>
