@@ -6,6 +6,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { submitWith, WordOptions } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -166,10 +167,7 @@ function NoteForm({ incidentId, resolved, onPosted }: { incidentId: string; reso
     <form
       class="note"
       aria-label="Add a note"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void post.run();
-      }}
+      onSubmit={submitWith(() => post.run())}
     >
       <label for="note-message">Note</label>
       <textarea id="note-message" required maxLength={5000} rows={3} value={message} onInput={(event) => setMessage(event.currentTarget.value)} />
@@ -178,11 +176,7 @@ function NoteForm({ incidentId, resolved, onPosted }: { incidentId: string; reso
           Change status to
           <select value={status} onChange={(event) => setStatus(event.currentTarget.value)} disabled={resolved}>
             <option value="">(unchanged)</option>
-            {STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {value.charAt(0) + value.slice(1).toLowerCase()}
-              </option>
-            ))}
+            <WordOptions values={STATUSES} />
           </select>
         </label>
         <button type="submit" disabled={post.busy}>

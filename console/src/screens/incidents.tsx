@@ -3,8 +3,10 @@
  * resolve one or many at once. The list reads itself again every 10 seconds while the tab is
  * visible, so a new or changed incident shows within 15 seconds without a reload.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, must, type Schemas } from '../api/client.js';
+import { NameOptions, WordOptions } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -28,6 +30,18 @@ const filtersOf = (query: URLSearchParams): Filters => ({
   team_id: query.get('team_id') ?? '',
   mine: query.get('mine') ?? '',
 });
+
+/** One filter of the list: a labelled <select> whose choice goes into the page's address. */
+function FilterSelect(props: { label: string; name: keyof Filters; filters: Filters; onChange: (name: keyof Filters, value: string) => void; children: ComponentChildren }) {
+  return (
+    <label>
+      {props.label}
+      <select aria-label={props.label} value={props.filters[props.name]} onChange={(event) => props.onChange(props.name, event.currentTarget.value)}>
+        {props.children}
+      </select>
+    </label>
+  );
+}
 
 /** The caller's monitors and teams, for the filters' choices (their first pages: 100 each, as a person picks from). */
 function useChoices() {
@@ -114,67 +128,33 @@ export function IncidentsScreen({ query }: { query: URLSearchParams }) {
     <section>
       <Heading title="Incidents">Incidents</Heading>
       <form class="filters" aria-label="Filter incidents" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Status
-          <select aria-label="Status" value={filters.status} onChange={(event) => setFilter('status', event.currentTarget.value)}>
-            <option value="open">Open</option>
-            <option value="">Any</option>
-            {STATUSES.slice(1).map((status) => (
-              <option key={status} value={status}>
-                {status.charAt(0) + status.slice(1).toLowerCase()}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Severity
-          <select aria-label="Severity" value={filters.severity} onChange={(event) => setFilter('severity', event.currentTarget.value)}>
-            <option value="">Any</option>
-            {SEVERITIES.map((severity) => (
-              <option key={severity} value={severity}>
-                {severity.charAt(0) + severity.slice(1).toLowerCase()}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Urgency
-          <select aria-label="Urgency" value={filters.urgency} onChange={(event) => setFilter('urgency', event.currentTarget.value)}>
-            <option value="">Any</option>
-            <option value="high">High</option>
-            <option value="low">Low</option>
-          </select>
-        </label>
-        <label>
-          Acknowledged
-          <select aria-label="Acknowledged" value={filters.acknowledged} onChange={(event) => setFilter('acknowledged', event.currentTarget.value)}>
-            <option value="">Either</option>
-            <option value="false">Not yet</option>
-            <option value="true">Yes</option>
-          </select>
-        </label>
-        <label>
-          Monitor
-          <select aria-label="Monitor" value={filters.monitor_id} onChange={(event) => setFilter('monitor_id', event.currentTarget.value)}>
-            <option value="">Any</option>
-            {choices.data?.monitors.map((monitor) => (
-              <option key={monitor.id} value={monitor.id}>
-                {monitor.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Team
-          <select aria-label="Team" value={filters.team_id} onChange={(event) => setFilter('team_id', event.currentTarget.value)}>
-            <option value="">Any</option>
-            {choices.data?.teams.map((team) => (
-              <option key={team.id} value={team.id}>
-                {team.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Status" name="status" filters={filters} onChange={setFilter}>
+          <option value="open">Open</option>
+          <option value="">Any</option>
+          <WordOptions values={STATUSES.slice(1)} />
+        </FilterSelect>
+        <FilterSelect label="Severity" name="severity" filters={filters} onChange={setFilter}>
+          <option value="">Any</option>
+          <WordOptions values={SEVERITIES} />
+        </FilterSelect>
+        <FilterSelect label="Urgency" name="urgency" filters={filters} onChange={setFilter}>
+          <option value="">Any</option>
+          <option value="high">High</option>
+          <option value="low">Low</option>
+        </FilterSelect>
+        <FilterSelect label="Acknowledged" name="acknowledged" filters={filters} onChange={setFilter}>
+          <option value="">Either</option>
+          <option value="false">Not yet</option>
+          <option value="true">Yes</option>
+        </FilterSelect>
+        <FilterSelect label="Monitor" name="monitor_id" filters={filters} onChange={setFilter}>
+          <option value="">Any</option>
+          <NameOptions items={choices.data?.monitors} />
+        </FilterSelect>
+        <FilterSelect label="Team" name="team_id" filters={filters} onChange={setFilter}>
+          <option value="">Any</option>
+          <NameOptions items={choices.data?.teams} />
+        </FilterSelect>
         <label class="check">
           <input type="checkbox" checked={filters.mine === 'true'} onChange={(event) => setFilter('mine', event.currentTarget.checked ? 'true' : '')} />
           Assigned to me

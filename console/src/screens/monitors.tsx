@@ -6,11 +6,13 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
+import { MoreButton, useMore } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { ConfirmButton } from './confirm-dialog.js';
+import { ConfirmButton } from '../components/confirm.js';
 import { formatSeconds, heartbeatState } from './heartbeat.js';
 import { KEY_PLACEHOLDER, heartbeatSnippet, snippetsFor, type Snippet } from './integration-snippets.js';
 import { changesOf, createBody, emptyMonitor, valuesOf, type MonitorValues } from './monitor-form.js';
@@ -51,19 +53,13 @@ function HeartbeatBadge({ monitor }: { monitor: Monitor }) {
 export function MonitorsScreen() {
   const { api } = useConsole();
   const first = useResource(() => must(api.GET('/api/monitors', { params: { query: { limit: 50 } } })), []);
-  const [more, setMore] = useState<{ monitors: Monitor[]; cursor: string | null } | undefined>();
+  const more = useMore(first, (page) => page.monitors, (cursor) => must(api.GET('/api/monitors', { params: { query: { limit: 50, cursor } } })));
   const choices = useChoices();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/monitors', { params: { query: { limit: 50, cursor } } }));
-    setMore({ monitors: [...(more?.monitors ?? []), ...page.monitors], cursor: page.next_cursor });
-  });
   const create = useAction(async (values: MonitorValues) => {
     const { monitor } = await must(api.POST('/api/monitors', { body: createBody(values) }));
     navigate(`/monitors/${monitor.id}`);
   });
-  const monitors = [...(first.data?.monitors ?? []), ...(more?.monitors ?? [])];
+  const monitors = more.items;
   const teams = new Map((choices.data?.teams ?? []).map((team) => [team.id, team.name]));
   const policies = new Map((choices.data?.policies ?? []).map((policy) => [policy.id, policy.name]));
 
@@ -96,12 +92,8 @@ export function MonitorsScreen() {
           ))}
         </ul>
       )}
-      <ErrorNote error={loadMore.error} />
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More monitors
-        </button>
-      )}
+      <ErrorNote error={more.load.error} />
+      <MoreButton more={more}>More monitors</MoreButton>
 
       <h2>New monitor</h2>
       <MonitorForm
@@ -132,10 +124,7 @@ function MonitorForm(props: {
     <form
       class="stack"
       aria-label={props.submit}
-      onSubmit={(event) => {
-        event.preventDefault();
-        props.onSubmit(values);
-      }}
+      onSubmit={submitWith(() => props.onSubmit(values))}
     >
       <label>
         Name
@@ -155,22 +144,14 @@ function MonitorForm(props: {
         Escalation policy
         <select value={values.escalation_policy_id} onChange={(event) => set('escalation_policy_id', event.currentTarget.value)}>
           <option value="">None (nobody is paged)</option>
-          {props.policies.map((policy) => (
-            <option key={policy.id} value={policy.id}>
-              {policy.name}
-            </option>
-          ))}
+          <NameOptions items={props.policies} />
         </select>
       </label>
       <label>
         Team
         <select value={values.team_id} onChange={(event) => set('team_id', event.currentTarget.value)}>
           <option value="">Only me</option>
-          {props.teams.map((team) => (
-            <option key={team.id} value={team.id}>
-              {team.name}
-            </option>
-          ))}
+          <NameOptions items={props.teams} />
         </select>
       </label>
       <label>
@@ -197,12 +178,9 @@ function MonitorForm(props: {
           </label>
         </div>
       )}
-      <ErrorNote error={props.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy}>
-          {props.submit}
-        </button>
-      </div>
+      <SubmitActions error={props.error} busy={props.busy}>
+        {props.submit}
+      </SubmitActions>
     </form>
   );
 }
@@ -391,10 +369,7 @@ function Integrations({ monitor, created, onCreated }: { monitor: Monitor; creat
       <form
         class="row"
         aria-label="New integration key"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <label>
           Key name
@@ -527,15 +502,13 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
   const { api } = useConsole();
   const id = monitor.id;
   const first = useResource(() => must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50 } } })), [id]);
-  const [more, setMore] = useState<{ subscribers: Schemas['Subscriber'][]; cursor: string | null } | undefined>();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50, cursor } } }));
-    setMore({ subscribers: [...(more?.subscribers ?? []), ...page.subscribers], cursor: page.next_cursor });
-  });
+  const more = useMore(
+    first,
+    (page) => page.subscribers,
+    (cursor) => must(api.GET('/api/monitors/{id}/subscribers', { params: { path: { id }, query: { limit: 50, cursor } } })),
+  );
   const reload = async () => {
-    setMore(undefined);
+    more.reset();
     await first.reload();
   };
   const [email, setEmail] = useState('');
@@ -544,12 +517,12 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
     setEmail('');
     await reload();
   });
-  const subscribers = [...(first.data?.subscribers ?? []), ...(more?.subscribers ?? [])];
+  const subscribers = more.items;
   return (
     <>
       <h2>Subscribers</h2>
       <p class="muted">They get an e-mail when an incident of this monitor opens or changes. A new address is pending until it confirms through the link e-mailed to it.</p>
-      <ErrorNote error={first.error ?? loadMore.error} />
+      <ErrorNote error={first.error ?? more.load.error} />
       {first.data === undefined && !first.error && <Loading what="subscribers" />}
       {first.data && subscribers.length === 0 && <p class="muted">No subscribers.</p>}
       {subscribers.length > 0 && (
@@ -583,18 +556,11 @@ function Subscribers({ monitor }: { monitor: Monitor }) {
           ))}
         </ul>
       )}
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More subscribers
-        </button>
-      )}
+      <MoreButton more={more}>More subscribers</MoreButton>
       <form
         class="row"
         aria-label="New subscriber"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add.run();
-        }}
+        onSubmit={submitWith(() => add.run())}
       >
         <label>
           E-mail address

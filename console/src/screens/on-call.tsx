@@ -8,7 +8,7 @@ import { must, type Schemas } from '../api/client.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
-import { ConfirmDialog } from '../schedules/confirm.js';
+import { ConfirmDialog } from '../components/confirm.js';
 import './schedules.css';
 
 type Schedule = Schemas['Schedule'];

@@ -5,11 +5,13 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
+import { MoreButton, useMore } from '../components/paging.js';
 import { ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { ConfirmButton } from './confirm-dialog.js';
+import { ConfirmButton } from '../components/confirm.js';
 import { formatSeconds } from './heartbeat.js';
 import { draftOf, nextStep, stepsBody, targetLabel, withTarget, type DraftStep, type Target } from './policy-steps.js';
 import './monitors.css';
@@ -38,14 +40,12 @@ const repeatText = (policy: Policy) => (policy.repeat ? `Repeats ${policy.repeat
 export function PoliciesScreen() {
   const { api } = useConsole();
   const first = useResource(() => must(api.GET('/api/escalation-policies', { params: { query: { limit: 50 } } })), []);
-  const [more, setMore] = useState<{ policies: Policy[]; cursor: string | null } | undefined>();
+  const more = useMore(
+    first,
+    (page) => page.escalation_policies,
+    (cursor) => must(api.GET('/api/escalation-policies', { params: { query: { limit: 50, cursor } } })),
+  );
   const teams = useTeams();
-  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
-  const loadMore = useAction(async () => {
-    if (!cursor) return;
-    const page = await must(api.GET('/api/escalation-policies', { params: { query: { limit: 50, cursor } } }));
-    setMore({ policies: [...(more?.policies ?? []), ...page.escalation_policies], cursor: page.next_cursor });
-  });
   const create = useAction(async (values: PolicyValues) => {
     const repeat = Number(values.repeat || '0');
     const { escalation_policy } = await must(
@@ -55,7 +55,7 @@ export function PoliciesScreen() {
     );
     navigate(`/escalation-policies/${escalation_policy.id}`);
   });
-  const policies = [...(first.data?.escalation_policies ?? []), ...(more?.policies ?? [])];
+  const policies = more.items;
   const teamNames = new Map((teams.data?.teams ?? []).map((team) => [team.id, team.name]));
   return (
     <section>
@@ -83,12 +83,8 @@ export function PoliciesScreen() {
           ))}
         </ul>
       )}
-      <ErrorNote error={loadMore.error} />
-      {cursor && (
-        <button type="button" class="quiet" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          More escalation policies
-        </button>
-      )}
+      <ErrorNote error={more.load.error} />
+      <MoreButton more={more}>More escalation policies</MoreButton>
       <h2>New escalation policy</h2>
       <PolicyForm initial={newPolicy} teams={teams.data?.teams ?? []} submit="Create policy" busy={create.busy} error={create.error ?? teams.error} onSubmit={(values) => void create.run(values)} />
     </section>
@@ -220,10 +216,7 @@ function PolicyForm(props: {
     <form
       class="stack"
       aria-label={props.submit}
-      onSubmit={(event) => {
-        event.preventDefault();
-        props.onSubmit(values);
-      }}
+      onSubmit={submitWith(() => props.onSubmit(values))}
     >
       <label>
         Name
@@ -233,11 +226,7 @@ function PolicyForm(props: {
         Team
         <select value={values.team_id} onChange={(event) => setValues({ ...values, team_id: event.currentTarget.value })}>
           <option value="">Only me</option>
-          {props.teams.map((team) => (
-            <option key={team.id} value={team.id}>
-              {team.name}
-            </option>
-          ))}
+          <NameOptions items={props.teams} />
         </select>
         <span class="hint">A team’s policy pages its members and schedules; its monitors may use it.</span>
       </label>
@@ -264,12 +253,9 @@ function PolicyForm(props: {
         <input type="number" min={0} max={5} value={values.repeat} onInput={(event) => setValues({ ...values, repeat: event.currentTarget.value })} />
         <span class="hint">When the last step passes unacknowledged, start again from step 1.</span>
       </label>
-      <ErrorNote error={props.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy}>
-          {props.submit}
-        </button>
-      </div>
+      <SubmitActions error={props.error} busy={props.busy}>
+        {props.submit}
+      </SubmitActions>
     </form>
   );
 }

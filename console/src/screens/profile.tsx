@@ -5,10 +5,11 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { SubmitActions, submitWith } from '../components/forms.js';
 import { Badge, ErrorNote, Heading, Loading } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
-import { CopyField } from './people-ui.js';
+import { CopyField } from '../components/copy-field.js';
 import { delayText, e164, hasPhone, rulesByUrgency } from './people.js';
 import './people.css';
 
@@ -105,10 +106,7 @@ function MethodCard({ method, onVerify, onDone }: { method: Method; onVerify: ()
           <form
             class="row"
             aria-label={`Rename ${label}`}
-            onSubmit={(event) => {
-              event.preventDefault();
-              void update.run({ name: name.trim() === '' ? null : name });
-            }}
+            onSubmit={submitWith(() => update.run({ name: name.trim() === '' ? null : name }))}
           >
             <label>
               Name
@@ -168,10 +166,7 @@ function AddMethod({ initialType, onAdded }: { initialType: MethodType; onAdded:
     <form
       class="stack"
       aria-label="Add a contact method"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void add.run();
-      }}
+      onSubmit={submitWith(() => add.run())}
     >
       <h3>Add a contact method</h3>
       <label>
@@ -200,12 +195,9 @@ function AddMethod({ initialType, onAdded }: { initialType: MethodType; onAdded:
         Name (optional)
         <input maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />
       </label>
-      <ErrorNote error={add.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={add.busy}>
-          Add and send a code
-        </button>
-      </div>
+      <SubmitActions error={add.error} busy={add.busy}>
+        Add and send a code
+      </SubmitActions>
     </form>
   );
 }
@@ -235,10 +227,7 @@ function VerifyDialog({ method, onClose }: { method: Method; onClose: () => void
     <dialog ref={dialog} aria-labelledby="verify-title" onClose={onClose}>
       <form
         class="stack"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void verify.run();
-        }}
+        onSubmit={submitWith(() => verify.run())}
       >
         <h2 id="verify-title">Verify {method.address}</h2>
         <p>
@@ -328,10 +317,7 @@ function Rules({ rules, methods, onDone }: { rules: Schemas['NotificationRule'][
       <form
         class="row"
         aria-label="Add a notification rule"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add.run();
-        }}
+        onSubmit={submitWith(() => add.run())}
       >
         <label>
           Urgency

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { NameOptions, SubmitActions, submitWith } from '../components/forms.js';
 import { ErrorNote, Heading, Loading } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -86,10 +87,7 @@ function CreateSchedule() {
     <form
       class="stack create"
       aria-labelledby="create-heading"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
+      onSubmit={submitWith(() => create.run())}
     >
       <h2 id="create-heading">New schedule</h2>
       <label>
@@ -109,12 +107,9 @@ function CreateSchedule() {
         </select>
       </label>
       <p class="muted">It starts with one weekly layer with you in it, handing off Mondays at 09:00; change its layers on the schedule's page.</p>
-      <ErrorNote error={create.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create schedule
-        </button>
-      </div>
+      <SubmitActions error={create.error} busy={create.busy}>
+        Create schedule
+      </SubmitActions>
     </form>
   );
 }
@@ -352,10 +347,7 @@ function Overrides(props: { schedule: Schedule; overrides: Override[]; more: boo
       <form
         class="stack"
         aria-labelledby="add-override-heading"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add.run();
-        }}
+        onSubmit={submitWith(() => add.run())}
       >
         <h3 id="add-override-heading">Add an override</h3>
         <label>
@@ -421,10 +413,7 @@ function EditSchedule(props: { schedule: Schedule; nameOf: (id: string) => strin
     <form
       class="stack edit-schedule"
       aria-label="Edit the schedule"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save.run();
-      }}
+      onSubmit={submitWith(() => save.run())}
     >
       <label>
         Schedule name
@@ -545,11 +534,7 @@ function LayerFields(props: { index: number; layer: Layer; nameOf: (id: string) 
           Add a member to layer {number}
           <select value={adding} onChange={(event) => setAdding(event.currentTarget.value)}>
             <option value="">Choose a person</option>
-            {props.choices.map((person) => (
-              <option key={person.id} value={person.id}>
-                {person.name}
-              </option>
-            ))}
+            <NameOptions items={props.choices} />
           </select>
         </label>
         <button

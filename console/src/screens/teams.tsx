@@ -6,6 +6,9 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { ConfirmInline } from '../components/confirm.js';
+import { SubmitActions, submitWith } from '../components/forms.js';
+import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
@@ -18,6 +21,18 @@ type Member = Schemas['TeamMemberDetail'];
 type Invite = Schemas['TeamInvite'];
 const ASSIGNABLE = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
 type Assignable = (typeof ASSIGNABLE)[number];
+
+function RoleOptions() {
+  return (
+    <>
+      {ASSIGNABLE.map((value) => (
+        <option key={value} value={value}>
+          {value}
+        </option>
+      ))}
+    </>
+  );
+}
 
 export function TeamsScreen() {
   const { api } = useConsole();
@@ -50,20 +65,7 @@ export function TeamsScreen() {
           ))}
         </ul>
       )}
-      {(cursor || list.data?.next_cursor) && (
-        <div class="actions">
-          {cursor && (
-            <button type="button" onClick={() => setCursor(undefined)}>
-              First page
-            </button>
-          )}
-          {list.data?.next_cursor && (
-            <button type="button" onClick={() => setCursor(list.data!.next_cursor ?? undefined)}>
-              Next page
-            </button>
-          )}
-        </div>
-      )}
+      <Pager cursor={cursor} next={list.data?.next_cursor} onPage={setCursor} />
       <CreateTeam />
     </section>
   );
@@ -84,10 +86,7 @@ function CreateTeam() {
       <form
         class="stack"
         aria-label="New team"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <label>
           Team name
@@ -113,12 +112,9 @@ function CreateTeam() {
             }}
           />
         </label>
-        <ErrorNote error={create.error} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={create.busy}>
-            Create team
-          </button>
-        </div>
+        <SubmitActions error={create.error} busy={create.busy}>
+          Create team
+        </SubmitActions>
       </form>
     </>
   );
@@ -196,10 +192,7 @@ function Rename({ detail, onDone }: { detail: Detail; onDone: () => Promise<void
     <form
       class="row"
       aria-label="Rename the team"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void rename.run();
-      }}
+      onSubmit={submitWith(() => rename.run())}
     >
       <label>
         Team name
@@ -247,11 +240,7 @@ function MemberCard({ teamId, member, permissions, onDone }: { teamId: string; m
                 <label>
                   Role of {member.name}
                   <select value={role} onChange={(event) => setRole(event.currentTarget.value as Assignable)}>
-                    {ASSIGNABLE.map((value) => (
-                      <option key={value} value={value}>
-                        {value}
-                      </option>
-                    ))}
+                    <RoleOptions />
                   </select>
                 </label>
                 <button type="button" disabled={change.busy || role === member.role} onClick={() => void change.run()} aria-label={`Change the role of ${member.name}`}>
@@ -327,11 +316,7 @@ function InviteForm({ teamId, onDone }: { teamId: string; onDone: () => Promise<
       <label>
         Invited role
         <select value={role} onChange={(event) => setRole(event.currentTarget.value as Assignable)}>
-          {ASSIGNABLE.map((value) => (
-            <option key={value} value={value}>
-              {value}
-            </option>
-          ))}
+          <RoleOptions />
         </select>
       </label>
       <button type="submit" class="primary" disabled={invite.busy}>
@@ -349,32 +334,15 @@ function InviteForm({ teamId, onDone }: { teamId: string; onDone: () => Promise<
 
 function DeleteTeam({ detail }: { detail: Detail }) {
   const { api } = useConsole();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useAction(async () => {
+  const remove = async () => {
     await must(api.DELETE('/api/teams/{id}', { params: { path: { id: detail.team.id } } }));
     navigate('/teams');
-  });
+  };
   return (
     <>
       <h2>Delete the team</h2>
       <p class="muted">Its monitors, policies and schedules go back to whoever created them; its memberships and invitations are removed.</p>
-      <div class="actions">
-        {!confirming ? (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Delete team
-          </button>
-        ) : (
-          <>
-            <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>
-              Delete {detail.team.name} for good
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </>
-        )}
-      </div>
-      <ErrorNote error={remove.error} />
+      <ConfirmInline start="Delete team" confirm={`Delete ${detail.team.name} for good`} onConfirm={remove} />
     </>
   );
 }

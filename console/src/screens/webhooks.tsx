@@ -6,11 +6,14 @@
  */
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api/client.js';
+import { ConfirmInline } from '../components/confirm.js';
+import { NameOptions, submitWith } from '../components/forms.js';
+import { Pager } from '../components/paging.js';
 import { Badge, ErrorNote, Heading, Loading, Time } from '../components/ui.js';
 import { useConsole } from '../context.js';
 import { useAction, useResource } from '../hooks.js';
 import { navigate } from '../router.js';
-import { CopyField } from './people-ui.js';
+import { CopyField } from '../components/copy-field.js';
 import { attemptSummary } from './people.js';
 import './people.css';
 
@@ -57,20 +60,7 @@ export function WebhooksScreen() {
           ))}
         </ul>
       )}
-      {(cursor || list.data?.next_cursor) && (
-        <div class="actions">
-          {cursor && (
-            <button type="button" onClick={() => setCursor(undefined)}>
-              First page
-            </button>
-          )}
-          {list.data?.next_cursor && (
-            <button type="button" onClick={() => setCursor(list.data!.next_cursor ?? undefined)}>
-              Next page
-            </button>
-          )}
-        </div>
-      )}
+      <Pager cursor={cursor} next={list.data?.next_cursor} onPage={setCursor} />
       <CreateWebhook
         onCreated={async (webhook) => {
           setCreated(webhook);
@@ -93,6 +83,18 @@ function CreatedNote({ webhook }: { webhook: Schemas['CreatedWebhook'] }) {
         <a href={`/webhooks/${webhook.id}`}>Open the webhook</a> to send it a test message.
       </p>
     </div>
+  );
+}
+
+function FormatField({ format, onChange }: { format: Format; onChange: (format: Format) => void }) {
+  return (
+    <label>
+      Format
+      <select value={format} onChange={(event) => onChange(event.currentTarget.value as Format)}>
+        <option value="standard">Standard (signed JSON)</option>
+        <option value="slack">Slack (incoming webhook)</option>
+      </select>
+    </label>
   );
 }
 
@@ -143,10 +145,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
       <form
         class="stack"
         aria-label="New webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+        onSubmit={submitWith(() => create.run())}
       >
         <fieldset class="scope">
           <legend>Send the incidents of</legend>
@@ -167,11 +166,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <label>
             Monitor
             <select value={monitorId || monitors.data?.monitors[0]?.id} onChange={(event) => setMonitorId(event.currentTarget.value)}>
-              {monitors.data?.monitors.map((monitor) => (
-                <option key={monitor.id} value={monitor.id}>
-                  {monitor.name}
-                </option>
-              ))}
+              <NameOptions items={monitors.data?.monitors} />
             </select>
           </label>
         )}
@@ -179,11 +174,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <label>
             Team
             <select value={teamId || teams.data?.teams[0]?.id} onChange={(event) => setTeamId(event.currentTarget.value)}>
-              {teams.data?.teams.map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.name}
-                </option>
-              ))}
+              <NameOptions items={teams.data?.teams} />
             </select>
           </label>
         )}
@@ -195,13 +186,7 @@ function CreateWebhook({ onCreated }: { onCreated: (webhook: Schemas['CreatedWeb
           <input type="url" required maxLength={2000} value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
         </label>
         <EventsField events={events} onChange={setEvents} />
-        <label>
-          Format
-          <select value={format} onChange={(event) => setFormat(event.currentTarget.value as Format)}>
-            <option value="standard">Standard (signed JSON)</option>
-            <option value="slack">Slack (incoming webhook)</option>
-          </select>
-        </label>
+        <FormatField format={format} onChange={setFormat} />
         <label>
           Description (optional)
           <input maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
@@ -391,23 +376,14 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => Prom
       <form
         class="stack"
         aria-label="Edit the webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void save.run();
-        }}
+        onSubmit={submitWith(() => save.run())}
       >
         <label>
           New URL (leave empty to keep {webhook.url})
           <input type="url" maxLength={2000} value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
         </label>
         <EventsField events={events} onChange={setEvents} />
-        <label>
-          Format
-          <select value={format} onChange={(event) => setFormat(event.currentTarget.value as Format)}>
-            <option value="standard">Standard (signed JSON)</option>
-            <option value="slack">Slack (incoming webhook)</option>
-          </select>
-        </label>
+        <FormatField format={format} onChange={setFormat} />
         <label>
           Description
           <input maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
@@ -431,31 +407,14 @@ function EditWebhook({ webhook, onDone }: { webhook: Webhook; onDone: () => Prom
 
 function DeleteWebhook({ webhook }: { webhook: Webhook }) {
   const { api } = useConsole();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useAction(async () => {
+  const remove = async () => {
     await must(api.DELETE('/api/webhooks/{id}', { params: { path: { id: webhook.id } } }));
     navigate('/webhooks');
-  });
+  };
   return (
     <>
       <h2>Delete</h2>
-      <div class="actions">
-        {!confirming ? (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Delete webhook
-          </button>
-        ) : (
-          <>
-            <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>
-              Delete it for good
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </>
-        )}
-      </div>
-      <ErrorNote error={remove.error} />
+      <ConfirmInline start="Delete webhook" confirm="Delete it for good" onConfirm={remove} />
     </>
   );
 }

@@ -1,4 +1,4 @@
-/** Small pieces the Teams, Profile and Webhooks screens share. */
+/** A value to copy (a secret shown once, a calendar link), for any screen. */
 import { useState } from 'preact/hooks';
 
 /** A value shown once or kept secret, ready to copy: a read-only field (select it by hand too) and a "Copy" button. */
