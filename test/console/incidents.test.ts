@@ -79,6 +79,8 @@ it('creates a monitor with a two-step policy and an integration key, sends an Ev
   expect(integration.status, JSON.stringify(integration.body)).toBe(201);
 
   const page = await harness.page('phone', 'dark');
+  // The browser's clock, which the test moves on past the list's next reading (time otherwise flows as usual).
+  await page.clock.install();
   await harness.signIn(page, email);
   await page.getByText('No incidents match').waitFor();
   const trigger = await api.request('POST', '/v2/enqueue', {
@@ -94,6 +96,7 @@ it('creates a monitor with a two-step policy and an integration key, sends an Ev
   await settle(api);
   // The open page reads the list again by itself (every 10 s): no navigation, no reload.
   const link = page.getByRole('link', { name: 'Payments latency above 2 s' });
+  await page.clock.fastForward(10_000);
   await link.waitFor({ timeout: within(30_000) });
   await expectAccessible(page);
 
@@ -112,6 +115,9 @@ it('creates a monitor with a two-step policy and an integration key, sends an Ev
   await advance(api, 2_000);
   await page.getByRole('button', { name: 'Escalate' }).click();
   await page.getByRole('alert').getByText('Incident has no further escalation step').waitFor();
+  // (The page reads its timeline again every 10 s.)
+  await settle(api);
+  await page.clock.fastForward(10_000);
   await page.getByRole('list', { name: 'Timeline' }).getByText(`Step 2 paged ${second}`).waitFor({ timeout: within(30_000) });
   // (The browser logs the refusal it was shown.)
   harness.expectNoProblems([/status of 409/]);
